@@ -1,0 +1,144 @@
+/*
+ * attribution.h — the reference attribution model: node energy → processes,
+ * containers and pods, exactly as the exporter computes it, plus our corrected
+ * model.
+ *
+ * Attribution is a pure function of the recorded raw samples (cumulative
+ * /proc/stat cpu fields, raw per-socket zone counters, per-process cumulative
+ * CPU ticks): feed the same tick sequence and the same model, get the same
+ * numbers, so any recorded run can be re-attributed offline under another
+ * model (cmd_attribute, version comparison).
+ *
+ * Models (kepler-model.md §1.2, §3, §4; internal/monitor/{node,process,
+ * container,pod}.go in Kepler):
+ *   kepler-0.11  released ordering (v0.10.0–v0.11.4): the node's active/idle
+ *                split of interval k uses the usage ratio of interval k−1.
+ *   kepler-head  main after commit 81477124: ratio and deltas over the same
+ *                interval.
+ *   ideal        wattcal's corrected model: (pid, starttime) identity, no
+ *                lifetime first Δ, ratio and deltas over the same interval,
+ *                counters differenced with wattcal's sane wrap rule, shares
+ *                over max(ΣΔ, node busy CPU) so CPU the sampler missed stays
+ *                visible as unattributed instead of going to survivors,
+ *                workload totals never reset, containers and pods the sums of
+ *                their processes.
+ * Both Kepler models reproduce its quirks (§8 items 9–13): any counter
+ * decrease is one wrap; PID reuse gives a negative share whose uint64
+ * truncation is ≈2^64 µJ; first Δ = lifetime CPU; processes gone before the
+ * scan leave their share to survivors; a skipped zone resets totals to 0.
+ */
+#ifndef WC_ATTRIBUTION_H
+#define WC_ATTRIBUTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/procstat.h"
+#include "common/wc_error.h"
+
+typedef enum wc_model {
+    WC_MODEL_KEPLER_011 = 0,
+    WC_MODEL_KEPLER_HEAD,
+    WC_MODEL_IDEAL
+} wc_model;
+
+/* "kepler-0.11", "kepler-head", "ideal". */
+const char *wc_model_name(wc_model m);
+/* Parses a model name; returns 0 or -EINVAL. */
+int wc_model_parse(const char *name, wc_model *out);
+
+/* One raw zone reading of one tick (per socket, as the meter discovered it).
+ * The zone list must have the same length and order on every tick. */
+typedef struct wc_attr_zone_in {
+    const char *name;            /* domain: "package","dram","core","uncore","psys" */
+    uint64_t energy_uj;          /* raw counter */
+    uint64_t max_energy_range_uj;/* 0 = unknown */
+    int ok;                      /* 1 when the read succeeded this tick */
+} wc_attr_zone_in;
+
+/* One process of one tick. */
+typedef struct wc_attr_proc_in {
+    int32_t pid;
+    uint64_t starttime;          /* ticks since boot */
+    uint64_t cpu_ticks;          /* utime + stime, cumulative, USER_HZ */
+    const char *container_id;    /* "" when none (runtime monitors: "") */
+    const char *pod_uid;         /* "" when none */
+} wc_attr_proc_in;
+
+/* Everything one tick recorded that attribution may use. */
+typedef struct wc_attr_tick_in {
+    int64_t mono_ns;             /* monotonic time of the node read */
+    int64_t boot_ns;             /* boot clock at the same moment (for starttime) */
+    wc_cpu_times cpu;            /* aggregate /proc/stat cpu line, cumulative */
+    int cpu_ok;                  /* 0 when /proc/stat could not be read this tick */
+    const wc_attr_zone_in *zones;
+    size_t nzones;
+    const wc_attr_proc_in *procs;
+    size_t nprocs;
+} wc_attr_tick_in;
+
+/* Flags on node and workload outputs. */
+enum {
+    WC_AF_FIRST          = 1u << 0, /* first tick: no interval yet */
+    WC_AF_WRAP           = 1u << 1, /* a counter decrease was treated as one wrap */
+    WC_AF_UNMEASURABLE   = 1u << 2, /* ideal: reset/unknown range/implausible → no energy */
+    WC_AF_SKIPPED        = 1u << 3, /* active energy, active power or ΣΔ was 0: workloads not attributed */
+    WC_AF_TOTALS_RESET   = 1u << 4, /* Kepler: every workload total for this zone fell to 0 */
+    WC_AF_LIFETIME_DELTA = 1u << 5, /* Kepler: first Δ of a (re)discovered pid = lifetime CPU */
+    WC_AF_NEGATIVE_SHARE = 1u << 6, /* Kepler: negative Δ (pid reuse) → negative watts, ≈2^64 µJ */
+    WC_AF_REFRESH_FAILED = 1u << 7, /* Kepler: a zone read failed, the refresh was discarded */
+    WC_AF_ZONE_MISSING   = 1u << 8  /* a zone (socket) was unreadable this tick */
+};
+
+/* Node result for one zone name (per-socket zones of one name aggregated, as
+ * Kepler's AggregatedZone). Energies µJ, powers µW. */
+typedef struct wc_attr_node_out {
+    char zone[32];
+    uint64_t delta_uj;           /* ΔE of the interval under this model */
+    uint64_t active_uj, idle_uj; /* activeE = trunc(ΔE × r), idleE = ΔE − activeE */
+    double power_uw, active_uw, idle_uw;
+    double ratio;                /* usage ratio used for this split */
+    double interval_s;           /* monotonic seconds of the interval */
+    uint64_t active_total_uj, idle_total_uj; /* running totals as exported */
+    unsigned flags;
+} wc_attr_node_out;
+
+typedef enum wc_attr_level { WC_LEVEL_PROCESS = 1, WC_LEVEL_CONTAINER, WC_LEVEL_POD } wc_attr_level;
+
+/* One workload × zone result of one tick. */
+typedef struct wc_attr_work_out {
+    wc_attr_level level;
+    size_t proc_index;           /* process rows: index into the tick's procs */
+    const char *key;             /* container id or pod uid (points into the input) */
+    size_t zone;                 /* index into the node output array */
+    double cpu_delta_s;          /* Δ CPU seconds the model used */
+    uint64_t energy_uj;          /* this interval (Kepler: uint64 of trunc(share × activeE)) */
+    uint64_t total_uj;           /* running total as the exporter would report it */
+    double power_uw;
+    unsigned flags;
+} wc_attr_work_out;
+
+/* The output of one step; arrays owned by the engine, valid until the next step. */
+typedef struct wc_attr_out {
+    wc_attr_node_out *node;
+    size_t nnode;
+    wc_attr_work_out *work;
+    size_t nwork;
+    double cpu_delta_sum_s;      /* D = Σ running Δ (the denominator Kepler uses) */
+    double node_busy_s;          /* busy CPU seconds from /proc/stat over the interval */
+    unsigned flags;              /* WC_AF_* for the whole tick */
+} wc_attr_out;
+
+typedef struct wc_attrib wc_attrib;
+
+/* Creates an engine for one model. NULL on out-of-memory. */
+wc_attrib *wc_attrib_new(wc_model model);
+
+/* Advances by one tick. Returns 0, or -EINVAL with err set when the zone list
+ * changed length between ticks. *out stays valid until the next call. */
+int wc_attrib_step(wc_attrib *a, const wc_attr_tick_in *tick, wc_attr_out *out, wc_error *err);
+
+/* Frees the engine. */
+void wc_attrib_free(wc_attrib *a);
+
+#endif

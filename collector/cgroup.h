@@ -1,0 +1,37 @@
+/*
+ * cgroup.h — container, pod and runtime identification from /proc/<pid>/cgroup.
+ *
+ * Table-driven matching of each line's path (text after the SECOND ':' — the
+ * path itself may contain ':'), cgroup v1 and v2, relative "/../.." paths
+ * (cgroup namespaces). Among all matches the innermost (deepest) id wins, as
+ * in Kepler's internal/resource/container.go (kepler-model.md §3.3); runtimes:
+ * docker (systemd scope and cgroupfs), containerd (cri-containerd scope and
+ * "slice:cri-containerd:<id>"), cri-o (crio-<id>.scope; crio-conmon-<id> is
+ * the runtime monitor, not a container), podman (libpod-<id>.scope[/container];
+ * libpod-conmon-<id> is its monitor), kubepods cgroupfs with and without a QoS
+ * dir. Pod UIDs in systemd slice names use '_' for '-' and are converted back.
+ */
+#ifndef WC_CGROUP_H
+#define WC_CGROUP_H
+
+#include <stddef.h>
+
+#include "common/wc_error.h"
+
+/* What a cgroup file says about a process. Empty strings mean "none". */
+typedef struct wc_cgroup_info {
+    char runtime[16];       /* "docker","containerd","crio","podman","kubernetes" (cgroupfs: runtime unknown), "" */
+    char container_id[65];  /* 64 lowercase hex, or "" when not a container */
+    char pod_uid[37];       /* 8-4-4-4-12 with '-', or "" */
+    char qos[16];           /* "guaranteed","burstable","besteffort", or "" */
+    int is_runtime_monitor; /* 1 for conmon (crio-conmon-/libpod-conmon-): container_id names the container it monitors */
+    char path[512];         /* the path of the line the match came from (or the first v2/unified path) */
+} wc_cgroup_info;
+
+/* Parses the text of a /proc/<pid>/cgroup file. Returns 0 (a host process
+ * simply yields empty ids); -EINVAL with err naming `origin` and the line for
+ * a line without two ':' separators. */
+int wc_cgroup_parse(const char *text, size_t len, const char *origin,
+                    wc_cgroup_info *out, wc_error *err);
+
+#endif

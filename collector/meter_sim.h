@@ -1,0 +1,47 @@
+/*
+ * meter_sim.h — a simulated node for machines with no power meter.
+ *
+ * Maintains a powercap-shaped tree in a temporary directory (two packages,
+ * each with a dram subzone, and a psys; a small max_energy_range_uj so wraps
+ * happen within a demo) whose energy_uj counters advance by a power model
+ * driven by THIS machine's real /proc/stat utilisation: per package
+ * idle_watts + watts_per_busy_cpu × busy CPUs (split over the packages) +
+ * seeded Gaussian noise; dram and psys likewise. The RAPL reader reads the
+ * tree through its normal code path. Provenance is "simulated" everywhere.
+ */
+#ifndef WC_METER_SIM_H
+#define WC_METER_SIM_H
+
+#include <stdint.h>
+
+#include "collector/meter.h"
+
+/* The power model; stored with the run (wc_sim_params_json). */
+typedef struct wc_sim_params {
+    double package_idle_watts;       /* per package */
+    double package_watts_per_cpu;    /* per fully busy CPU, shared over packages */
+    double dram_idle_watts;          /* per dram subzone */
+    double dram_watts_per_cpu;
+    double psys_base_watts;          /* platform beyond packages+dram */
+    double noise_sd_watts;           /* Gaussian noise per zone per advance */
+    uint64_t max_energy_range_uj;    /* counter modulus, small so wraps occur */
+    uint64_t seed;
+} wc_sim_params;
+
+/* Default parameters (documented in README: 2 × 20 W idle, 10 W per busy CPU…). */
+wc_sim_params wc_sim_default_params(void);
+
+/* Writes params as a JSON object into buf. Returns buf. */
+char *wc_sim_params_json(const wc_sim_params *p, char *buf, size_t cap);
+
+/* Initialises m as the simulated node: creates the tree under a fresh
+ * mkdtemp() directory (removed by close), with utilisation read from
+ * <procfs_root>/stat. Counters advance on every read by the model over the
+ * monotonic time since the previous read. Returns 0 or -errno with err set. */
+int wc_meter_sim_init(wc_meter *m, const char *procfs_root, const wc_sim_params *params,
+                      wc_error *err);
+
+/* The sysfs root of the simulated tree (for `probe`-like display). */
+const char *wc_meter_sim_root(const wc_meter *m);
+
+#endif

@@ -1,0 +1,167 @@
+/*
+ * wc_fs.c — root-relative read-only file helpers (see wc_fs.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "common/wc_fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int wc_path(char *out, size_t cap, const char *root, const char *fmt, ...)
+{
+    int n = snprintf(out, cap, "%s/", root ? root : "");
+    if (n < 0 || (size_t)n >= cap)
+        return -ENAMETOOLONG;
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(out + n, cap - (size_t)n, fmt, ap);
+    va_end(ap);
+    if (m < 0 || (size_t)m >= cap - (size_t)n)
+        return -ENAMETOOLONG;
+    return 0;
+}
+
+int wc_read_text(const char *path, char *buf, size_t cap, size_t *len, wc_error *err)
+{
+    if (cap == 0)
+        return wc_error_set(err, -EINVAL, "%s: zero-size buffer", path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        return wc_error_set(err, -e, "%s: %s", path, strerror(e));
+    }
+    size_t used = 0;
+    for (;;) {
+        if (used == cap - 1) {
+            char probe;
+            ssize_t more = read(fd, &probe, 1);
+            close(fd);
+            buf[used] = '\0';
+            if (len)
+                *len = used;
+            if (more > 0)
+                return wc_error_set(err, -EFBIG, "%s: larger than %zu bytes", path, cap - 1);
+            return 0;
+        }
+        ssize_t r = read(fd, buf + used, cap - 1 - used);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            close(fd);
+            buf[used] = '\0';
+            return wc_error_set(err, -e, "%s: read: %s", path, strerror(e));
+        }
+        if (r == 0)
+            break;
+        used += (size_t)r;
+    }
+    close(fd);
+    buf[used] = '\0';
+    if (len)
+        *len = used;
+    return 0;
+}
+
+int wc_read_all(const char *path, char **out, size_t *len, wc_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        return wc_error_set(err, -e, "%s: %s", path, strerror(e));
+    }
+    size_t cap = 4096, used = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        close(fd);
+        return wc_error_set(err, -ENOMEM, "%s: out of memory", path);
+    }
+    for (;;) {
+        if (used + 1 >= cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                close(fd);
+                return wc_error_set(err, -ENOMEM, "%s: out of memory", path);
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + used, cap - 1 - used);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            free(buf);
+            close(fd);
+            return wc_error_set(err, -e, "%s: read: %s", path, strerror(e));
+        }
+        if (r == 0)
+            break;
+        used += (size_t)r;
+    }
+    close(fd);
+    buf[used] = '\0';
+    *out = buf;
+    if (len)
+        *len = used;
+    return 0;
+}
+
+int wc_parse_u64(const char *s, size_t n, uint64_t *out)
+{
+    if (n == 0)
+        return -EINVAL;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -EINVAL;
+        uint64_t d = (uint64_t)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -EINVAL;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+int wc_read_u64(const char *path, uint64_t *out, wc_error *err)
+{
+    char buf[64];
+    size_t len = 0;
+    int rc = wc_read_text(path, buf, sizeof buf, &len, err);
+    if (rc)
+        return rc;
+    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t' ||
+                       buf[len - 1] == '\r'))
+        len--;
+    if (wc_parse_u64(buf, len, out) != 0) {
+        buf[len] = '\0';
+        return wc_error_set(err, -EINVAL, "%s: expected an unsigned integer, found \"%.40s\"",
+                            path, buf);
+    }
+    return 0;
+}
+
+int wc_read_line(const char *path, char *buf, size_t cap, wc_error *err)
+{
+    size_t len = 0;
+    int rc = wc_read_text(path, buf, cap, &len, err);
+    if (rc && rc != -EFBIG)
+        return rc;
+    char *nl = memchr(buf, '\n', len);
+    if (nl) {
+        *nl = '\0';
+        len = (size_t)(nl - buf);
+    } else if (rc == -EFBIG) {
+        return rc;
+    }
+    while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '\t' || buf[len - 1] == '\r'))
+        buf[--len] = '\0';
+    return 0;
+}
