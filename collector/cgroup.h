@@ -20,17 +20,25 @@
 
 /* What a cgroup file says about a process. Empty strings mean "none". */
 typedef struct wc_cgroup_info {
-    char runtime[16];       /* "docker","containerd","crio","podman","kubernetes" (cgroupfs: runtime unknown), "" */
+    char runtime[16];       /* "docker","containerd","crio","podman", or "" when unknown: also for
+                             * kubepods cgroupfs leaves without a runtime prefix
+                             * (/kubepods/[qos/]pod<uid>/<64hex>), whose ids are still filled */
     char container_id[65];  /* 64 lowercase hex, or "" when not a container */
     char pod_uid[37];       /* 8-4-4-4-12 with '-', or "" */
-    char qos[16];           /* "guaranteed","burstable","besteffort", or "" */
+    char qos[16];           /* "guaranteed" (kubepods path without a QoS dir/slice), "burstable",
+                             * "besteffort"; "" when there is no pod */
     int is_runtime_monitor; /* 1 for conmon (crio-conmon-/libpod-conmon-): container_id names the container it monitors */
-    char path[512];         /* the path of the line the match came from (or the first v2/unified path) */
+    char path[512];         /* the path of the line the match came from; without a container, the
+                             * line naming a pod, else the first v2/unified ("0::") path, else the
+                             * first line's path (truncated to fit) */
 } wc_cgroup_info;
 
-/* Parses the text of a /proc/<pid>/cgroup file. Returns 0 (a host process
- * simply yields empty ids); -EINVAL with err naming `origin` and the line for
- * a line without two ':' separators. */
+/* Parses the text of a /proc/<pid>/cgroup file ([text, text+len), need not
+ * be NUL-terminated; empty lines skipped). The pod UID and QoS are taken from
+ * the kubepods components above the winning id (or, with no container, from
+ * the first line naming a pod). Returns 0 (a host process simply yields
+ * empty ids); -EINVAL with err naming `origin` and the line for a line
+ * without two ':' separators (out is then all empty). */
 int wc_cgroup_parse(const char *text, size_t len, const char *origin,
                     wc_cgroup_info *out, wc_error *err);
 

@@ -29,7 +29,10 @@ typedef enum wc_delta_status {
 /* Computes one interval. prev/cur raw µJ; max_range_uj 0 = unknown; dt_ns the
  * monotonic interval (> 0); ceiling_watts <= 0 means the default. Writes the
  * energy into *delta_uj only for OK and WRAPPED (0 otherwise) and returns the
- * status. In every case the caller's next baseline is `cur`. */
+ * status. In every case the caller's next baseline is `cur`.
+ * Details: a wrapped interval is (max_range_uj − prev) + cur (B01); a decrease
+ * from prev > max_range_uj is RESET (it cannot be a wrap at that modulus);
+ * dt_ns <= 0 is NO_BASELINE (no interval to measure); delta_uj may be NULL. */
 wc_delta_status wc_counter_delta(uint64_t prev, uint64_t cur, uint64_t max_range_uj,
                                  int64_t dt_ns, double ceiling_watts, uint64_t *delta_uj);
 

@@ -16,10 +16,13 @@
 #include "collector/meter.h"
 
 /* Initialises m as a RAPL meter reading below sysfs_root ("/sys" or a tree
- * whose class/powercap is a fixture). Call wc_meter_discover next; it returns
- * -ENODEV when class/powercap is absent or has no zone, -EACCES (err says
- * which file, that root or CAP_DAC_READ_SEARCH is needed, or a udev rule)
- * when energy_uj is unreadable. Returns 0 or -ENOMEM. */
+ * whose class/powercap is a fixture; NULL = "/sys"). Call wc_meter_discover
+ * next; it returns -ENODEV when class/powercap is absent or has no zone,
+ * -EACCES (err says which file, that root or CAP_DAC_READ_SEARCH is needed,
+ * or a udev rule) when energy_uj is unreadable. A named zone whose energy_uj
+ * is absent or not a number is skipped (counted in m->description); a zone
+ * whose directory later vanishes reads status -ENOENT (B25). Returns 0,
+ * -ENOMEM, or -ENAMETOOLONG when sysfs_root is too long. */
 int wc_meter_rapl_init(wc_meter *m, const char *sysfs_root, wc_error *err);
 
 #endif

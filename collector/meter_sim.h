@@ -28,7 +28,11 @@ typedef struct wc_sim_params {
     uint64_t seed;
 } wc_sim_params;
 
-/* Default parameters (documented in README: 2 × 20 W idle, 10 W per busy CPU…). */
+/* Default parameters (documented in README): per package 20 W idle + 10 W per
+ * busy CPU (busy CPUs split evenly over the 2 packages); per dram 3 W idle +
+ * 0.5 W per busy CPU; psys = packages + drams + 15 W; noise sd 0.5 W; counter
+ * modulus 1 000 000 000 µJ (1 kJ: idle packages wrap within 50 s, yet psys
+ * wraps at most once per sample at intervals of a few seconds); seed 42. */
 wc_sim_params wc_sim_default_params(void);
 
 /* Writes params as a JSON object into buf. Returns buf. */
@@ -41,7 +45,15 @@ char *wc_sim_params_json(const wc_sim_params *p, char *buf, size_t cap);
 int wc_meter_sim_init(wc_meter *m, const char *procfs_root, const wc_sim_params *params,
                       wc_error *err);
 
-/* The sysfs root of the simulated tree (for `probe`-like display). */
+/* The sysfs root of the simulated tree (for `probe`-like display); NULL when
+ * m is not a simulated meter. */
 const char *wc_meter_sim_root(const wc_meter *m);
+
+/* Advances the counters by the model over exactly dt_ns (>= 0) without
+ * reading them, using the /proc/stat utilisation since the previous advance;
+ * read() does the same with the monotonic time since the previous read.
+ * For tests and deterministic replays. Returns 0, -EINVAL (not a sim meter,
+ * negative dt) or -errno from /proc/stat or the tree, with err set. */
+int wc_meter_sim_advance(wc_meter *m, int64_t dt_ns, wc_error *err);
 
 #endif

@@ -19,7 +19,8 @@
 #define WC_USER_HZ 100
 
 /* One cpu line of /proc/stat, cumulative ticks (USER_HZ). nfields is how many
- * numeric fields the line had (older kernels print fewer; missing = 0). */
+ * numeric fields the line had, 4..10 (older kernels print fewer; missing = 0;
+ * fields beyond the tenth are ignored). */
 typedef struct wc_cpu_times {
     int cpu;         /* -1 for the aggregate "cpu" line, else N of "cpuN" */
     uint64_t user, nice, system, idle, iowait, irq, softirq, steal, guest, guest_nice;
@@ -35,15 +36,18 @@ typedef struct wc_procstat {
     uint64_t btime_s;    /* "btime" line (boot time, s since epoch), 0 if absent */
 } wc_procstat;
 
-/* Parses /proc/stat text. Returns 0; -EINVAL with err naming `origin`, the
- * line number and the field when the cpu line is missing or malformed. */
+/* Parses /proc/stat text ([text, text+len)). Returns 0; -EINVAL with err
+ * naming `origin`, the line number and the field when the cpu line is
+ * missing, a cpu line has fewer than 4 fields or a non-numeric one, a label
+ * repeats, or btime is not a number; -ENOMEM. On error *out holds nothing to
+ * free. */
 int wc_procstat_parse(const char *text, size_t len, const char *origin,
                       wc_procstat *out, wc_error *err);
 
 /* Reads and parses <procfs_root>/stat. Returns 0 or -errno/-EINVAL (err set). */
 int wc_procstat_read(const char *procfs_root, wc_procstat *out, wc_error *err);
 
-/* Frees out->cpus (the struct itself is the caller's). */
+/* Frees out->cpus (the struct itself is the caller's); safe to call twice. */
 void wc_procstat_free(wc_procstat *ps);
 
 /* Finds the per-CPU line labelled cpuN; NULL when absent (offline). */

@@ -27,8 +27,13 @@ int wc_error_prefix(wc_error *err, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
-    char old[sizeof err->msg];
-    memcpy(old, err->msg, sizeof old);
-    snprintf(err->msg, sizeof err->msg, "%s%s", prefix, old);
+    size_t plen = strlen(prefix), olen = strlen(err->msg);
+    if (plen >= sizeof err->msg)
+        plen = sizeof err->msg - 1;
+    if (plen + olen >= sizeof err->msg)
+        olen = sizeof err->msg - 1 - plen;
+    memmove(err->msg + plen, err->msg, olen);
+    memcpy(err->msg, prefix, plen);
+    err->msg[plen + olen] = '\0';
     return code;
 }

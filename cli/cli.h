@@ -1,0 +1,30 @@
+/*
+ * cli.h — the subcommands of the wattcal CLI, one file each (cmd_*.c), and
+ * the few helpers they share. main.c only dispatches. Exit codes are common
+ * to all commands: 0 success, 1 a check failed (validate tolerance), 2 usage
+ * or environment error (no meter, unreadable DB), 3 nothing measurable.
+ */
+#ifndef WC_CLI_H
+#define WC_CLI_H
+
+#include <signal.h>
+
+enum { WC_EXIT_OK = 0, WC_EXIT_CHECK_FAILED = 1, WC_EXIT_USAGE = 2, WC_EXIT_NO_DATA = 3 };
+
+/* Each command takes argv with argv[0] = the command name; returns an exit code. */
+int cmd_record(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_attribute(int argc, char **argv);
+int cmd_stress(int argc, char **argv);
+
+/* Set by SIGINT/SIGTERM once wc_cli_install_stop_handlers has run. */
+extern volatile sig_atomic_t wc_cli_stop;
+
+/* Installs SIGINT/SIGTERM handlers (no SA_RESTART, so sleeps wake up) that set
+ * wc_cli_stop. */
+void wc_cli_install_stop_handlers(void);
+
+/* Joins argv into buf with spaces (for the run's stored command line). */
+void wc_cli_join_argv(int argc, char **argv, char *buf, int cap);
+
+#endif

@@ -1,0 +1,282 @@
+/*
+ * cmd_validate.c — `wattcal validate`: the attribution-gap table of a run
+ * (validator/gap.c) printed for people and CI, with tolerances as exit codes.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "collector/replay.h"
+#include "collector/store.h"
+#include "validator/gap.h"
+
+static const char VALIDATE_HELP[] =
+    "usage: wattcal validate --db FILE [options]\n"
+    "\n"
+    "Per RAPL zone: the attribution gap (node energy − energy attributed to\n"
+    "processes, J and %) split into idle (never attributed by design) and\n"
+    "unattributed (active energy no process received), energy at the container\n"
+    "and pod levels, the exporter quirks seen, and the top-10 processes and\n"
+    "containers by energy. Every figure names its source (measured or\n"
+    "simulated meter; attributed by which model).\n"
+    "\n"
+    "  --db FILE                   a run written by `wattcal record`\n"
+    "  --model M                   kepler-0.11, kepler-head or ideal (default: the\n"
+    "                              model the run was recorded with; another model is\n"
+    "                              computed offline from the raw samples first)\n"
+    "  --max-unattributed-pct P    fail (exit 1) when a zone's unattributed energy\n"
+    "                              exceeds P % of its active energy\n"
+    "  --max-over-pct P            fail (exit 1) when processes received more than\n"
+    "                              P % of a zone's active energy beyond it\n"
+    "\n"
+    "exit codes: 0 within tolerances, 1 a tolerance broken, 2 usage error or\n"
+    "unreadable DB, 3 the run has no measurable interval\n";
+
+enum { OPT_DB = 1000, OPT_MODEL, OPT_MAX_UNATTR, OPT_MAX_OVER, OPT_HELP };
+
+static const struct option VALIDATE_OPTS[] = {
+    {"db", required_argument, NULL, OPT_DB},
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"max-unattributed-pct", required_argument, NULL, OPT_MAX_UNATTR},
+    {"max-over-pct", required_argument, NULL, OPT_MAX_OVER},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct validate_opts {
+    const char *db;
+    const char *model;
+    double max_unattr_pct, max_over_pct; /* NaN = no tolerance */
+} validate_opts;
+
+/* Copies an untrusted string (process name) for a terminal: control and
+ * non-ASCII bytes become '?' so no escape sequence reaches the screen. */
+static const char *term_safe(const char *s, char *buf, size_t cap)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < cap; i++)
+        buf[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+    buf[i] = '\0';
+    return buf;
+}
+
+static int parse_pct(const char *v, double *out)
+{
+    char *end = NULL;
+    *out = strtod(v, &end);
+    return (!end || *end || !(*out >= 0)) ? -1 : 0;
+}
+
+static int parse(int argc, char **argv, validate_opts *o)
+{
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", VALIDATE_OPTS, NULL)) != -1) {
+        switch (c) {
+        case OPT_DB: o->db = optarg; break;
+        case OPT_MODEL: o->model = optarg; break;
+        case OPT_MAX_UNATTR:
+            if (parse_pct(optarg, &o->max_unattr_pct))
+                goto bad;
+            break;
+        case OPT_MAX_OVER:
+            if (parse_pct(optarg, &o->max_over_pct))
+                goto bad;
+            break;
+        case OPT_HELP: fputs(VALIDATE_HELP, stdout); return -1;
+        default: fputs(VALIDATE_HELP, stderr); return WC_EXIT_USAGE;
+        }
+    }
+    if (!o->db) {
+        fprintf(stderr, "wattcal validate: --db FILE is required\n");
+        return WC_EXIT_USAGE;
+    }
+    return 0;
+bad:
+    fprintf(stderr, "wattcal validate: invalid percentage '%s'\n", optarg);
+    return WC_EXIT_USAGE;
+}
+
+static int recorded_model(wc_store *st, wc_model *m)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = -EINVAL;
+    if (sqlite3_prepare_v2(wc_store_db(st), "SELECT model FROM run", -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+        rc = wc_model_parse((const char *)sqlite3_column_text(s, 0), m);
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static void print_zone_table(const wc_gap_report *r)
+{
+    printf("\nAttribution gap per zone (joules; gap = node − Σ processes = idle + unattributed − over)\n");
+    printf("%-8s %12s %12s %12s %12s %12s %12s %12s %8s %8s %9s\n", "zone", "meter_J",
+           "node_J", "idle_J", "active_J", "processes_J", "unattrib_J", "gap_J", "gap_%",
+           "idle_%", "unattr_%");
+    for (size_t i = 0; i < r->nzones; i++) {
+        const wc_gap_zone *z = &r->zones[i];
+        double gap = z->node_joules - z->process_joules;
+        printf("%-8s %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %8.2f %8.2f %9.2f\n",
+               z->zone, z->meter_joules, z->node_joules, z->idle_joules, z->active_joules,
+               z->process_joules, z->unattributed_joules, gap, wc_gap_pct(gap, z->node_joules),
+               wc_gap_pct(z->idle_joules, z->node_joules),
+               wc_gap_pct(z->unattributed_joules, z->active_joules));
+    }
+    printf("\nLevels (joules attributed; containers and pods as the model computes them)\n");
+    printf("%-8s %12s %12s %12s %12s %14s\n", "zone", "processes_J", "containers_J", "pods_J",
+           "over_J", "intervals");
+    for (size_t i = 0; i < r->nzones; i++) {
+        const wc_gap_zone *z = &r->zones[i];
+        printf("%-8s %12.3f %12.3f %12.3f %12.3f %14lld\n", z->zone, z->process_joules,
+               z->container_joules, z->pod_joules, z->over_joules, (long long)z->intervals);
+    }
+}
+
+static void print_quirks(const wc_gap_report *r)
+{
+    printf("\nIntervals flagged (per zone): skipped = active energy or ΣΔcpu was 0 (no workload got energy)\n");
+    printf("%-8s %8s %8s %8s %8s %13s %15s\n", "zone", "skipped", "reset", "wrap", "unmeas",
+           "refresh_fail", "meter_unmeas");
+    for (size_t i = 0; i < r->nzones; i++) {
+        const wc_gap_zone *z = &r->zones[i];
+        printf("%-8s %8lld %8lld %8lld %8lld %13lld %15lld\n", z->zone, (long long)z->skipped,
+               (long long)z->totals_reset, (long long)z->wraps, (long long)z->unmeasurable,
+               (long long)z->refresh_failed, (long long)z->meter_unmeasurable);
+    }
+    printf("process rows with a lifetime first Δ: %lld; with a negative share (pid reuse): %lld\n",
+           (long long)r->lifetime_delta_rows, (long long)r->negative_share_rows);
+}
+
+static double zone_active(const wc_gap_report *r, const char *zone)
+{
+    for (size_t i = 0; i < r->nzones; i++)
+        if (!strcmp(r->zones[i].zone, zone))
+            return r->zones[i].node_joules;
+    return 0;
+}
+
+static void print_top(const wc_gap_report *r)
+{
+    double node = zone_active(r, r->rank_zone);
+    char name[64];
+    printf("\nTop %zu processes by %s energy (attributed, model %s; share of node %s energy)\n",
+           r->ntop_processes, r->rank_zone, r->model, r->rank_zone);
+    printf("%8s %12s %-16s %-14s %-12s %12s %10s %8s\n", "pid", "starttime", "comm",
+           "container", "pod", "joules", "cpu_s", "share_%");
+    for (size_t i = 0; i < r->ntop_processes; i++) {
+        const wc_gap_top *t = &r->top_processes[i];
+        printf("%8d %12llu %-16s %-14.12s %-12.8s %12.3f %10.2f %8.2f\n", t->pid,
+               (unsigned long long)t->starttime, term_safe(t->name, name, 17),
+               t->container_id[0] ? t->container_id : "-", t->pod_uid[0] ? t->pod_uid : "-",
+               t->joules, t->cpu_seconds, wc_gap_pct(t->joules, node));
+    }
+    printf("\nTop %zu containers by %s energy\n", r->ntop_containers, r->rank_zone);
+    if (!r->ntop_containers)
+        printf("  (no container processes were seen on this node)\n");
+    for (size_t i = 0; i < r->ntop_containers; i++) {
+        const wc_gap_top *t = &r->top_containers[i];
+        printf("  %-14.12s pod %-36s %12.3f J %10.2f cpu_s %8.2f %%\n", t->container_id,
+               t->pod_uid[0] ? t->pod_uid : "-", t->joules, t->cpu_seconds,
+               wc_gap_pct(t->joules, node));
+    }
+}
+
+static int check_tolerances(const validate_opts *o, const wc_gap_report *r)
+{
+    int failed = 0;
+    for (size_t i = 0; i < r->nzones; i++) {
+        const wc_gap_zone *z = &r->zones[i];
+        double un = wc_gap_pct(z->unattributed_joules, z->active_joules);
+        double ov = wc_gap_pct(z->over_joules, z->active_joules);
+        if (!isnan(o->max_unattr_pct) && !isnan(un) && un > o->max_unattr_pct) {
+            printf("FAIL %s: unattributed %.2f %% of active energy > tolerance %.2f %%\n",
+                   z->zone, un, o->max_unattr_pct);
+            failed = 1;
+        }
+        if (!isnan(o->max_over_pct) && !isnan(ov) && ov > o->max_over_pct) {
+            printf("FAIL %s: over-attributed %.2f %% of active energy > tolerance %.2f %%\n",
+                   z->zone, ov, o->max_over_pct);
+            failed = 1;
+        }
+    }
+    return failed;
+}
+
+static int measurable(const wc_gap_report *r)
+{
+    for (size_t i = 0; i < r->nzones; i++)
+        if (r->zones[i].node_joules > 0)
+            return 1;
+    return 0;
+}
+
+static int ensure_model(wc_store *st, const validate_opts *o, wc_model *model, wc_error *err)
+{
+    int rc = o->model ? wc_model_parse(o->model, model) : recorded_model(st, model);
+    if (rc)
+        return wc_error_set(err, -EINVAL, "%s: unknown model '%s'", o->db,
+                            o->model ? o->model : "(none recorded)");
+    rc = wc_replay_has_model(st, *model, err);
+    if (rc < 0)
+        return rc;
+    int64_t ticks = 0;
+    if (rc == 0)
+        return wc_replay(st, *model, &ticks, err);
+    return 0;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    validate_opts o = {.db = NULL, .model = NULL, .max_unattr_pct = NAN, .max_over_pct = NAN};
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? WC_EXIT_OK : rc;
+    wc_error err = {{0}};
+    wc_store *st = wc_store_open(o.db, 0, &err);
+    if (!st) {
+        fprintf(stderr, "wattcal validate: %s\n", err.msg);
+        return WC_EXIT_USAGE;
+    }
+    wc_model model;
+    wc_gap_report *rep = calloc(1, sizeof *rep);
+    rc = rep ? wc_store_ensure_indexes(st, &err) : -ENOMEM;
+    if (!rc)
+        rc = ensure_model(st, &o, &model, &err);
+    if (!rc)
+        rc = wc_gap_compute(st, model, rep, &err);
+    int exit_code = WC_EXIT_OK;
+    if (rc) {
+        fprintf(stderr, "wattcal validate: %s\n", rc == -ENOMEM ? "out of memory" : err.msg);
+        exit_code = WC_EXIT_USAGE;
+    } else {
+        char desc[256];
+        printf("wattcal validate: %s — host %s — %lld ticks over %.1f s — model %s\n", o.db,
+               term_safe(rep->host, desc, sizeof desc), (long long)rep->ticks, rep->duration_s,
+               rep->model);
+        printf("node meter: %s — %s\n",
+               !strcmp(rep->provenance, "simulated") ? "SIMULATED (no hardware measured)"
+                                                     : rep->provenance,
+               term_safe(rep->meter_description, desc, sizeof desc));
+        printf("meter_J: %s energy from raw counters; node/idle/active: as model %s split it;"
+               " processes/containers/pods: attributed by model %s\n",
+               rep->provenance, rep->model, rep->model);
+        print_zone_table(rep);
+        print_quirks(rep);
+        print_top(rep);
+        if (!measurable(rep)) {
+            printf("\nno measurable interval: nothing to validate\n");
+            exit_code = WC_EXIT_NO_DATA;
+        } else if (check_tolerances(&o, rep)) {
+            exit_code = WC_EXIT_CHECK_FAILED;
+        }
+    }
+    free(rep);
+    wc_store_close(st);
+    return exit_code;
+}

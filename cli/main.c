@@ -1,0 +1,86 @@
+/*
+ * main.c — wattcal's entry point: dispatches to one cmd_*.c per subcommand.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+volatile sig_atomic_t wc_cli_stop = 0;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    wc_cli_stop = 1;
+}
+
+void wc_cli_install_stop_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+void wc_cli_join_argv(int argc, char **argv, char *buf, int cap)
+{
+    int used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < argc && used < cap - 1; i++) {
+        int n = snprintf(buf + used, (size_t)(cap - used), "%s%s", i ? " " : "", argv[i]);
+        if (n < 0)
+            break;
+        used += n;
+    }
+}
+
+static const struct {
+    const char *name;
+    int (*run)(int, char **);
+    const char *summary;
+} COMMANDS[] = {
+    {"record", cmd_record, "sample meters and /proc, attribute energy, write a SQLite run"},
+    {"validate", cmd_validate, "attribution gap per zone and level, top workloads, CI exit code"},
+    {"attribute", cmd_attribute, "re-attribute a recorded run offline under another model"},
+    {"stress", cmd_stress, "run a built-in stress workload (cpu, idle)"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: wattcal <command> [options]   (wattcal <command> --help for its options)\n"
+                 "\nCan the per-pod energy numbers of a power exporter be trusted? wattcal\n"
+                 "records a node's meters and processes, attributes energy as the exporter\n"
+                 "does (Kepler 0.10+ reference model) and measures the attribution gap.\n\n"
+                 "commands:\n");
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof *COMMANDS; i++)
+        fprintf(out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(out, "  %-10s %s\n", "version", "print the version");
+    fprintf(out, "\nexit codes: 0 ok, 1 check failed, 2 usage or environment error, "
+                 "3 nothing measurable\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return WC_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        usage(stdout);
+        return WC_EXIT_OK;
+    }
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+        printf("wattcal %s\n", WATTCAL_VERSION);
+        return WC_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof *COMMANDS; i++)
+        if (!strcmp(cmd, COMMANDS[i].name))
+            return COMMANDS[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "wattcal: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return WC_EXIT_USAGE;
+}

@@ -1,0 +1,404 @@
+/*
+ * recorder.c — the record loop (see recorder.h). It glues the parts of the
+ * collector together: meter (meter_rapl / meter_sim), /proc/stat
+ * (procstat), processes (proc_scan), attribution model (attribution) and
+ * the SQLite store (store). It owns no parsing or arithmetic of its own.
+ */
+#include "collector/recorder.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector/counter.h"
+#include "collector/meter_rapl.h"
+#include "collector/proc_scan.h"
+#include "collector/procstat.h"
+#include "collector/store.h"
+#include "common/wc_clock.h"
+#include "common/wc_fs.h"
+
+void wc_record_defaults(wc_record_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->interval_ns = WC_NS_PER_S;
+    o->model = WC_MODEL_KEPLER_011;
+    o->procfs_root = "/proc";
+    o->sysfs_root = "/sys";
+    o->sim = wc_sim_default_params();
+    o->ceiling_watts = WC_DEFAULT_CEILING_WATTS;
+}
+
+/* Everything one recording holds open. */
+typedef struct recording {
+    const wc_record_opts *opts;
+    wc_meter meter;
+    int meter_open;
+    wc_store *store;
+    wc_proc_scanner *scanner;
+    wc_attrib *attrib;
+    int64_t model_id, first_zone_id;
+    wc_reading *readings, *prev_readings;
+    int have_prev;
+    wc_attr_zone_in *zone_in;
+    wc_attr_proc_in *proc_in;
+    int64_t *proc_ids;
+    size_t proc_cap;
+    wc_proc_snapshot snap;
+    wc_procstat stat;
+    wc_record_result *res;
+    int64_t start_mono;
+} recording;
+
+static int open_meter(recording *r, wc_error *err)
+{
+    const wc_record_opts *o = r->opts;
+    int rc;
+    if (o->meter && strcmp(o->meter, "sim") == 0) {
+        rc = wc_meter_sim_init(&r->meter, o->procfs_root, &o->sim, err);
+    } else if (!o->meter || strcmp(o->meter, "rapl") == 0) {
+        rc = wc_meter_rapl_init(&r->meter, o->sysfs_root, err);
+    } else {
+        return wc_error_set(err, -EINVAL, "--meter %s: unknown meter (rapl or sim)", o->meter);
+    }
+    if (rc)
+        return rc;
+    r->meter_open = 1;
+    rc = wc_meter_discover(&r->meter, err);
+    if (rc == -ENODEV)
+        return wc_error_set(err, -ENODEV,
+                            "no hardware power meter on this node: looked for RAPL zones in "
+                            "%s/class/powercap (%s). wattcal never falls back silently: run "
+                            "`wattcal record --meter sim` to record a SIMULATED node instead, or "
+                            "point --sysfs-root at the host's /sys",
+                            o->sysfs_root, err ? err->msg : "");
+    return rc;
+}
+
+static void read_first_line_matching(const char *path, const char *key, char *out, size_t cap)
+{
+    char *text = NULL;
+    size_t len = 0;
+    out[0] = '\0';
+    if (wc_read_all(path, &text, &len, NULL) != 0)
+        return;
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (strncmp(line, key, strlen(key)) == 0) {
+            char *colon = strchr(line, ':');
+            if (colon) {
+                colon++;
+                while (*colon == ' ' || *colon == '\t')
+                    colon++;
+                snprintf(out, cap, "%s", colon);
+            }
+            break;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(text);
+}
+
+static int count_sockets(const wc_meter *m)
+{
+    int n = 0;
+    for (size_t i = 0; i < m->nzones; i++)
+        if (strcmp(m->zones[i].name, "package") == 0)
+            n++;
+    return n;
+}
+
+static int write_run_info(recording *r, int64_t start_mono, wc_error *err)
+{
+    const wc_record_opts *o = r->opts;
+    wc_run_info info;
+    memset(&info, 0, sizeof info);
+    gethostname(info.host, sizeof info.host - 1);
+    struct utsname u;
+    if (uname(&u) == 0)
+        snprintf(info.kernel, sizeof info.kernel, "%s %s %s", u.sysname, u.release, u.machine);
+    char path[512];
+    wc_path(path, sizeof path, o->procfs_root, "cpuinfo");
+    read_first_line_matching(path, "model name", info.cpu_model, sizeof info.cpu_model);
+    info.sockets = count_sockets(&r->meter);
+    info.ncpus = (int)r->stat.ncpus;
+    info.interval_ns = o->interval_ns;
+    info.started_wall_ns = wc_wall_ns();
+    info.started_mono_ns = start_mono;
+    snprintf(info.model, sizeof info.model, "%s", wc_model_name(o->model));
+    snprintf(info.meter_kind, sizeof info.meter_kind, "%s", r->meter.ops->kind);
+    info.provenance = r->meter.provenance;
+    snprintf(info.meter_description, sizeof info.meter_description, "%s", r->meter.description);
+    if (r->meter.provenance == WC_PROV_SIMULATED)
+        wc_sim_params_json(&o->sim, info.sim_params_json, sizeof info.sim_params_json);
+    snprintf(info.procfs_root, sizeof info.procfs_root, "%s", o->procfs_root);
+    snprintf(info.sysfs_root, sizeof info.sysfs_root, "%s", o->sysfs_root);
+    snprintf(info.command_line, sizeof info.command_line, "%s",
+             o->command_line ? o->command_line : "");
+    int rc = wc_store_put_run(r->store, &info, err);
+    if (!rc)
+        rc = wc_store_put_zones(r->store, &r->meter, &r->first_zone_id, err);
+    if (!rc)
+        rc = wc_store_model_id(r->store, wc_model_name(o->model), &r->model_id, err);
+    return rc;
+}
+
+static int setup(recording *r, wc_error *err)
+{
+    const wc_record_opts *o = r->opts;
+    if (o->interval_ns <= 0)
+        return wc_error_set(err, -EINVAL, "--interval must be positive");
+    int rc = open_meter(r, err);
+    if (rc)
+        return rc;
+    rc = wc_procstat_read(o->procfs_root, &r->stat, err);
+    if (rc)
+        return rc;
+    r->scanner = wc_proc_scanner_new(o->procfs_root, err);
+    if (!r->scanner)
+        return -EIO;
+    r->attrib = wc_attrib_new(o->model);
+    size_t nz = r->meter.nzones;
+    r->readings = calloc(nz ? nz : 1, sizeof *r->readings);
+    r->prev_readings = calloc(nz ? nz : 1, sizeof *r->prev_readings);
+    r->zone_in = calloc(nz ? nz : 1, sizeof *r->zone_in);
+    if (!r->attrib || !r->readings || !r->prev_readings || !r->zone_in)
+        return wc_error_set(err, -ENOMEM, "out of memory");
+    r->store = wc_store_open(o->db_path, 1, err);
+    if (!r->store)
+        return -EIO;
+    return 0;
+}
+
+static void teardown(recording *r)
+{
+    wc_store_close(r->store);
+    wc_attrib_free(r->attrib);
+    wc_proc_scanner_free(r->scanner);
+    wc_proc_snapshot_free(&r->snap);
+    wc_procstat_free(&r->stat);
+    if (r->meter_open)
+        wc_meter_close(&r->meter);
+    free(r->readings);
+    free(r->prev_readings);
+    free(r->zone_in);
+    free(r->proc_in);
+    free(r->proc_ids);
+}
+
+static int grow_proc_arrays(recording *r, size_t n, wc_error *err)
+{
+    if (n <= r->proc_cap)
+        return 0;
+    size_t cap = n * 2;
+    wc_attr_proc_in *pi = realloc(r->proc_in, cap * sizeof *pi);
+    if (!pi)
+        return wc_error_set(err, -ENOMEM, "out of memory");
+    r->proc_in = pi;
+    int64_t *ids = realloc(r->proc_ids, cap * sizeof *ids);
+    if (!ids)
+        return wc_error_set(err, -ENOMEM, "out of memory");
+    r->proc_ids = ids;
+    r->proc_cap = cap;
+    return 0;
+}
+
+/* Builds the attribution input from what this tick read. */
+static int build_attr_input(recording *r, int64_t mono, int64_t boot, int cpu_ok,
+                            wc_attr_tick_in *in, wc_error *err)
+{
+    int rc = grow_proc_arrays(r, r->snap.count + 1, err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < r->meter.nzones; i++) {
+        r->zone_in[i].name = r->meter.zones[i].name;
+        r->zone_in[i].energy_uj = r->readings[i].value;
+        r->zone_in[i].max_energy_range_uj = r->meter.zones[i].max_energy_range_uj;
+        r->zone_in[i].ok = r->readings[i].status == 0;
+    }
+    for (size_t i = 0; i < r->snap.count; i++) {
+        const wc_proc_sample *s = &r->snap.samples[i];
+        wc_attr_proc_in *p = &r->proc_in[i];
+        p->pid = s->id->pid;
+        p->starttime = s->id->starttime;
+        p->cpu_ticks = s->utime + s->stime;
+        p->container_id = s->id->cgroup.is_runtime_monitor ? "" : s->id->cgroup.container_id;
+        p->pod_uid = s->id->cgroup.pod_uid;
+        r->proc_ids[i] = s->id->store_id;
+    }
+    memset(in, 0, sizeof *in);
+    in->mono_ns = mono;
+    in->boot_ns = boot;
+    in->cpu = r->stat.total;
+    in->cpu_ok = cpu_ok;
+    in->zones = r->zone_in;
+    in->nzones = r->meter.nzones;
+    in->procs = r->proc_in;
+    in->nprocs = r->snap.count;
+    return 0;
+}
+
+/* Node watts over the interval (packages + dram, our counter rule) for the
+ * progress line; NaN when unmeasurable. */
+static double node_watts(recording *r, int64_t dt_ns)
+{
+    if (!r->have_prev || dt_ns <= 0)
+        return -1;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < r->meter.nzones; i++) {
+        const wc_zone *z = &r->meter.zones[i];
+        if (strcmp(z->name, "package") != 0 && strcmp(z->name, "dram") != 0)
+            continue;
+        if (r->readings[i].status || r->prev_readings[i].status)
+            return -1;
+        uint64_t d = 0;
+        wc_delta_status ds = wc_counter_delta(r->prev_readings[i].value, r->readings[i].value,
+                                              z->max_energy_range_uj, dt_ns,
+                                              r->opts->ceiling_watts, &d);
+        if (!wc_delta_usable(ds))
+            return -1;
+        sum += d;
+    }
+    return (double)sum / 1e6 / ((double)dt_ns / 1e9);
+}
+
+static void progress(recording *r, int64_t elapsed_ns, int64_t dt_ns)
+{
+    if (r->opts->quiet || !isatty(STDERR_FILENO))
+        return;
+    double w = node_watts(r, dt_ns);
+    char wbuf[64];
+    if (w < 0)
+        snprintf(wbuf, sizeof wbuf, "node -- W");
+    else
+        snprintf(wbuf, sizeof wbuf, "node %.1f W (%s)", w,
+                 wc_provenance_name(r->meter.provenance));
+    fprintf(stderr, "\r\033[Kwattcal record: %6.1f s  %s  %zu processes", elapsed_ns / 1e9,
+            wbuf, r->snap.count);
+    fflush(stderr);
+}
+
+static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err)
+{
+    int64_t mono = wc_mono_ns(), boot = wc_boot_ns(), wall = wc_wall_ns();
+    int rc = wc_meter_read(&r->meter, r->readings, NULL);
+    for (size_t i = 0; i < r->meter.nzones; i++)
+        r->res->meter_errors += r->readings[i].status != 0;
+    (void)rc; /* per-zone statuses are recorded; a failed zone is not fatal */
+    wc_procstat_free(&r->stat);
+    int cpu_ok = wc_procstat_read(r->opts->procfs_root, &r->stat, NULL) == 0;
+    int64_t t0 = wc_mono_ns();
+    rc = wc_proc_scan(r->scanner, &r->snap, err);
+    if (rc)
+        return rc;
+    int64_t scan_ns = wc_mono_ns() - t0;
+    r->res->scan_errors += (int64_t)r->snap.errors;
+
+    rc = wc_store_begin(r->store, err);
+    if (rc)
+        return rc;
+    int64_t tick_id = 0;
+    rc = wc_store_put_tick(r->store, seq, mono, boot, wall, &r->stat.total, cpu_ok,
+                           r->snap.count, scan_ns, &tick_id, err);
+    if (!rc)
+        rc = wc_store_put_zone_samples(r->store, tick_id, r->first_zone_id, r->readings,
+                                       r->meter.nzones, err);
+    if (!rc)
+        rc = wc_store_put_processes(r->store, tick_id, &r->snap, err);
+    wc_attr_tick_in in;
+    wc_attr_out out;
+    if (!rc)
+        rc = build_attr_input(r, mono, boot, cpu_ok, &in, err);
+    if (!rc)
+        rc = wc_attrib_step(r->attrib, &in, &out, err);
+    if (!rc)
+        rc = wc_store_put_attribution(r->store, r->model_id, tick_id, &out, r->proc_ids, err);
+    if (rc) {
+        wc_store_commit(r->store, NULL); /* keep what this tick wrote if possible */
+        return rc;
+    }
+    rc = wc_store_commit(r->store, err);
+    if (rc)
+        return rc;
+    progress(r, mono - r->start_mono, mono - *prev_mono);
+    memcpy(r->prev_readings, r->readings, r->meter.nzones * sizeof *r->readings);
+    r->have_prev = 1;
+    *prev_mono = mono;
+    return 0;
+}
+
+/* Sleeps until the absolute monotonic deadline; returns early on a signal. */
+static void sleep_until(int64_t deadline_ns)
+{
+    struct timespec ts = {.tv_sec = deadline_ns / WC_NS_PER_S,
+                          .tv_nsec = deadline_ns % WC_NS_PER_S};
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static int loop(recording *r, volatile sig_atomic_t *stop, wc_error *err)
+{
+    const wc_record_opts *o = r->opts;
+    int64_t start = wc_mono_ns(), prev_mono = start;
+    r->start_mono = start;
+    int rc = write_run_info(r, start, err);
+    if (rc)
+        return rc;
+    for (int64_t k = 0;; k++) {
+        rc = one_tick(r, k, &prev_mono, err);
+        if (rc)
+            return rc;
+        r->res->ticks++;
+        if (*stop)
+            break;
+        int64_t next = start + (k + 1) * o->interval_ns;
+        int64_t now = wc_mono_ns();
+        while (next <= now) { /* overran: skip missed deadlines, keep the grid */
+            r->res->missed_deadlines++;
+            k++;
+            next = start + (k + 1) * o->interval_ns;
+        }
+        if (o->duration_ns > 0 && next - start > o->duration_ns)
+            break;
+        sleep_until(next);
+        if (*stop) {
+            /* finish with one last tick so the final partial interval is kept */
+            rc = one_tick(r, k + 1, &prev_mono, err);
+            if (!rc)
+                r->res->ticks++;
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record_result *res,
+              wc_error *err)
+{
+    recording r;
+    memset(&r, 0, sizeof r);
+    r.opts = opts;
+    r.res = res;
+    memset(res, 0, sizeof *res);
+    int rc = setup(&r, err);
+    if (!rc) {
+        rc = loop(&r, stop, err);
+        wc_error ferr;
+        int frc = wc_store_finish_run(r.store, wc_wall_ns(), wc_mono_ns(), res->ticks, rc == 0,
+                                      &ferr);
+        if (!rc && frc) {
+            rc = frc;
+            if (err)
+                *err = ferr;
+        }
+        if (!opts->quiet && isatty(STDERR_FILENO))
+            fputc('\n', stderr);
+    }
+    teardown(&r);
+    return rc;
+}

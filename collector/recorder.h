@@ -1,0 +1,54 @@
+/*
+ * recorder.h — the record loop behind `wattcal record`.
+ *
+ * Each tick, on absolute monotonic deadlines (no drift): read every meter
+ * zone, /proc/stat and every process; run the attribution model; write it all
+ * in ONE SQLite transaction. Power always divides by monotonic time. A stop
+ * request (SIGINT/SIGTERM) lets the current tick finish, then the run is
+ * closed cleanly.
+ */
+#ifndef WC_RECORDER_H
+#define WC_RECORDER_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "collector/attribution.h"
+#include "collector/meter_sim.h"
+#include "common/wc_error.h"
+
+/* Options of one recording (CLI flags of `wattcal record`). */
+typedef struct wc_record_opts {
+    const char *db_path;
+    int64_t interval_ns;         /* > 0 */
+    int64_t duration_ns;         /* 0 = until stopped */
+    const char *meter;           /* "rapl", "sim", or NULL = detect hardware (no silent fallback) */
+    wc_model model;
+    const char *procfs_root;     /* "/proc" */
+    const char *sysfs_root;      /* "/sys" */
+    int quiet;                   /* no progress line */
+    wc_sim_params sim;           /* used when meter is "sim" */
+    double ceiling_watts;        /* counter plausibility ceiling per zone */
+    const char *command_line;    /* stored with the run */
+} wc_record_opts;
+
+/* Summary of a finished recording. */
+typedef struct wc_record_result {
+    int64_t ticks;
+    int64_t missed_deadlines;    /* ticks that overran the interval */
+    int64_t scan_errors;         /* per-process read failures summed over ticks */
+    int64_t meter_errors;        /* zone reads that failed */
+} wc_record_result;
+
+/* Fills opts with the defaults (1 s, /proc, /sys, kepler-0.11, sim defaults). */
+void wc_record_defaults(wc_record_opts *opts);
+
+/* Records until the duration elapses or *stop becomes non-zero. Returns 0;
+ * -ENODEV when no hardware meter was found and meter is NULL/"rapl" (err says
+ * what was looked for and that `--meter sim` simulates one); -EACCES for an
+ * unreadable energy_uj; -EEXIST for a DB that already holds a run; -EIO/-ENOSPC
+ * for a store failure (ticks already committed are kept). */
+int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record_result *res,
+              wc_error *err);
+
+#endif

@@ -1,0 +1,104 @@
+/*
+ * store.h — the SQLite record of a run (schema in docs/schema.md).
+ *
+ * One file per run: run metadata, meters and zones, raw node counters and
+ * /proc/stat per tick, processes by (pid, starttime) with their identity,
+ * per-tick cumulative process CPU, and the attribution of each model. Raw
+ * counters are kept so power and attribution are derived in analysis and a
+ * run can be re-attributed offline. WAL journal, prepared statements, every
+ * string bound as a parameter, PRAGMA user_version = WC_STORE_SCHEMA_VERSION.
+ * The recorder writes one transaction per tick, so a kill -9 loses at most
+ * the tick in progress and the file always passes integrity_check.
+ */
+#ifndef WC_STORE_H
+#define WC_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/attribution.h"
+#include "collector/meter.h"
+#include "collector/proc_scan.h"
+#include "collector/procstat.h"
+#include "common/wc_error.h"
+
+#define WC_STORE_SCHEMA_VERSION 1
+
+typedef struct wc_store wc_store;
+
+/* Run metadata written once at the start of a recording. */
+typedef struct wc_run_info {
+    char host[256], kernel[256], cpu_model[256];
+    int sockets, ncpus;
+    int64_t interval_ns;
+    int64_t started_wall_ns, started_mono_ns;
+    char model[32];               /* attribution model used while recording */
+    char meter_kind[16];          /* "rapl", "sim" */
+    wc_provenance provenance;
+    char meter_description[256];
+    char sim_params_json[512];    /* "" unless simulated */
+    char procfs_root[256], sysfs_root[256];
+    char command_line[512];       /* argv as run (never contains credentials) */
+} wc_run_info;
+
+/* Opens (creating if needed) a store. create=1 makes the schema and fails with
+ * -EEXIST when the file already holds a run; create=0 opens an existing run
+ * read-write and checks user_version. Returns NULL with err naming the file. */
+wc_store *wc_store_open(const char *path, int create, wc_error *err);
+
+/* Closes the store (checkpoints WAL). Safe on NULL. */
+void wc_store_close(wc_store *st);
+
+/* The underlying sqlite3 handle, for read-side queries (validator, reports). */
+struct sqlite3 *wc_store_db(wc_store *st);
+
+/* Writes the run row. Returns 0 or -EIO with err. */
+int wc_store_put_run(wc_store *st, const wc_run_info *info, wc_error *err);
+
+/* Writes the meter's zones; zone i gets id first_zone_id + i (stored in
+ * *first_zone_id). Returns 0 or -EIO. */
+int wc_store_put_zones(wc_store *st, const wc_meter *m, int64_t *first_zone_id, wc_error *err);
+
+/* Begins/commits the per-tick transaction. Returns 0 or -EIO (-ENOSPC for a
+ * full disk: the previous ticks stay intact). */
+int wc_store_begin(wc_store *st, wc_error *err);
+int wc_store_commit(wc_store *st, wc_error *err);
+
+/* Inserts one tick (times ns, the aggregate cpu line, process count, scan
+ * cost) and returns its id in *tick_id. */
+int wc_store_put_tick(wc_store *st, int64_t seq, int64_t mono_ns, int64_t boot_ns,
+                      int64_t wall_ns, const wc_cpu_times *cpu, int cpu_ok, size_t nprocs,
+                      int64_t scan_ns, int64_t *tick_id, wc_error *err);
+
+/* Inserts the raw readings of every zone (n = meter zones, same order). */
+int wc_store_put_zone_samples(wc_store *st, int64_t tick_id, int64_t first_zone_id,
+                              const wc_reading *r, size_t n, wc_error *err);
+
+/* Inserts the processes new in this snapshot (setting their store_id) and one
+ * cumulative CPU row per process; marks gone processes' last tick. */
+int wc_store_put_processes(wc_store *st, int64_t tick_id, const wc_proc_snapshot *snap,
+                           wc_error *err);
+
+/* Id of a model in the model table (inserted when new). */
+int wc_store_model_id(wc_store *st, const char *model_name, int64_t *model_id, wc_error *err);
+
+/* Inserts one attribution step: node rows per zone and workload rows (only
+ * rows with a non-zero CPU delta, energy or power, or a flag; a missing row
+ * means 0 this tick). proc_ids[i] is the process row id of the tick's i-th
+ * attribution input process. */
+int wc_store_put_attribution(wc_store *st, int64_t model_id, int64_t tick_id,
+                             const wc_attr_out *out, const int64_t *proc_ids,
+                             wc_error *err);
+
+/* Deletes every attribution row of a model (before re-attributing). */
+int wc_store_clear_model(wc_store *st, int64_t model_id, wc_error *err);
+
+/* Builds the read-side indexes if missing (done by wc_store_finish_run; readers
+ * call it on runs that were killed before finishing). Returns 0 or -EIO. */
+int wc_store_ensure_indexes(wc_store *st, wc_error *err);
+
+/* Marks the run's end (wall and monotonic ns, ticks, clean=1 for a clean stop). */
+int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_ns,
+                        int64_t ticks, int clean, wc_error *err);
+
+#endif

@@ -1,0 +1,30 @@
+# record on the simulated node, then validate: the run is complete, every
+# output says "simulated", the DB passes integrity_check, schema version set.
+. tests/integration/lib/common.sh
+"$BIN" stress --class cpu --duration 8s & burner=$!
+"$BIN" record --db "$T/run.db" --meter sim --interval 500ms --duration 4s --quiet 2>"$T/rec.err" \
+    || { cat "$T/rec.err"; fail "record exited $?"; }
+kill $burner 2>/dev/null; wait $burner 2>/dev/null
+[ "$(sql "$T/run.db" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"
+[ "$(sql "$T/run.db" 'PRAGMA user_version')" = 1 ] || fail "user_version"
+ticks=$(sql "$T/run.db" 'SELECT COUNT(*) FROM tick')
+[ "$ticks" -ge 8 ] && [ "$ticks" -le 10 ] || fail "expected 9 ticks, got $ticks"
+[ "$(sql "$T/run.db" 'SELECT provenance FROM run')" = simulated ] || fail "provenance"
+[ "$(sql "$T/run.db" 'SELECT clean_stop FROM run')" = 1 ] || fail "clean_stop"
+sql "$T/run.db" 'SELECT sim_params_json FROM run' | grep -q seed || fail "sim params not stored"
+# five zones of the simulated tree: 2 packages, 2 dram, psys
+[ "$(sql "$T/run.db" 'SELECT COUNT(*) FROM zone')" = 5 ] || fail "zones"
+# ticks on absolute deadlines: mean spacing within 5 % of 500 ms
+sql "$T/run.db" 'SELECT (MAX(mono_ns)-MIN(mono_ns))/(COUNT(*)-1) FROM tick' >"$T/spacing"
+sp=$(cat "$T/spacing"); [ "$sp" -gt 475000000 ] && [ "$sp" -lt 525000000 ] || fail "spacing $sp ns"
+# the burner is recorded with its CPU, identified by (pid, starttime)
+n=$(sql "$T/run.db" "SELECT COUNT(*) FROM process WHERE pid=$burner")
+[ "$n" = 1 ] || fail "burner pid $burner recorded $n times"
+"$BIN" validate --db "$T/run.db" >"$T/val.out" || { cat "$T/val.out"; fail "validate exited $?"; }
+expect_contains "$T/val.out" "SIMULATED"
+expect_contains "$T/val.out" "package"
+expect_contains "$T/val.out" "Top"
+# node energy = idle + attributed + unattributed for the package zone (to 1 mJ)
+sql "$T/run.db" "SELECT ABS(SUM(delta_uj) - SUM(idle_uj) - SUM(active_uj)) FROM node_attr WHERE zone='package'" >"$T/bal"
+[ "$(cat "$T/bal")" = 0 ] || fail "node energy != idle + active"
+exit 0

@@ -1,0 +1,320 @@
+/*
+ * gap.c — attribution-gap totals from a recorded run (see gap.h).
+ *
+ * All sums are SQL aggregates over the model's rows except the meter energy,
+ * which re-differences the raw counters with collector/counter.c so a wrap
+ * or reset is handled exactly as the collector defines it.
+ */
+#include "validator/gap.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "collector/counter.h"
+
+double wc_gap_pct(double part, double whole)
+{
+    return whole != 0.0 ? 100.0 * part / whole : NAN;
+}
+
+static int sql_fail(sqlite3 *db, wc_error *err, const char *what)
+{
+    return wc_error_set(err, -EIO, "validate: %s: %s", what, sqlite3_errmsg(db));
+}
+
+static void copy_text(char *dst, size_t cap, const unsigned char *src)
+{
+    snprintf(dst, cap, "%s", src ? (const char *)src : "");
+}
+
+static wc_gap_zone *zone_slot(wc_gap_report *rep, const char *name)
+{
+    for (size_t i = 0; i < rep->nzones; i++)
+        if (strcmp(rep->zones[i].zone, name) == 0)
+            return &rep->zones[i];
+    if (rep->nzones == WC_GAP_MAX_ZONES)
+        return NULL;
+    wc_gap_zone *z = &rep->zones[rep->nzones++];
+    snprintf(z->zone, sizeof z->zone, "%s", name);
+    return z;
+}
+
+static int load_run(sqlite3 *db, wc_gap_report *rep, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT host, provenance, meter_description,"
+                           " (SELECT COUNT(*) FROM tick),"
+                           " (SELECT MAX(mono_ns) - MIN(mono_ns) FROM tick) FROM run",
+                           -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "reading run");
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        copy_text(rep->host, sizeof rep->host, sqlite3_column_text(s, 0));
+        copy_text(rep->provenance, sizeof rep->provenance, sqlite3_column_text(s, 1));
+        copy_text(rep->meter_description, sizeof rep->meter_description,
+                  sqlite3_column_text(s, 2));
+        rep->ticks = sqlite3_column_int64(s, 3);
+        rep->duration_s = (double)sqlite3_column_int64(s, 4) / 1e9;
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+/* Meter energy per zone name: raw counters through wc_counter_delta. */
+static int load_meter_energy(sqlite3 *db, wc_gap_report *rep, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT zs.zone_id, z.name, z.max_energy_range_uj, zs.value,"
+                           " zs.status, t.mono_ns FROM zone_sample zs"
+                           " JOIN zone z ON z.id = zs.zone_id JOIN tick t ON t.id = zs.tick_id"
+                           " WHERE z.kind = 'counter_uj' ORDER BY zs.zone_id, zs.tick_id",
+                           -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "reading zone samples");
+    int64_t cur_zone = -1, prev_mono = 0;
+    uint64_t prev = 0;
+    int have_prev = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int64_t zid = sqlite3_column_int64(s, 0);
+        if (zid != cur_zone) {
+            cur_zone = zid;
+            have_prev = 0;
+        }
+        wc_gap_zone *z = zone_slot(rep, (const char *)sqlite3_column_text(s, 1));
+        int ok = sqlite3_column_int(s, 4) == 0 && sqlite3_column_type(s, 3) != SQLITE_NULL;
+        uint64_t v = (uint64_t)sqlite3_column_int64(s, 3);
+        int64_t mono = sqlite3_column_int64(s, 5);
+        if (!z)
+            continue;
+        if (!ok) {
+            if (have_prev)
+                z->meter_unmeasurable++;
+            have_prev = 0;
+            continue;
+        }
+        if (have_prev) {
+            uint64_t d = 0;
+            wc_delta_status st = wc_counter_delta(prev, v, (uint64_t)sqlite3_column_int64(s, 2),
+                                                  mono - prev_mono, 0, &d);
+            z->meter_intervals++;
+            if (wc_delta_usable(st))
+                z->meter_joules += (double)d / 1e6;
+            else
+                z->meter_unmeasurable++;
+        }
+        prev = v;
+        prev_mono = mono;
+        have_prev = 1;
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+static int load_node(sqlite3 *db, int64_t model_id, wc_gap_report *rep, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "SELECT zone, SUM(delta_uj), SUM(active_uj), SUM(idle_uj),"
+             " SUM((flags & %u) = 0), SUM((flags & %u) != 0), SUM((flags & %u) != 0),"
+             " SUM((flags & %u) != 0), SUM((flags & %u) != 0), SUM((flags & %u) != 0)"
+             " FROM node_attr WHERE model_id = ? GROUP BY zone ORDER BY MIN(rowid)",
+             WC_AF_FIRST, WC_AF_SKIPPED, WC_AF_TOTALS_RESET, WC_AF_WRAP, WC_AF_UNMEASURABLE,
+             WC_AF_REFRESH_FAILED);
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "reading node attribution");
+    sqlite3_bind_int64(s, 1, model_id);
+    int rows = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        wc_gap_zone *z = zone_slot(rep, (const char *)sqlite3_column_text(s, 0));
+        rows++;
+        if (!z)
+            continue;
+        z->node_joules = sqlite3_column_double(s, 1) / 1e6;
+        z->active_joules = sqlite3_column_double(s, 2) / 1e6;
+        z->idle_joules = sqlite3_column_double(s, 3) / 1e6;
+        z->intervals = sqlite3_column_int64(s, 4);
+        z->skipped = sqlite3_column_int64(s, 5);
+        z->totals_reset = sqlite3_column_int64(s, 6);
+        z->wraps = sqlite3_column_int64(s, 7);
+        z->unmeasurable = sqlite3_column_int64(s, 8);
+        z->refresh_failed = sqlite3_column_int64(s, 9);
+    }
+    sqlite3_finalize(s);
+    return rows ? 0 : -ENOENT;
+}
+
+static int load_levels(sqlite3 *db, int64_t model_id, wc_gap_report *rep, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT zone, level, SUM(energy_uj) FROM work_attr WHERE model_id = ?"
+                           " GROUP BY zone, level",
+                           -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "reading workload attribution");
+    sqlite3_bind_int64(s, 1, model_id);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        wc_gap_zone *z = zone_slot(rep, (const char *)sqlite3_column_text(s, 0));
+        if (!z)
+            continue;
+        double j = sqlite3_column_double(s, 2) / 1e6;
+        switch (sqlite3_column_int(s, 1)) {
+        case WC_LEVEL_PROCESS: z->process_joules = j; break;
+        case WC_LEVEL_CONTAINER: z->container_joules = j; break;
+        case WC_LEVEL_POD: z->pod_joules = j; break;
+        default: break;
+        }
+    }
+    sqlite3_finalize(s);
+    /* Per tick: active vs Σ process energy → unattributed and over-attributed. */
+    if (sqlite3_prepare_v2(
+            db,
+            "SELECT n.zone, SUM(MAX(0, n.active_uj - COALESCE(w.e, 0))),"
+            " SUM(MAX(0, COALESCE(w.e, 0) - n.active_uj)) FROM node_attr n LEFT JOIN"
+            " (SELECT tick_id, zone, SUM(energy_uj) AS e FROM work_attr WHERE model_id = ?1"
+            "  AND level = 1 GROUP BY tick_id, zone) w ON w.tick_id = n.tick_id AND w.zone = n.zone"
+            " WHERE n.model_id = ?1 GROUP BY n.zone",
+            -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "computing unattributed energy");
+    sqlite3_bind_int64(s, 1, model_id);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        wc_gap_zone *z = zone_slot(rep, (const char *)sqlite3_column_text(s, 0));
+        if (!z)
+            continue;
+        z->unattributed_joules = sqlite3_column_double(s, 1) / 1e6;
+        z->over_joules = sqlite3_column_double(s, 2) / 1e6;
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+static void pick_rank_zone(wc_gap_report *rep)
+{
+    static const char *const pref[] = {"package", "psys", "core", "dram", "uncore"};
+    for (size_t p = 0; p < sizeof pref / sizeof *pref; p++)
+        for (size_t i = 0; i < rep->nzones; i++)
+            if (strcmp(rep->zones[i].zone, pref[p]) == 0 && rep->zones[i].intervals > 0) {
+                snprintf(rep->rank_zone, sizeof rep->rank_zone, "%s", pref[p]);
+                return;
+            }
+    if (rep->nzones)
+        snprintf(rep->rank_zone, sizeof rep->rank_zone, "%s", rep->zones[0].zone);
+}
+
+static int load_top_processes(sqlite3 *db, int64_t model_id, wc_gap_report *rep, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT p.pid, p.starttime, p.comm, p.container_id, p.pod_uid,"
+                           " SUM(w.energy_uj) AS e, SUM(w.cpu_delta_s) FROM work_attr w"
+                           " JOIN process p ON p.id = w.process_id WHERE w.model_id = ?"
+                           " AND w.level = 1 AND w.zone = ? GROUP BY w.process_id"
+                           " ORDER BY e DESC LIMIT 10",
+                           -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "ranking processes");
+    sqlite3_bind_int64(s, 1, model_id);
+    sqlite3_bind_text(s, 2, rep->rank_zone, -1, SQLITE_STATIC);
+    while (sqlite3_step(s) == SQLITE_ROW && rep->ntop_processes < WC_GAP_TOP) {
+        wc_gap_top *t = &rep->top_processes[rep->ntop_processes++];
+        t->pid = sqlite3_column_int(s, 0);
+        t->starttime = (uint64_t)sqlite3_column_int64(s, 1);
+        copy_text(t->name, sizeof t->name, sqlite3_column_text(s, 2));
+        copy_text(t->container_id, sizeof t->container_id, sqlite3_column_text(s, 3));
+        copy_text(t->pod_uid, sizeof t->pod_uid, sqlite3_column_text(s, 4));
+        t->joules = sqlite3_column_double(s, 5) / 1e6;
+        t->cpu_seconds = sqlite3_column_double(s, 6);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+static int load_top_containers(sqlite3 *db, int64_t model_id, wc_gap_report *rep, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT w.key, c.pod_uid, SUM(w.energy_uj) AS e, SUM(w.cpu_delta_s)"
+                           " FROM work_attr w LEFT JOIN container c ON c.container_id = w.key"
+                           " WHERE w.model_id = ? AND w.level = 2 AND w.zone = ?"
+                           " GROUP BY w.key ORDER BY e DESC LIMIT 10",
+                           -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "ranking containers");
+    sqlite3_bind_int64(s, 1, model_id);
+    sqlite3_bind_text(s, 2, rep->rank_zone, -1, SQLITE_STATIC);
+    while (sqlite3_step(s) == SQLITE_ROW && rep->ntop_containers < WC_GAP_TOP) {
+        wc_gap_top *t = &rep->top_containers[rep->ntop_containers++];
+        copy_text(t->container_id, sizeof t->container_id, sqlite3_column_text(s, 0));
+        copy_text(t->pod_uid, sizeof t->pod_uid, sqlite3_column_text(s, 1));
+        memcpy(t->name, t->container_id, 12);
+        t->name[12] = '\0';
+        t->joules = sqlite3_column_double(s, 2) / 1e6;
+        t->cpu_seconds = sqlite3_column_double(s, 3);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+static int count_quirk_rows(sqlite3 *db, int64_t model_id, wc_gap_report *rep, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT SUM((flags & %u) != 0), SUM((flags & %u) != 0) FROM work_attr"
+             " WHERE model_id = ? AND level = 1",
+             WC_AF_NEGATIVE_SHARE, WC_AF_LIFETIME_DELTA);
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "counting quirks");
+    sqlite3_bind_int64(s, 1, model_id);
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        rep->negative_share_rows = sqlite3_column_int64(s, 0);
+        rep->lifetime_delta_rows = sqlite3_column_int64(s, 1);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+static int model_id_of(sqlite3 *db, wc_model model, int64_t *id)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT id FROM model WHERE name = ?", -1, &s, NULL) != SQLITE_OK)
+        return -EIO;
+    sqlite3_bind_text(s, 1, wc_model_name(model), -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s) == SQLITE_ROW ? 0 : -ENOENT;
+    if (!rc)
+        *id = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int wc_gap_compute(wc_store *st, wc_model model, wc_gap_report *rep, wc_error *err)
+{
+    sqlite3 *db = wc_store_db(st);
+    memset(rep, 0, sizeof *rep);
+    snprintf(rep->model, sizeof rep->model, "%s", wc_model_name(model));
+    int64_t model_id = 0;
+    int rc = model_id_of(db, model, &model_id);
+    if (rc)
+        return wc_error_set(err, rc, "the run has no attribution for model %s",
+                            wc_model_name(model));
+    rc = load_run(db, rep, err);
+    if (!rc)
+        rc = load_node(db, model_id, rep, err);
+    if (rc == -ENOENT)
+        return wc_error_set(err, rc, "the run has no attribution rows for model %s",
+                            wc_model_name(model));
+    if (!rc)
+        rc = load_meter_energy(db, rep, err);
+    if (!rc)
+        rc = load_levels(db, model_id, rep, err);
+    if (!rc) {
+        pick_rank_zone(rep);
+        rc = load_top_processes(db, model_id, rep, err);
+    }
+    if (!rc)
+        rc = load_top_containers(db, model_id, rep, err);
+    if (!rc)
+        rc = count_quirk_rows(db, model_id, rep, err);
+    return rc;
+}

@@ -1,0 +1,73 @@
+/*
+ * gap.h — the attribution gap of a recorded run, per zone and per level.
+ *
+ * For one attribution model, per RAPL zone name: node energy as the meter
+ * measured it (raw counters differenced with wattcal's counter rule), node
+ * energy as the model saw it, its idle part (never attributed by design),
+ * what was attributed to processes, containers and pods, and the rest of the
+ * active energy that no process received (unattributed: short-lived
+ * processes, vanished PIDs, skipped cycles) or that processes received beyond
+ * the node's active energy (over-attributed). Plus the top workloads.
+ * gap = node − Σ attributed = idle + unattributed − over-attributed.
+ */
+#ifndef WC_GAP_H
+#define WC_GAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/attribution.h"
+#include "collector/store.h"
+#include "common/wc_error.h"
+
+#define WC_GAP_MAX_ZONES 16
+#define WC_GAP_TOP 10
+
+/* Totals of one zone name over the run, joules. */
+typedef struct wc_gap_zone {
+    char zone[32];
+    double meter_joules;          /* raw counters, wattcal's counter rule */
+    int64_t meter_intervals, meter_unmeasurable; /* intervals counted / flagged (reset, no range, missing) */
+    double node_joules;           /* ΔE the model used */
+    double active_joules, idle_joules;
+    double process_joules, container_joules, pod_joules;
+    double unattributed_joules;   /* Σ_ticks max(0, active − Σ process) */
+    double over_joules;           /* Σ_ticks max(0, Σ process − active) */
+    int64_t intervals;            /* node rows after the first tick */
+    int64_t skipped, totals_reset, wraps, unmeasurable, refresh_failed;
+} wc_gap_zone;
+
+/* One workload in the top list (by energy of the ranking zone). */
+typedef struct wc_gap_top {
+    int32_t pid;                  /* processes only */
+    uint64_t starttime;
+    char name[64];                /* comm, or container id (short), or pod uid */
+    char container_id[65], pod_uid[37];
+    double joules, cpu_seconds;
+} wc_gap_top;
+
+/* The whole report. */
+typedef struct wc_gap_report {
+    char model[32];
+    char provenance[32];          /* of the node meter: measured / simulated */
+    char meter_description[256];
+    char host[256];
+    double duration_s;
+    int64_t ticks;
+    wc_gap_zone zones[WC_GAP_MAX_ZONES];
+    size_t nzones;
+    char rank_zone[32];           /* zone used for the top lists */
+    wc_gap_top top_processes[WC_GAP_TOP], top_containers[WC_GAP_TOP];
+    size_t ntop_processes, ntop_containers;
+    int64_t negative_share_rows, lifetime_delta_rows;
+} wc_gap_report;
+
+/* Computes the report for model from an open store (attribution rows of that
+ * model must exist: see collector/replay.h). Returns 0, -ENOENT when the
+ * model has no rows, -EIO with err on a store error. */
+int wc_gap_compute(wc_store *st, wc_model model, wc_gap_report *rep, wc_error *err);
+
+/* Percent helper: 100·part/whole, NaN when whole is 0. */
+double wc_gap_pct(double part, double whole);
+
+#endif
