@@ -111,7 +111,7 @@ static void format_double(double v, char *out, size_t cap)
         snprintf(out, cap, "null");
         return;
     }
-    for (int prec = 1; prec <= 17; prec++) {
+    for (int prec = 15; prec <= 17; prec++) { /* 15 digits: "20", "0.1"; 17 always exact */
         snprintf(out, cap, "%.*g", prec, v);
         if (strtod(out, NULL) == v)
             return;
@@ -425,7 +425,13 @@ static int sim_read(wc_meter *m, wc_reading *out, wc_error *err)
             out[i] = (wc_reading){.mono_ns = now, .value = 0, .status = rc};
         return rc;
     }
-    return wc_meter_read(&p->rapl, out, err);
+    rc = wc_meter_read(&p->rapl, out, err);
+    /* The counters hold the model's energy up to `now` exactly; stamping the
+     * readings with it (not with the file-read instants, which trail the
+     * writes by the I/O time) keeps ΔE/Δt equal to the model power. */
+    for (size_t i = 0; i < m->nzones; i++)
+        out[i].mono_ns = now;
+    return rc;
 }
 
 static void sim_close(wc_meter *m)

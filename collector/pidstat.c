@@ -151,10 +151,14 @@ static int parse_fields(const char *p, const char *end, const char *origin,
             break;
         p = sp + 1;
     }
-    if (field <= PS_LAST_FIELD)
+    if (field <= PS_LAST_FIELD) {
+        int want = field;
+        while (want < PS_LAST_FIELD && strcmp(field_name(want), "field") == 0)
+            want++;
         return wc_error_set(err, -EINVAL,
                             "%s: truncated: field %d (%s) missing (the line ends after field %d)",
-                            origin, field, field_name(field), field - 1);
+                            origin, want, field_name(want), field - 1);
+    }
     return 0;
 }
 

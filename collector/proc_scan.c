@@ -235,8 +235,10 @@ static scan_entry *new_entry(wc_proc_scanner *s, int32_t pid, const wc_pidstat *
 static int retire(wc_proc_scanner *s, scan_entry *e, wc_proc_snapshot *snap)
 {
     live_remove(s, e);
-    if (vec_push(&s->dying, e) != 0)
+    if (vec_push(&s->dying, e) != 0) {
+        free(e); /* cannot be kept for one more scan: not listed as gone */
         return -ENOMEM;
+    }
     if (snap->gone_count == snap->gone_cap) {
         size_t ncap = snap->gone_cap ? snap->gone_cap * 2 : 64;
         const wc_proc_identity **ng = realloc(snap->gone, ncap * sizeof *ng);
@@ -332,6 +334,8 @@ static int scan_one(wc_proc_scanner *s, const char *name, size_t name_len, int32
 {
     char buf[SCAN_STAT_BUF];
     ssize_t n = read_stat(s->dfd, name, name_len, buf, sizeof buf);
+    if (n == -ENOTDIR)
+        return 0; /* a numeric file, not a process directory (fixture trees) */
     if (n == 0 || (n < 0 && is_vanished((int)-n))) {
         snap->vanished++;
         return 0;
@@ -376,7 +380,9 @@ static int sweep(wc_proc_scanner *s, wc_proc_snapshot *snap)
             i++;
             continue;
         }
-        ht_delete_at(s, ht_find(s, e->id.pid));
+        size_t slot = ht_find(s, e->id.pid);
+        if (s->slots[slot].e == e)
+            ht_delete_at(s, slot);
         if (retire(s, e, snap) != 0)
             return -ENOMEM;
     }

@@ -26,6 +26,13 @@ static const char *const field_names[PS_MAX_FIELDS] = {
     "user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice",
 };
 
+/* What the parse has seen so far. */
+typedef struct ps_state {
+    size_t cap;      /* allocated entries of out->cpus */
+    int seen_total;  /* the aggregate line was read */
+    int max_cpu;     /* highest cpuN label so far, -1 before any */
+} ps_state;
+
 /* One line of the text being parsed. */
 typedef struct ps_line {
     const char *s;
@@ -119,9 +126,9 @@ static int parse_label(const char *s, size_t n, int *cpu)
     return 0;
 }
 
-/* Handles one "cpu..." line. seen_total tracks the aggregate line. */
+/* Handles one "cpu..." line. */
 static int parse_cpu_line(const ps_line *ln, const char *origin, wc_procstat *out,
-                          size_t *cap, int *seen_total, wc_error *err)
+                          ps_state *st, wc_error *err)
 {
     size_t ll = token_len(ln->s, ln->n);
     wc_cpu_times t = {0};
@@ -132,19 +139,20 @@ static int parse_cpu_line(const ps_line *ln, const char *origin, wc_procstat *ou
     if (rc)
         return rc;
     if (t.cpu < 0) {
-        if (*seen_total)
+        if (st->seen_total)
             return wc_error_set(err, -EINVAL, "%s: line %zu: a second aggregate \"cpu\" line",
                                 origin, ln->lineno);
-        *seen_total = 1;
+        st->seen_total = 1;
         out->total = t;
         return 0;
     }
-    /* Kernels print ascending labels; only an out-of-order one can repeat. */
-    int ordered = out->ncpus == 0 || t.cpu > out->cpus[out->ncpus - 1].cpu;
-    if (!ordered && wc_procstat_cpu(out, t.cpu))
+    /* Kernels print ascending labels; only one not above the maximum can repeat. */
+    if (t.cpu <= st->max_cpu && wc_procstat_cpu(out, t.cpu))
         return wc_error_set(err, -EINVAL, "%s: line %zu: cpu%d appears twice", origin,
                             ln->lineno, t.cpu);
-    if (push_cpu(out, cap, &t) != 0)
+    if (t.cpu > st->max_cpu)
+        st->max_cpu = t.cpu;
+    if (push_cpu(out, &st->cap, &t) != 0)
         return wc_error_set(err, -ENOMEM, "%s: out of memory", origin);
     return 0;
 }
@@ -162,12 +170,12 @@ static int parse_btime(const ps_line *ln, const char *origin, wc_procstat *out, 
 }
 
 /* Dispatches one line by its first word. */
-static int parse_line(const ps_line *ln, const char *origin, wc_procstat *out, size_t *cap,
-                      int *seen_total, wc_error *err)
+static int parse_line(const ps_line *ln, const char *origin, wc_procstat *out, ps_state *st,
+                      wc_error *err)
 {
     size_t ll = token_len(ln->s, ln->n);
     if (ll >= 3 && memcmp(ln->s, "cpu", 3) == 0)
-        return parse_cpu_line(ln, origin, out, cap, seen_total, err);
+        return parse_cpu_line(ln, origin, out, st, err);
     if (ll == 5 && memcmp(ln->s, "btime", 5) == 0)
         return parse_btime(ln, origin, out, err);
     return 0;
@@ -179,8 +187,7 @@ int wc_procstat_parse(const char *text, size_t len, const char *origin,
     if (!origin)
         origin = "/proc/stat";
     memset(out, 0, sizeof *out);
-    size_t cap = 0;
-    int seen_total = 0;
+    ps_state st = {0, 0, -1};
     ps_line ln = {text, 0, 0};
     const char *end = text + len;
     for (const char *p = text; p < end;) {
@@ -188,14 +195,14 @@ int wc_procstat_parse(const char *text, size_t len, const char *origin,
         ln.s = p;
         ln.n = (size_t)((nl ? nl : end) - p);
         ln.lineno++;
-        int rc = parse_line(&ln, origin, out, &cap, &seen_total, err);
+        int rc = parse_line(&ln, origin, out, &st, err);
         if (rc) {
             wc_procstat_free(out);
             return rc;
         }
         p = nl ? nl + 1 : end;
     }
-    if (!seen_total) {
+    if (!st.seen_total) {
         wc_procstat_free(out);
         return wc_error_set(err, -EINVAL, "%s: line %zu: no aggregate \"cpu\" line in the file",
                             origin, ln.lineno);
