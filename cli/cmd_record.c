@@ -30,7 +30,7 @@ static const char RECORD_HELP[] =
     "  --procfs-root DIR    read /proc from DIR (default /proc; e.g. /host/proc)\n"
     "  --sysfs-root DIR     read /sys from DIR (default /sys; e.g. /host/sys)\n"
     "  --ceiling-watts W    counter plausibility ceiling per zone (default 5000)\n"
-    "  --sim-seed N         noise seed of the simulated node (default 1)\n"
+    "  --sim-seed N         noise seed of the simulated node (default 42)\n"
     "  --quiet              no progress line (for CI)\n";
 
 enum { OPT_DB = 1000, OPT_INTERVAL, OPT_DURATION, OPT_METER, OPT_MODEL, OPT_PROCFS, OPT_SYSFS,

@@ -149,7 +149,7 @@ static void print_quirks(const wc_gap_report *r)
                (long long)z->totals_reset, (long long)z->wraps, (long long)z->unmeasurable,
                (long long)z->refresh_failed, (long long)z->meter_unmeasurable);
     }
-    printf("process rows with a lifetime first Δ: %lld; with a negative share (pid reuse): %lld\n",
+    printf("process-intervals charged with a lifetime first Δ: %lld; with a negative share (pid reuse): %lld\n",
            (long long)r->lifetime_delta_rows, (long long)r->negative_share_rows);
 }
 

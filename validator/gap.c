@@ -262,7 +262,7 @@ static int count_quirk_rows(sqlite3 *db, int64_t model_id, wc_gap_report *rep, w
     char sql[256];
     snprintf(sql, sizeof sql,
              "SELECT SUM((flags & %u) != 0), SUM((flags & %u) != 0) FROM work_attr"
-             " WHERE model_id = ? AND level = 1",
+             " WHERE model_id = ? AND level = 1 AND energy_uj != 0",
              WC_AF_NEGATIVE_SHARE, WC_AF_LIFETIME_DELTA);
     if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
         return sql_fail(db, err, "counting quirks");

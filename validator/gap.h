@@ -59,7 +59,7 @@ typedef struct wc_gap_report {
     char rank_zone[32];           /* zone used for the top lists */
     wc_gap_top top_processes[WC_GAP_TOP], top_containers[WC_GAP_TOP];
     size_t ntop_processes, ntop_containers;
-    int64_t negative_share_rows, lifetime_delta_rows;
+    int64_t negative_share_rows, lifetime_delta_rows; /* process rows that received energy through that quirk */
 } wc_gap_report;
 
 /* Computes the report for model from an open store (attribution rows of that
