@@ -49,7 +49,7 @@ static size_t floor_pass(void)
         return 0;
     int dfd = dirfd(d);
     struct dirent *e;
-    char path[64], buf[1024];
+    char path[300], buf[1024];
     size_t n = 0;
     while ((e = readdir(d))) {
         if (e->d_name[0] < '1' || e->d_name[0] > '9')

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +58,8 @@ int wc_stress_run(wc_stress_class cls, int64_t duration_ns, size_t resident_byte
                   volatile sig_atomic_t *stop, wc_error *err)
 {
     int64_t end = wc_mono_ns() + duration_ns;
+    /* Name the process after its class so tables tell the stressors apart. */
+    prctl(PR_SET_NAME, cls == WC_STRESS_CPU ? "wattcal-cpu" : "wattcal-idle", 0, 0, 0);
     if (cls == WC_STRESS_CPU) {
         burn_cpu(end, stop);
         return 0;

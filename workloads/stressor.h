@@ -19,7 +19,8 @@ typedef enum wc_stress_class { WC_STRESS_CPU = 0, WC_STRESS_IDLE } wc_stress_cla
 /* Parses "cpu" / "idle". Returns 0 or -EINVAL. */
 int wc_stress_class_parse(const char *name, wc_stress_class *out);
 
-/* Runs one stressor in the calling thread until duration_ns (monotonic)
+/* Renames the calling process (comm) to wattcal-cpu / wattcal-idle, then
+ * runs one stressor in the calling thread until duration_ns (monotonic)
  * elapses or *stop is set. resident_bytes: memory held by `idle` (touched
  * page by page so it is really resident). Returns 0, or -ENOMEM with err. */
 int wc_stress_run(wc_stress_class cls, int64_t duration_ns, size_t resident_bytes,
