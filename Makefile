@@ -4,7 +4,7 @@
 # measures the sampler and the SQLite ingest. `make deps` installs what is missing.
 
 CC      ?= cc
-PKGS    := sqlite3 libcurl libcjson gsl
+PKGS    := sqlite3
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 VERSION := 0.1.0
@@ -17,7 +17,7 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-LIB_DIRS := common collector validator workloads reports
+LIB_DIRS := common collector validator workloads
 LIB_SRC  := $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
@@ -73,7 +73,7 @@ unit: deps $(B)/unit-tests
 unit-asan: deps $(S)/unit-tests
 	$(S)/unit-tests
 
-# Full suite; the last line is "N passed, N failed".
+# Full suite; the last line is "N passed, N failed, N skipped".
 test: deps wattcal $(B)/unit-tests $(S)/unit-tests $(S)/wattcal
 	@sh tests/run-all.sh
 

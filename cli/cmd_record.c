@@ -31,7 +31,10 @@ static const char RECORD_HELP[] =
     "  --sysfs-root DIR     read /sys from DIR (default /sys; e.g. /host/sys)\n"
     "  --ceiling-watts W    counter plausibility ceiling per zone (default 5000)\n"
     "  --sim-seed N         noise seed of the simulated node (default 42)\n"
-    "  --quiet              no progress line (for CI)\n";
+    "  --quiet              no progress line (for CI)\n"
+    "\n"
+    "exit codes: 0 recorded, 2 usage error, no meter, unreadable energy_uj, a DB\n"
+    "that already holds a run, or a store failure (ticks already written are kept)\n";
 
 enum { OPT_DB = 1000, OPT_INTERVAL, OPT_DURATION, OPT_METER, OPT_MODEL, OPT_PROCFS, OPT_SYSFS,
        OPT_CEILING, OPT_SIM_SEED, OPT_QUIET, OPT_HELP };

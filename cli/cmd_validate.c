@@ -140,7 +140,10 @@ static void print_zone_table(const wc_gap_report *r)
 
 static void print_quirks(const wc_gap_report *r)
 {
-    printf("\nIntervals flagged (per zone): skipped = active energy or ΣΔcpu was 0 (no workload got energy)\n");
+    printf("\nIntervals flagged per zone: skipped = active energy or ΣΔcpu was 0 (no workload got energy);\n"
+           "reset = workload totals fell to 0; wrap = a counter decrease taken as one wrap (Kepler:\n"
+           "per socket or its aggregated counter); unmeas = no usable energy (model); meter_unmeas =\n"
+           "raw-counter intervals wattcal could not measure (reset, unknown range, missing zone)\n");
     printf("%-8s %8s %8s %8s %8s %13s %15s\n", "zone", "skipped", "reset", "wrap", "unmeas",
            "refresh_fail", "meter_unmeas");
     for (size_t i = 0; i < r->nzones; i++) {
@@ -176,7 +179,7 @@ static void print_top(const wc_gap_report *r)
                t->container_id[0] ? t->container_id : "-", t->pod_uid[0] ? t->pod_uid : "-",
                t->joules, t->cpu_seconds, wc_gap_pct(t->joules, node));
     }
-    printf("\nTop %zu containers by %s energy\n", r->ntop_containers, r->rank_zone);
+    printf("\nTop containers by %s energy (attributed, model %s)\n", r->rank_zone, r->model);
     if (!r->ntop_containers)
         printf("  (no container processes were seen on this node)\n");
     for (size_t i = 0; i < r->ntop_containers; i++) {

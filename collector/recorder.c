@@ -68,14 +68,16 @@ static int open_meter(recording *r, wc_error *err)
     if (rc)
         return rc;
     r->meter_open = 1;
-    rc = wc_meter_discover(&r->meter, err);
+    wc_error why = {{0}};
+    rc = wc_meter_discover(&r->meter, &why);
     if (rc == -ENODEV)
         return wc_error_set(err, -ENODEV,
-                            "no hardware power meter on this node: looked for RAPL zones in "
-                            "%s/class/powercap (%s). wattcal never falls back silently: run "
-                            "`wattcal record --meter sim` to record a SIMULATED node instead, or "
-                            "point --sysfs-root at the host's /sys",
-                            o->sysfs_root, err ? err->msg : "");
+                            "no hardware power meter on this node: %s. wattcal never falls back "
+                            "silently: run `wattcal record --meter sim` to record a SIMULATED "
+                            "node instead, or point --sysfs-root at the host's /sys",
+                            why.msg);
+    if (rc && err)
+        *err = why;
     return rc;
 }
 

@@ -25,6 +25,6 @@ echo
 "$bin" validate --db "$db"
 echo
 echo "Same recording under the corrected model (offline re-attribution):"
-"$bin" validate --db "$db" --model ideal | sed -n '1,/^Levels/p' | head -n 12
+"$bin" validate --db "$db" --model ideal | sed '/^Levels/,$d'
 echo
 echo "wattcal demo: run stored in $db (node power SIMULATED: no hardware was measured)"

@@ -6,6 +6,9 @@ pid=$!
 sleep 3
 kill -9 $pid
 wait $pid 2>/dev/null
+# the simulated node's temp tree cannot be removed by a killed process
+simdir=$(sql "$T/run.db" 'SELECT meter_description FROM run' | grep -o '/[^ ]*/class/powercap' | sed 's|/class/powercap$||')
+case "$simdir" in */wattcal-sim-*) rm -rf "$simdir" ;; esac
 [ "$(sql "$T/run.db" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check after kill -9"
 ticks=$(sql "$T/run.db" 'SELECT COUNT(*) FROM tick')
 [ "$ticks" -ge 5 ] || fail "only $ticks ticks kept"

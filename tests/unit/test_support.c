@@ -5,6 +5,7 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,10 @@ const char *wc_shared_fixture(const char *rel)
     const char *root = getenv("WATTCAL_FIXTURES");
     if (!root || !*root)
         root = "../shared/fixtures";
+    /* Absolute, so paths stay valid from temp dirs and symlinks tests make. */
+    char abs_root[PATH_MAX];
+    if (realpath(root, abs_root))
+        root = abs_root;
     snprintf(buf, sizeof buf, "%s/%s", root, rel);
     struct stat st;
     if (stat(buf, &st) != 0)
