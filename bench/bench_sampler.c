@@ -145,7 +145,7 @@ static int bench_ingest(void)
     close(fd);
     unlink(path);
     wc_error err = {{0}};
-    wc_store *st = wc_store_open(path, 1, &err);
+    wc_store *st = wc_store_open(path, WC_STORE_CREATE, &err);
     wc_proc_identity *ids = calloc(NPROC, sizeof *ids);
     wc_proc_snapshot snap;
     memset(&snap, 0, sizeof snap);

@@ -51,7 +51,7 @@ int cmd_attribute(int argc, char **argv)
         return WC_EXIT_USAGE;
     }
     wc_error err = {{0}};
-    wc_store *st = wc_store_open(db, 0, &err);
+    wc_store *st = wc_store_open(db, WC_STORE_WRITE, &err);
     if (!st) {
         fprintf(stderr, "wattcal attribute: %s\n", err.msg);
         return WC_EXIT_USAGE;

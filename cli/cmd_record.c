@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,14 +68,20 @@ static int parse(int argc, char **argv, wc_record_opts *o)
     while ((c = getopt_long(argc, argv, "", RECORD_OPTS, NULL)) != -1) {
         char *end = NULL;
         switch (c) {
-        case OPT_DB: o->db_path = optarg; break;
+        case OPT_DB:
+            if (o->db_path)
+                return bad("--db (given twice)", optarg);
+            if (!*optarg)
+                return bad("--db (an empty file name)", optarg);
+            o->db_path = optarg;
+            break;
         case OPT_INTERVAL:
             if (wc_parse_duration_ns(optarg, &o->interval_ns) || o->interval_ns < 1000000)
                 return bad("--interval (at least 1ms)", optarg);
             break;
         case OPT_DURATION:
-            if (wc_parse_duration_ns(optarg, &o->duration_ns))
-                return bad("--duration", optarg);
+            if (wc_parse_duration_ns(optarg, &o->duration_ns) || o->duration_ns <= 0)
+                return bad("--duration (a positive duration)", optarg);
             break;
         case OPT_METER:
             if (strcmp(optarg, "rapl") && strcmp(optarg, "sim"))
@@ -89,13 +96,13 @@ static int parse(int argc, char **argv, wc_record_opts *o)
         case OPT_SYSFS: o->sysfs_root = optarg; break;
         case OPT_CEILING:
             o->ceiling_watts = strtod(optarg, &end);
-            if (!end || *end || o->ceiling_watts <= 0)
-                return bad("--ceiling-watts", optarg);
+            if (!end || *end || !isfinite(o->ceiling_watts) || o->ceiling_watts < 1)
+                return bad("--ceiling-watts (a finite number of watts >= 1)", optarg);
             break;
         case OPT_SIM_SEED:
             o->sim.seed = strtoull(optarg, &end, 10);
-            if (!end || *end)
-                return bad("--sim-seed", optarg);
+            if (!end || *end || optarg[0] == '-' || !optarg[0])
+                return bad("--sim-seed (a non-negative integer)", optarg);
             break;
         case OPT_QUIET: o->quiet = 1; break;
         case OPT_HELP: fputs(RECORD_HELP, stdout); return -1;

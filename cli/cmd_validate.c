@@ -113,6 +113,16 @@ static int recorded_model(wc_store *st, wc_model *m)
     return rc;
 }
 
+/* A percentage for a table cell; "-" when undefined (a zero whole). */
+static const char *pct_cell(double pct, char *buf, size_t cap)
+{
+    if (isnan(pct))
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%.2f", pct);
+    return buf;
+}
+
 static void print_zone_table(const wc_gap_report *r)
 {
     printf("\nAttribution gap per zone (joules; gap = node − Σ processes = idle + unattributed − over)\n");
@@ -122,11 +132,13 @@ static void print_zone_table(const wc_gap_report *r)
     for (size_t i = 0; i < r->nzones; i++) {
         const wc_gap_zone *z = &r->zones[i];
         double gap = z->node_joules - z->process_joules;
-        printf("%-8s %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %8.2f %8.2f %9.2f\n",
-               z->zone, z->meter_joules, z->node_joules, z->idle_joules, z->active_joules,
-               z->process_joules, z->unattributed_joules, gap, wc_gap_pct(gap, z->node_joules),
-               wc_gap_pct(z->idle_joules, z->node_joules),
-               wc_gap_pct(z->unattributed_joules, z->active_joules));
+        char g[32], id[32], un[32];
+        printf("%-8s %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %8s %8s %9s\n", z->zone,
+               z->meter_joules, z->node_joules, z->idle_joules, z->active_joules,
+               z->process_joules, z->unattributed_joules, gap,
+               pct_cell(wc_gap_pct(gap, z->node_joules), g, sizeof g),
+               pct_cell(wc_gap_pct(z->idle_joules, z->node_joules), id, sizeof id),
+               pct_cell(wc_gap_pct(z->unattributed_joules, z->active_joules), un, sizeof un));
     }
     printf("\nLevels (joules attributed; containers and pods as the model computes them)\n");
     printf("%-8s %12s %12s %12s %12s %14s\n", "zone", "processes_J", "containers_J", "pods_J",
@@ -143,14 +155,16 @@ static void print_quirks(const wc_gap_report *r)
     printf("\nIntervals flagged per zone: skipped = active energy or ΣΔcpu was 0 (no workload got energy);\n"
            "reset = workload totals fell to 0; wrap = a counter decrease taken as one wrap (Kepler:\n"
            "per socket or its aggregated counter); unmeas = no usable energy (model); meter_unmeas =\n"
-           "raw-counter intervals wattcal could not measure (reset, unknown range, missing zone)\n");
-    printf("%-8s %8s %8s %8s %8s %13s %15s\n", "zone", "skipped", "reset", "wrap", "unmeas",
-           "refresh_fail", "meter_unmeas");
+           "raw-counter intervals wattcal could not measure (reset, unknown range, missing zone);\n"
+           "ratio_bad = usage ratio outside [0,1] (a /proc/stat counter went backwards)\n");
+    printf("%-8s %8s %8s %8s %8s %13s %10s %15s\n", "zone", "skipped", "reset", "wrap", "unmeas",
+           "refresh_fail", "ratio_bad", "meter_unmeas");
     for (size_t i = 0; i < r->nzones; i++) {
         const wc_gap_zone *z = &r->zones[i];
-        printf("%-8s %8lld %8lld %8lld %8lld %13lld %15lld\n", z->zone, (long long)z->skipped,
-               (long long)z->totals_reset, (long long)z->wraps, (long long)z->unmeasurable,
-               (long long)z->refresh_failed, (long long)z->meter_unmeasurable);
+        printf("%-8s %8lld %8lld %8lld %8lld %13lld %10lld %15lld\n", z->zone,
+               (long long)z->skipped, (long long)z->totals_reset, (long long)z->wraps,
+               (long long)z->unmeasurable, (long long)z->refresh_failed,
+               (long long)z->ratio_out_of_range, (long long)z->meter_unmeasurable);
     }
     printf("process-intervals charged with a lifetime first Δ: %lld; with a negative share (pid reuse): %lld\n",
            (long long)r->lifetime_delta_rows, (long long)r->negative_share_rows);
@@ -219,19 +233,28 @@ static int measurable(const wc_gap_report *r)
     return 0;
 }
 
-static int ensure_model(wc_store *st, const validate_opts *o, wc_model *model, wc_error *err)
+/* Makes sure *st holds rows for the requested model. The run is opened
+ * read-only; only when the model must first be computed from the raw samples
+ * is it reopened read-write for the replay. */
+static int ensure_model(wc_store **st, const validate_opts *o, wc_model *model, wc_error *err)
 {
-    int rc = o->model ? wc_model_parse(o->model, model) : recorded_model(st, model);
+    int rc = o->model ? wc_model_parse(o->model, model) : recorded_model(*st, model);
     if (rc)
         return wc_error_set(err, -EINVAL, "%s: unknown model '%s'", o->db,
                             o->model ? o->model : "(none recorded)");
-    rc = wc_replay_has_model(st, *model, err);
-    if (rc < 0)
-        return rc;
+    rc = wc_replay_has_model(*st, *model, err);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    wc_store_close(*st);
+    *st = wc_store_open(o->db, WC_STORE_WRITE, err);
+    if (!*st)
+        return wc_error_prefix(err, -EIO,
+                               "model %s must be computed from the raw samples first, which "
+                               "needs write access (copy the file, or run `wattcal attribute`): ",
+                               wc_model_name(*model));
     int64_t ticks = 0;
-    if (rc == 0)
-        return wc_replay(st, *model, &ticks, err);
-    return 0;
+    rc = wc_store_ensure_indexes(*st, err);
+    return rc ? rc : wc_replay(*st, *model, &ticks, err);
 }
 
 int cmd_validate(int argc, char **argv)
@@ -241,16 +264,16 @@ int cmd_validate(int argc, char **argv)
     if (rc)
         return rc < 0 ? WC_EXIT_OK : rc;
     wc_error err = {{0}};
-    wc_store *st = wc_store_open(o.db, 0, &err);
+    wc_store *st = wc_store_open(o.db, WC_STORE_READ, &err);
     if (!st) {
         fprintf(stderr, "wattcal validate: %s\n", err.msg);
         return WC_EXIT_USAGE;
     }
     wc_model model;
     wc_gap_report *rep = calloc(1, sizeof *rep);
-    rc = rep ? wc_store_ensure_indexes(st, &err) : -ENOMEM;
+    rc = rep ? 0 : -ENOMEM;
     if (!rc)
-        rc = ensure_model(st, &o, &model, &err);
+        rc = ensure_model(&st, &o, &model, &err);
     if (!rc)
         rc = wc_gap_compute(st, model, rep, &err);
     int exit_code = WC_EXIT_OK;
@@ -266,6 +289,9 @@ int cmd_validate(int argc, char **argv)
                !strcmp(rep->provenance, "simulated") ? "SIMULATED (no hardware measured)"
                                                      : rep->provenance,
                term_safe(rep->meter_description, desc, sizeof desc));
+        if (!rep->clean_stop)
+            printf("note: the recording did not end cleanly (killed or failed): %lld committed"
+                   " ticks are analysed\n", (long long)rep->ticks);
         printf("meter_J: %s energy from raw counters; node/idle/active: as model %s split it;"
                " processes/containers/pods: attributed by model %s\n",
                rep->provenance, rep->model, rep->model);

@@ -334,7 +334,8 @@ typedef struct kepler_state {
 
 /* The ideal model's baselines and totals. */
 typedef struct ideal_state {
-    uint64_t *base_uj;            /* per socket */
+    uint64_t *base_uj;            /* per socket: last good reading */
+    int64_t *base_mono_ns;        /* per socket: tick mono_ns of that reading */
     unsigned char *has_base;
     int have_prev;
     int64_t prev_mono_ns, prev_boot_ns;
@@ -421,7 +422,7 @@ static void layout_release(wc_attrib *a)
                  a->k.sock_has_last, a->k.max_uj,          a->k.agg_uj,          a->k.read_uj,
                  a->k.pending,       a->k.snap_counter_uj, a->k.snap_active_uj, a->k.snap_idle_uj,
                  a->i.base_uj,       a->i.has_base,        a->i.counter_uj,      a->i.active_total_uj,
-                 a->i.idle_total_uj, a->i.attributable};
+                 a->i.idle_total_uj, a->i.attributable,    a->i.base_mono_ns};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         free(p[i]);
     a->zone_sock = NULL;
@@ -435,6 +436,7 @@ static void layout_release(wc_attrib *a)
     a->k.pending = NULL;
     a->i.base_uj = a->i.counter_uj = a->i.active_total_uj = a->i.idle_total_uj = NULL;
     a->i.has_base = a->i.attributable = NULL;
+    a->i.base_mono_ns = NULL;
     a->nzone = a->nsock = 0;
     a->have_layout = 0;
 }
@@ -562,13 +564,14 @@ static int layout_arrays(wc_attrib *a)
     if (a->model == WC_MODEL_IDEAL) {
         ideal_state *i = &a->i;
         i->base_uj = calloc(ns, sizeof *i->base_uj);
+        i->base_mono_ns = calloc(ns, sizeof *i->base_mono_ns);
         i->has_base = calloc(ns, sizeof *i->has_base);
         i->counter_uj = calloc(nz, sizeof *i->counter_uj);
         i->active_total_uj = calloc(nz, sizeof *i->active_total_uj);
         i->idle_total_uj = calloc(nz, sizeof *i->idle_total_uj);
         i->attributable = calloc(nz, sizeof *i->attributable);
-        return i->base_uj && i->has_base && i->counter_uj && i->active_total_uj &&
-                       i->idle_total_uj && i->attributable
+        return i->base_uj && i->base_mono_ns && i->has_base && i->counter_uj &&
+                       i->active_total_uj && i->idle_total_uj && i->attributable
                    ? 0
                    : -ENOMEM;
     }
@@ -807,23 +810,28 @@ static wc_attr_work_out *row_init(wc_attrib *a, size_t r, wc_attr_level level, s
     return w;
 }
 
-/* Busy and total ticks of the eight fields between two samples; returns 0
- * when a field went backwards (no usable interval). */
-static int cpu_interval(const wc_cpu_times *prev, const wc_cpu_times *cur, uint64_t *busy,
-                        uint64_t *total)
+/* Busy and total ticks of the eight fields between two samples (busy =
+ * total − Δidle − Δiowait); returns 0 when a field went backwards (no usable
+ * interval). With clamp_iowait a decreasing iowait — proc(5): "the iowait
+ * field in /proc/stat can decrease in certain conditions" — counts as Δ 0
+ * and the interval stays usable (ideal); without it (the Kepler models'
+ * node_busy_s diagnostic) it makes the interval unusable like any field. */
+static int cpu_interval(const wc_cpu_times *prev, const wc_cpu_times *cur, int clamp_iowait,
+                        uint64_t *busy, uint64_t *total)
 {
     const uint64_t p[8] = {prev->user, prev->nice,   prev->system,  prev->idle,
                            prev->iowait, prev->irq, prev->softirq, prev->steal};
     const uint64_t c[8] = {cur->user, cur->nice,   cur->system,  cur->idle,
                            cur->iowait, cur->irq, cur->softirq, cur->steal};
-    uint64_t sum = 0;
+    uint64_t d[8], sum = 0;
     for (int f = 0; f < 8; f++) {
-        if (c[f] < p[f])
+        if (c[f] < p[f] && !(clamp_iowait && f == 4))
             return 0;
-        sum += c[f] - p[f];
+        d[f] = c[f] < p[f] ? 0 : c[f] - p[f];
+        sum += d[f];
     }
     *total = sum;
-    *busy = sum - (c[3] - p[3]) - (c[4] - p[4]);
+    *busy = sum - d[3] - d[4];
     return 1;
 }
 
@@ -947,7 +955,7 @@ static int kepler_refresh(wc_attrib *a, const wc_attr_tick_in *t)
     k->d_sum_s = d_sum_s;
     k->ratio = kepler_usage_ratio(k->prev_stat, &t->cpu);
     uint64_t busy = 0, total = 0;
-    int have = k->have_prev_cpu && cpu_interval(&k->prev_cpu, &t->cpu, &busy, &total);
+    int have = k->have_prev_cpu && cpu_interval(&k->prev_cpu, &t->cpu, 0, &busy, &total);
     k->busy_s = have ? (double)busy / WC_USER_HZ : 0.0;
     k->prev_cpu = t->cpu;
     k->have_prev_cpu = 1;
@@ -991,6 +999,15 @@ static void kepler_group(wc_attrib *a, size_t n)
 }
 
 /* ---- Kepler: meter and node ------------------------------------------------------ */
+
+/* WC_AF_RATIO_RANGE when Kepler's unclamped usage ratio left [0,1] (a
+ * /proc/stat counter went backwards, §3.1): activeE = uint64(ΔE × r) then
+ * exceeds ΔE (r > 1) or wraps to ≈2^64 (r < 0), and idleE = ΔE − activeE
+ * underflows. The numbers stay Kepler's; the flag says they are meaningless. */
+static unsigned kepler_ratio_flag(double ratio)
+{
+    return ratio >= 0.0 && ratio <= 1.0 ? 0u : WC_AF_RATIO_RANGE;
+}
 
 /* AggregatedZone.Energy() (energy_zone.go): per socket Δ with that socket's
  * wrap (uint64 subtraction when its range is 0), a first reading counting
@@ -1062,7 +1079,7 @@ static void kepler_node_first(wc_attrib *a, double ratio)
     for (size_t z = 0; z < a->nzone; z++) {
         wc_attr_node_out *n = &a->node[z];
         uint64_t e = k->read_uj[z], act = go_f64_to_u64((double)e * ratio);
-        n->flags = a->zflags[z] | k->pending[z] | WC_AF_FIRST;
+        n->flags = a->zflags[z] | k->pending[z] | WC_AF_FIRST | kepler_ratio_flag(ratio);
         k->pending[z] = 0;
         n->ratio = ratio;
         n->counter_uj = e;
@@ -1073,12 +1090,13 @@ static void kepler_node_first(wc_attrib *a, double ratio)
 
 /* Kepler's calculateNodePower (node.go) for one energy zone: ΔE with the
  * any-decrease-is-a-wrap rule, P = ΔE/Δt, activeE = uint64(ΔE × r). Flags the
- * zone SKIPPED|TOTALS_RESET when the process pass will skip it. */
+ * zone SKIPPED|TOTALS_RESET when the process pass will skip it, RATIO_RANGE
+ * when r is outside [0,1]. */
 static void kepler_node_zone(wc_attrib *a, size_t z, double ratio, double dt_s)
 {
     kepler_state *k = &a->k;
     wc_attr_node_out *n = &a->node[z];
-    n->flags = a->zflags[z] | k->pending[z];
+    n->flags = a->zflags[z] | k->pending[z] | kepler_ratio_flag(ratio);
     k->pending[z] = 0;
     n->ratio = ratio;
     n->interval_s = dt_s;
@@ -1282,29 +1300,45 @@ static uint64_t ideal_proc_deltas(wc_attrib *a, const wc_attr_tick_in *t, int fi
     return sum;
 }
 
+/* One zone's energy over this tick: the sum of its sockets' intervals, its
+ * power and how long the longest of them was. */
+typedef struct zone_interval {
+    uint64_t sum_uj;     /* Σ usable socket ΔE */
+    double power_uw;     /* Σ ΔE/Δt (one division when every Δt is the same) */
+    int64_t span_ns;     /* longest usable socket interval; 0 when none */
+} zone_interval;
+
 /* One zone's interval from its sockets' counters, each differenced with
- * wattcal's rule (collector/counter.c) before summing. Returns 1 when every
- * socket gave a usable interval. Baselines always move on; an unreadable
- * socket loses its baseline, so its next interval is unmeasurable as well
- * rather than spanning two intervals. */
-static int ideal_zone_delta(wc_attrib *a, const wc_attr_tick_in *t, size_t z, int64_t dt_ns,
-                            int first, uint64_t *sum_uj, unsigned *flags)
+ * wattcal's rule (collector/counter.c) over its own interval — the time since
+ * that socket's last good reading — before summing. Returns 1 when every
+ * socket gave a usable interval. A readable socket's baseline always moves
+ * on. An unreadable one keeps its last good reading when the failure was
+ * transient, so its next reading spans the gap (the counter's ceiling then
+ * applies to the longer interval); one that vanished (ENOENT, cases/B25)
+ * loses its baseline, so its next interval is unmeasurable and a new baseline
+ * starts. */
+static int ideal_zone_delta(wc_attrib *a, const wc_attr_tick_in *t, size_t z, int first,
+                            zone_interval *zi, unsigned *flags)
 {
     ideal_state *st = &a->i;
-    int complete = 1;
-    *sum_uj = 0;
+    int complete = 1, uniform = 1;
+    double power_sum = 0.0;
+    *zi = (zone_interval){0, 0.0, 0};
     for (size_t j = 0; j < a->zone_nsock[z]; j++) {
         size_t s = a->zone_sock[z][j];
         const wc_attr_zone_in *in = &t->zones[s];
         if (!in->ok) {
-            st->has_base[s] = 0;
+            if (in->vanished)
+                st->has_base[s] = 0;
             *flags |= WC_AF_ZONE_MISSING;
             complete = 0;
             continue;
         }
         uint64_t prev = st->base_uj[s], d = 0;
         int had = st->has_base[s];
+        int64_t dt_ns = t->mono_ns - st->base_mono_ns[s];
         st->base_uj[s] = in->energy_uj;
+        st->base_mono_ns[s] = t->mono_ns;
         st->has_base[s] = 1;
         if (first || !had) {
             complete = 0;
@@ -1318,8 +1352,15 @@ static int ideal_zone_delta(wc_attrib *a, const wc_attr_tick_in *t, size_t z, in
         }
         if (ds == WC_DELTA_WRAPPED)
             *flags |= WC_AF_WRAP;
-        *sum_uj += d;
+        if (zi->span_ns && dt_ns != zi->span_ns)
+            uniform = 0;
+        if (dt_ns > zi->span_ns)
+            zi->span_ns = dt_ns;
+        zi->sum_uj += d;
+        power_sum += (double)d / go_duration_seconds(dt_ns);
     }
+    if (zi->span_ns)
+        zi->power_uw = uniform ? (double)zi->sum_uj / go_duration_seconds(zi->span_ns) : power_sum;
     if (!complete && !first)
         *flags |= WC_AF_UNMEASURABLE | WC_AF_ZONE_MISSING;
     return complete;
@@ -1327,7 +1368,9 @@ static int ideal_zone_delta(wc_attrib *a, const wc_attr_tick_in *t, size_t z, in
 
 /* Node zones under the ideal model: the split only when every socket and
  * /proc/stat gave a usable interval; a zone is attributable when it also has
- * active energy and a non-zero share denominator. */
+ * active energy and a non-zero share denominator. A socket recovering from a
+ * transient failure brings the energy of the whole gap into this tick, split
+ * and shared with this tick's ratio and CPU deltas. */
 static void ideal_node(wc_attrib *a, const wc_attr_tick_in *t, int first, int64_t dt_ns,
                        int cpu_valid, double ratio)
 {
@@ -1335,17 +1378,18 @@ static void ideal_node(wc_attrib *a, const wc_attr_tick_in *t, int first, int64_
     double dt_s = first ? 0.0 : go_duration_seconds(dt_ns);
     for (size_t z = 0; z < a->nzone; z++) {
         wc_attr_node_out *n = &a->node[z];
-        uint64_t sum = 0;
-        int complete = ideal_zone_delta(a, t, z, dt_ns, first, &sum, &n->flags);
+        zone_interval zi;
+        int complete = ideal_zone_delta(a, t, z, first, &zi, &n->flags);
+        uint64_t sum = zi.sum_uj;
         st->attributable[z] = 0;
         n->ratio = ratio;
-        n->interval_s = dt_s;
+        n->interval_s = zi.span_ns ? go_duration_seconds(zi.span_ns) : dt_s;
         if (first) {
             n->flags |= WC_AF_FIRST;
         } else {
             n->delta_uj = sum;
             st->counter_uj[z] += sum;
-            n->power_uw = (double)sum / dt_s;
+            n->power_uw = zi.power_uw;
             if (!cpu_valid)
                 n->flags |= WC_AF_UNMEASURABLE;
         }
@@ -1429,10 +1473,15 @@ static size_t ideal_group_rows(wc_attrib *a, size_t r, wc_attr_level level, size
 }
 
 /* /proc/stat unreadable: the tick is ignored and every baseline kept, so the
- * next tick's energy, /proc/stat and process deltas all span both intervals. */
-static void ideal_cpu_missing(wc_attrib *a, wc_attr_out *out)
+ * next tick's energy, /proc/stat and process deltas all span both intervals
+ * — except that a zone that vanished this tick loses its baseline (its
+ * reappearance must not be differenced against the old counter, B25). */
+static void ideal_cpu_missing(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out)
 {
     ideal_state *st = &a->i;
+    for (size_t s = 0; s < a->nsock; s++)
+        if (!t->zones[s].ok && t->zones[s].vanished)
+            st->has_base[s] = 0;
     for (size_t z = 0; z < a->nzone; z++) {
         wc_attr_node_out *n = &a->node[z];
         n->flags = WC_AF_UNMEASURABLE;
@@ -1450,13 +1499,13 @@ static void ideal_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out)
     ideal_state *st = &a->i;
     scratch *s = &a->s;
     if (!t->cpu_ok) {
-        ideal_cpu_missing(a, out);
+        ideal_cpu_missing(a, t, out);
         return;
     }
     int first = !st->have_prev;
     int64_t dt_ns = first ? 0 : t->mono_ns - st->prev_mono_ns;
     uint64_t busy = 0, total = 0;
-    int cpu_valid = !first && cpu_interval(&st->prev_cpu, &t->cpu, &busy, &total);
+    int cpu_valid = !first && cpu_interval(&st->prev_cpu, &t->cpu, 1, &busy, &total);
     if (!cpu_valid)
         busy = 0;
     double ratio = cpu_valid && total > 0 ? (double)busy / (double)total : 0.0;

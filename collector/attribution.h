@@ -23,12 +23,24 @@
  *                CPU the sampler missed stays visible as unattributed instead
  *                of going to survivors, workload totals never reset,
  *                containers and pods the sums of their processes (so Σ
- *                children ≤ parent holds exactly).
+ *                children ≤ parent holds exactly). A socket whose read failed
+ *                transiently keeps its last good reading as baseline: its next
+ *                reading is differenced across the whole gap (the counter
+ *                ceiling over that longer interval, P over it too), so no
+ *                energy is lost, and that tick splits and shares it with its
+ *                own interval's ratio and CPU deltas (the failed ticks
+ *                themselves attribute nothing). A socket that vanished
+ *                (ENOENT, cases/B25) loses its baseline instead. A decreasing
+ *                iowait (proc(5): it can) counts as Δ 0; any other /proc/stat
+ *                field going backwards makes the interval unmeasurable.
  * Both Kepler models reproduce its quirks (§8 items 9–13, 17): any counter
  * decrease is one wrap; PID reuse gives a negative share whose uint64
  * truncation is ≈2^64 µJ; first Δ = lifetime CPU; processes gone before the
  * scan leave their share to survivors; a skipped zone resets totals to 0; a
- * failed refresh is discarded and the next one's energy spans both intervals.
+ * failed refresh is discarded and the next one's energy spans both intervals;
+ * a /proc/stat counter going backwards puts the unclamped usage ratio outside
+ * [0,1], so activeE can exceed ΔE and idleE underflow to ≈2^64 µJ
+ * (WC_AF_RATIO_RANGE; kepler-model.md §3.1).
  *
  * Units: energies µJ (uint64), powers µW (double), CPU seconds (double,
  * USER_HZ = 100 as Kepler), clocks ns.
@@ -65,6 +77,12 @@ typedef struct wc_attr_zone_in {
     uint64_t energy_uj;          /* raw counter */
     uint64_t max_energy_range_uj;/* 0 = unknown (Kepler models use the first tick's value) */
     int ok;                      /* 1 when the read succeeded this tick */
+    int vanished;                /* 1 when the read failed because the zone disappeared (ENOENT:
+                                    e.g. all CPUs of the package went offline) — its next
+                                    reading starts a new baseline (fixtures/cases/B25); 0 for a
+                                    transient failure, after which the ideal model differences
+                                    the next reading against the last good one. Ignored when
+                                    ok; the Kepler models ignore it */
 } wc_attr_zone_in;
 
 /* One process of one tick. pids are unique within a tick. */
@@ -92,8 +110,10 @@ typedef struct wc_attr_tick_in {
 enum {
     WC_AF_FIRST          = 1u << 0, /* first tick: no interval yet */
     WC_AF_WRAP           = 1u << 1, /* a counter decrease was treated as one wrap */
-    WC_AF_UNMEASURABLE   = 1u << 2, /* ideal: reset/unknown range/implausible/no baseline or
-                                       /proc/stat went backwards → nothing attributed */
+    WC_AF_UNMEASURABLE   = 1u << 2, /* ideal: reset/unknown range/implausible/no baseline (also
+                                       the first reading after a vanished zone) or a /proc/stat
+                                       field other than iowait went backwards → nothing
+                                       attributed */
     WC_AF_SKIPPED        = 1u << 3, /* active energy, active power or the share denominator
                                        was 0: workloads not attributed this tick */
     WC_AF_TOTALS_RESET   = 1u << 4, /* Kepler: every workload total for this zone fell to 0 */
@@ -104,8 +124,12 @@ enum {
                                        both intervals) */
     WC_AF_ZONE_MISSING   = 1u << 8, /* a socket of this zone was unreadable, or (ideal) its
                                        interval unusable: delta_uj sums only usable sockets */
-    WC_AF_CPU_MISSING    = 1u << 9  /* /proc/stat unreadable this tick (Kepler: refresh failed;
+    WC_AF_CPU_MISSING    = 1u << 9, /* /proc/stat unreadable this tick (Kepler: refresh failed;
                                        ideal: tick ignored, the next one spans both intervals) */
+    WC_AF_RATIO_RANGE    = 1u << 10 /* Kepler: usage ratio outside [0,1] (a /proc/stat counter
+                                       went backwards): Kepler's active/idle split is
+                                       meaningless, idle may underflow to ≈2^64 µJ. Set on each
+                                       node zone whose split used such a ratio (§3.1) */
 };
 
 /* Node result for one zone name (per-socket zones of one name aggregated, as
@@ -114,9 +138,14 @@ typedef struct wc_attr_node_out {
     char zone[WC_ATTR_ZONE_NAME_MAX];
     uint64_t delta_uj;           /* ΔE of the interval under this model */
     uint64_t active_uj, idle_uj; /* activeE = trunc(ΔE × r), idleE = ΔE − activeE */
-    double power_uw, active_uw, idle_uw; /* P = ΔE/Δt, activeP = P × r, idleP = P − activeP */
+    double power_uw, active_uw, idle_uw; /* P = ΔE/Δt, activeP = P × r, idleP = P − activeP
+                                            (ideal: sockets whose intervals differ — one
+                                            recovering from a transient failure — give
+                                            P = Σ ΔE_s/Δt_s) */
     double ratio;                /* usage ratio used for this split */
-    double interval_s;           /* monotonic seconds of the interval (0 on the first tick) */
+    double interval_s;           /* monotonic seconds of the interval (0 on the first tick;
+                                    ideal: the longest usable socket interval, longer than the
+                                    tick's when a socket recovers from a transient failure) */
     uint64_t counter_uj;         /* Kepler: EnergyTotal as exported (raw or aggregated counter,
                                     wraps); ideal: Σ usable ΔE since the first tick */
     uint64_t active_total_uj, idle_total_uj; /* running totals as exported (Kepler's idle total

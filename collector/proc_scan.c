@@ -361,6 +361,8 @@ static int32_t entry_pid(const struct dirent *de, size_t *name_len)
         return 0;
     int64_t v = 0;
     size_t i = 0;
+    if (de->d_name[0] == '0')
+        return 0; /* the kernel never writes leading zeros: "0100" is not pid 100 */
     for (; de->d_name[i]; i++) {
         char c = de->d_name[i];
         if (c < '0' || c > '9' || i >= 10)

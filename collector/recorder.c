@@ -7,6 +7,7 @@
 #include "collector/recorder.h"
 
 #include <errno.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,19 @@ typedef struct recording {
     wc_procstat stat;
     wc_record_result *res;
     int64_t start_mono;
+    int warned_meter, warned_cpu, warned_scan; /* first error of each kind printed */
 } recording;
+
+/* Prints the first error of a kind to stderr (even with --quiet: an operator
+ * must see which file failed); later ones are only counted. */
+static void warn_once(int *warned, const wc_error *e)
+{
+    if (*warned || !e->msg[0])
+        return;
+    *warned = 1;
+    fprintf(stderr, "\nwattcal record: warning: %s (further errors of this kind are counted, "
+                    "not printed; the run goes on)\n", e->msg);
+}
 
 static int open_meter(recording *r, wc_error *err)
 {
@@ -172,7 +185,7 @@ static int setup(recording *r, wc_error *err)
     r->zone_in = calloc(nz ? nz : 1, sizeof *r->zone_in);
     if (!r->attrib || !r->readings || !r->prev_readings || !r->zone_in)
         return wc_error_set(err, -ENOMEM, "out of memory");
-    r->store = wc_store_open(o->db_path, 1, err);
+    r->store = wc_store_open(o->db_path, WC_STORE_CREATE, err);
     if (!r->store)
         return -EIO;
     return 0;
@@ -223,6 +236,7 @@ static int build_attr_input(recording *r, int64_t mono, int64_t boot, int cpu_ok
         r->zone_in[i].energy_uj = r->readings[i].value;
         r->zone_in[i].max_energy_range_uj = r->meter.zones[i].max_energy_range_uj;
         r->zone_in[i].ok = r->readings[i].status == 0;
+        r->zone_in[i].vanished = r->readings[i].status == -ENOENT;
     }
     for (size_t i = 0; i < r->snap.count; i++) {
         const wc_proc_sample *s = &r->snap.samples[i];
@@ -289,18 +303,25 @@ static void progress(recording *r, int64_t elapsed_ns, int64_t dt_ns)
 static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err)
 {
     int64_t mono = wc_mono_ns(), boot = wc_boot_ns(), wall = wc_wall_ns();
-    int rc = wc_meter_read(&r->meter, r->readings, NULL);
+    wc_error why = {{0}};
+    /* A failed zone is not fatal: its status is stored with the tick. */
+    if (wc_meter_read(&r->meter, r->readings, &why) != 0)
+        warn_once(&r->warned_meter, &why);
     for (size_t i = 0; i < r->meter.nzones; i++)
         r->res->meter_errors += r->readings[i].status != 0;
-    (void)rc; /* per-zone statuses are recorded; a failed zone is not fatal */
     wc_procstat_free(&r->stat);
-    int cpu_ok = wc_procstat_read(r->opts->procfs_root, &r->stat, NULL) == 0;
+    why.msg[0] = '\0';
+    int cpu_ok = wc_procstat_read(r->opts->procfs_root, &r->stat, &why) == 0;
+    if (!cpu_ok)
+        warn_once(&r->warned_cpu, &why);
     int64_t t0 = wc_mono_ns();
-    rc = wc_proc_scan(r->scanner, &r->snap, err);
+    int rc = wc_proc_scan(r->scanner, &r->snap, err);
     if (rc)
         return rc;
     int64_t scan_ns = wc_mono_ns() - t0;
     r->res->scan_errors += (int64_t)r->snap.errors;
+    if (r->snap.errors)
+        warn_once(&r->warned_scan, &r->snap.first_error);
 
     rc = wc_store_begin(r->store, err);
     if (rc)
@@ -322,7 +343,8 @@ static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err
     if (!rc)
         rc = wc_store_put_attribution(r->store, r->model_id, tick_id, &out, r->proc_ids, err);
     if (rc) {
-        wc_store_commit(r->store, NULL); /* keep what this tick wrote if possible */
+        /* Never commit half a tick: earlier ticks stay, this one is dropped. */
+        sqlite3_exec(wc_store_db(r->store), "ROLLBACK", NULL, NULL, NULL);
         return rc;
     }
     rc = wc_store_commit(r->store, err);

@@ -157,6 +157,7 @@ static int run_replay(replay *r, wc_attrib *a, int64_t model_id, int64_t *ticks,
             r->zone_in[idx].energy_uj = (uint64_t)sqlite3_column_int64(z, 2);
             r->zone_in[idx].ok = sqlite3_column_int(z, 3) == 0 &&
                                  sqlite3_column_type(z, 2) != SQLITE_NULL;
+            r->zone_in[idx].vanished = sqlite3_column_int(z, 3) == -ENOENT;
         }
         r->nprocs = 0;
         for (; !rc && prc == SQLITE_ROW && sqlite3_column_int64(p, 0) == tick_id;

@@ -51,6 +51,7 @@ struct wc_store {
     char path[1024];
     sqlite3_stmt *q[Q_COUNT];
     sqlite3_stmt *proc_batch;    /* PROC_BATCH-row form of Q_PROC_SAMPLE */
+    int read_only;               /* opened with WC_STORE_READ: no statements prepared */
     int64_t last_tick_id;
 };
 
@@ -59,7 +60,7 @@ static int db_fail(wc_store *st, wc_error *err, const char *what)
     int code = sqlite3_errcode(st->db);
     int rc = (code == SQLITE_FULL) ? -ENOSPC : -EIO;
     return wc_error_set(err, rc, "%s: %s: %s%s", st->path, what, sqlite3_errmsg(st->db),
-                        code == SQLITE_FULL ? " (disk full: ticks recorded so far are kept)" : "");
+                        code == SQLITE_FULL ? " (disk full: nothing already committed to the file is lost)" : "");
 }
 
 static int exec_sql(wc_store *st, const char *sql, wc_error *err)
@@ -83,22 +84,30 @@ static int read_user_version(wc_store *st, int *version, wc_error *err)
     return 0;
 }
 
-static int has_run_table(wc_store *st)
+/* 1 when the named object exists, 0 when not, -1 when the file cannot be
+ * read as a database. */
+static int has_object(wc_store *st, const char *name)
 {
     sqlite3_stmt *s = NULL;
-    int found = 0;
-    if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM sqlite_master WHERE name='run'", -1, &s,
-                           NULL) == SQLITE_OK)
+    int found = -1;
+    if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM sqlite_master WHERE ?1 = '' OR name = ?1",
+                           -1, &s, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
         found = sqlite3_step(s) == SQLITE_ROW;
+    }
     sqlite3_finalize(s);
     return found;
 }
 
 static int create_schema(wc_store *st, wc_error *err)
 {
-    if (has_run_table(st))
+    if (has_object(st, "run") == 1)
         return wc_error_set(err, -EEXIST,
                             "%s already holds a recorded run; choose a new --db file", st->path);
+    if (has_object(st, "") == 1)
+        return wc_error_set(err, -EEXIST,
+                            "%s is a SQLite database of another application (it has tables); "
+                            "wattcal never writes into it: choose a new --db file", st->path);
     int rc = exec_sql(st, "BEGIN", err);
     if (!rc)
         rc = exec_sql(st, WC_SCHEMA_SQL, err);
@@ -131,15 +140,21 @@ static int prepare_all(wc_store *st, wc_error *err)
     return 0;
 }
 
-wc_store *wc_store_open(const char *path, int create, wc_error *err)
+wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
 {
+    if (!path || !*path) {
+        wc_error_set(err, -EINVAL, "--db: empty file name");
+        return NULL;
+    }
     wc_store *st = calloc(1, sizeof *st);
     if (!st) {
         wc_error_set(err, -ENOMEM, "out of memory");
         return NULL;
     }
     snprintf(st->path, sizeof st->path, "%s", path);
-    int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+    st->read_only = mode == WC_STORE_READ;
+    int flags = st->read_only ? SQLITE_OPEN_READONLY
+                              : SQLITE_OPEN_READWRITE | (mode == WC_STORE_CREATE ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
         wc_error_set(err, -EIO, "%s: cannot open: %s", path,
                      st->db ? sqlite3_errmsg(st->db) : "out of memory");
@@ -147,16 +162,20 @@ wc_store *wc_store_open(const char *path, int create, wc_error *err)
         return NULL;
     }
     sqlite3_busy_timeout(st->db, 5000);
-    int rc = exec_sql(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                          " PRAGMA foreign_keys=OFF;", err);
+    int rc = 0;
+    /* SQLite silently falls back to read-only on read-only media. */
+    if (!st->read_only && sqlite3_db_readonly(st->db, "main") == 1)
+        rc = wc_error_set(err, -EROFS, "%s: the file or its medium is read-only", path);
+    if (!rc && mode == WC_STORE_CREATE)
+        rc = exec_sql(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err);
     int version = 0;
     if (!rc)
-        rc = create ? create_schema(st, err) : read_user_version(st, &version, err);
-    if (!rc && !create && version != WC_STORE_SCHEMA_VERSION)
+        rc = mode == WC_STORE_CREATE ? create_schema(st, err) : read_user_version(st, &version, err);
+    if (!rc && mode != WC_STORE_CREATE && version != WC_STORE_SCHEMA_VERSION)
         rc = wc_error_set(err, -EINVAL,
                           "%s: not a wattcal run (schema version %d, expected %d)", path,
                           version, WC_STORE_SCHEMA_VERSION);
-    if (!rc)
+    if (!rc && !st->read_only)
         rc = prepare_all(st, err);
     if (rc) {
         wc_store_close(st);
@@ -191,6 +210,12 @@ static void bind_u64(sqlite3_stmt *s, int i, uint64_t v)
         sqlite3_bind_double(s, i, (double)v);
     else
         sqlite3_bind_int64(s, i, (sqlite3_int64)v);
+}
+
+/* Binds a raw unsigned value with its bits unchanged (see store.h). */
+static void bind_raw_u64(sqlite3_stmt *s, int i, uint64_t v)
+{
+    sqlite3_bind_int64(s, i, (sqlite3_int64)v);
 }
 
 static int step_reset(wc_store *st, sqlite3_stmt *s, wc_error *err, const char *what)
@@ -256,7 +281,7 @@ int wc_store_put_zones(wc_store *st, const wc_meter *m, int64_t *first_zone_id, 
         else
             sqlite3_bind_null(s, 7);
         sqlite3_bind_int(s, 8, z->enabled);
-        bind_u64(s, 9, z->max_energy_range_uj);
+        bind_raw_u64(s, 9, z->max_energy_range_uj);
         bind_text(s, 10, z->kind == WC_KIND_COUNTER_UJ ? "counter_uj" : "gauge_uw");
         bind_text(s, 11, wc_provenance_name(m->provenance));
         int rc = sqlite3_step(s);
@@ -298,7 +323,7 @@ int wc_store_put_tick(wc_store *st, int64_t seq, int64_t mono_ns, int64_t boot_n
     const uint64_t f[10] = {c->user,   c->nice, c->system,  c->idle,  c->iowait,
                             c->irq,    c->softirq, c->steal, c->guest, c->guest_nice};
     for (int i = 0; i < 10; i++)
-        bind_u64(s, 5 + i, f[i]);
+        bind_raw_u64(s, 5 + i, f[i]);
     sqlite3_bind_int(s, 15, cpu_ok);
     sqlite3_bind_int64(s, 16, (sqlite3_int64)nprocs);
     sqlite3_bind_int64(s, 17, scan_ns);
@@ -317,7 +342,7 @@ int wc_store_put_zone_samples(wc_store *st, int64_t tick_id, int64_t first_zone_
         sqlite3_bind_int64(s, 1, tick_id);
         sqlite3_bind_int64(s, 2, first_zone_id + (int64_t)i);
         if (r[i].status == 0)
-            bind_u64(s, 3, r[i].value);
+            bind_raw_u64(s, 3, r[i].value);
         else
             sqlite3_bind_null(s, 3);
         sqlite3_bind_int(s, 4, r[i].status);
@@ -355,7 +380,7 @@ static int put_identity(wc_store *st, int64_t tick_id, wc_proc_identity *id, wc_
 {
     sqlite3_stmt *s = st->q[Q_PROC];
     sqlite3_bind_int(s, 1, id->pid);
-    bind_u64(s, 2, id->starttime);
+    bind_raw_u64(s, 2, id->starttime);
     sqlite3_bind_int(s, 3, id->ppid);
     bind_text(s, 4, id->comm);
     bind_text(s, 5, id->exe);
@@ -379,8 +404,8 @@ static void bind_proc_sample(sqlite3_stmt *s, int base, int64_t tick_id, const w
 {
     sqlite3_bind_int64(s, base + 1, tick_id);
     sqlite3_bind_int64(s, base + 2, p->id->store_id);
-    bind_u64(s, base + 3, p->utime);
-    bind_u64(s, base + 4, p->stime);
+    bind_raw_u64(s, base + 3, p->utime);
+    bind_raw_u64(s, base + 4, p->stime);
     sqlite3_bind_int64(s, base + 5, p->num_threads);
 }
 
@@ -534,6 +559,8 @@ int wc_store_clear_model(wc_store *st, int64_t model_id, wc_error *err)
 
 int wc_store_ensure_indexes(wc_store *st, wc_error *err)
 {
+    if (st->read_only)
+        return 0; /* queries still work, only slower */
     return exec_sql(st, WC_INDEX_SQL, err);
 }
 
@@ -554,5 +581,8 @@ int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_
     sqlite3_finalize(s);
     if (rc != SQLITE_DONE)
         return db_fail(st, err, "finishing run");
-    return wc_store_ensure_indexes(st, err);
+    rc = wc_store_ensure_indexes(st, err);
+    if (!rc)
+        rc = exec_sql(st, "PRAGMA journal_mode=DELETE", err);
+    return rc;
 }

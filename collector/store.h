@@ -41,10 +41,18 @@ typedef struct wc_run_info {
     char command_line[512];       /* argv as run (never contains credentials) */
 } wc_run_info;
 
-/* Opens (creating if needed) a store. create=1 makes the schema and fails with
- * -EEXIST when the file already holds a run; create=0 opens an existing run
- * read-write and checks user_version. Returns NULL with err naming the file. */
-wc_store *wc_store_open(const char *path, int create, wc_error *err);
+/* How a store is opened. */
+typedef enum wc_store_mode {
+    WC_STORE_WRITE = 0,  /* an existing run, read-write (replay adds models) */
+    WC_STORE_CREATE = 1, /* a new run: the file must be absent, empty, or an empty SQLite DB */
+    WC_STORE_READ = 2    /* an existing run, read-only (works on read-only media) */
+} wc_store_mode;
+
+/* Opens a store. CREATE makes the schema and fails with -EEXIST when the file
+ * already holds a run or any other SQLite data (never writes into another
+ * application's database), -EINVAL for an empty path; WRITE and READ check
+ * user_version. Returns NULL with err naming the file. */
+wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err);
 
 /* Closes the store (checkpoints WAL). Safe on NULL. */
 void wc_store_close(wc_store *st);
@@ -97,7 +105,9 @@ int wc_store_clear_model(wc_store *st, int64_t model_id, wc_error *err);
  * call it on runs that were killed before finishing). Returns 0 or -EIO. */
 int wc_store_ensure_indexes(wc_store *st, wc_error *err);
 
-/* Marks the run's end (wall and monotonic ns, ticks, clean=1 for a clean stop). */
+/* Marks the run's end (wall and monotonic ns, ticks, clean=1 for a clean stop),
+ * builds the indexes and switches the file from WAL to a rollback journal so
+ * it can later be read from read-only media without -wal/-shm files. */
 int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_ns,
                         int64_t ticks, int clean, wc_error *err);
 

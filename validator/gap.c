@@ -48,7 +48,7 @@ static int load_run(sqlite3 *db, wc_gap_report *rep, wc_error *err)
     if (sqlite3_prepare_v2(db,
                            "SELECT host, provenance, meter_description,"
                            " (SELECT COUNT(*) FROM tick),"
-                           " (SELECT MAX(mono_ns) - MIN(mono_ns) FROM tick) FROM run",
+                           " (SELECT MAX(mono_ns) - MIN(mono_ns) FROM tick), clean_stop FROM run",
                            -1, &s, NULL) != SQLITE_OK)
         return sql_fail(db, err, "reading run");
     if (sqlite3_step(s) == SQLITE_ROW) {
@@ -58,12 +58,15 @@ static int load_run(sqlite3 *db, wc_gap_report *rep, wc_error *err)
                   sqlite3_column_text(s, 2));
         rep->ticks = sqlite3_column_int64(s, 3);
         rep->duration_s = (double)sqlite3_column_int64(s, 4) / 1e9;
+        rep->clean_stop = sqlite3_column_int(s, 5);
     }
     sqlite3_finalize(s);
     return 0;
 }
 
-/* Meter energy per zone name: raw counters through wc_counter_delta. */
+/* Meter energy per zone name: raw counters through wc_counter_delta, per
+ * socket zone before any sum. meter_unmeasurable counts ticks without a usable
+ * interval (failed reads, resets, unknown range). */
 static int load_meter_energy(sqlite3 *db, wc_gap_report *rep, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
@@ -90,9 +93,14 @@ static int load_meter_energy(sqlite3 *db, wc_gap_report *rep, wc_error *err)
         if (!z)
             continue;
         if (!ok) {
+            /* The tick has no reading. A transient failure keeps the last good
+             * baseline, so the next reading spans the gap (the ceiling then
+             * applies to the longer interval); a zone that vanished (ENOENT:
+             * its CPUs went offline, cases/B25) starts a new baseline. */
             if (have_prev)
                 z->meter_unmeasurable++;
-            have_prev = 0;
+            if (sqlite3_column_int(s, 4) == -ENOENT)
+                have_prev = 0;
             continue;
         }
         if (have_prev) {
@@ -120,10 +128,11 @@ static int load_node(sqlite3 *db, int64_t model_id, wc_gap_report *rep, wc_error
     snprintf(sql, sizeof sql,
              "SELECT zone, SUM(delta_uj), SUM(active_uj), SUM(idle_uj),"
              " SUM((flags & %u) = 0), SUM((flags & %u) != 0), SUM((flags & %u) != 0),"
-             " SUM((flags & %u) != 0), SUM((flags & %u) != 0), SUM((flags & %u) != 0)"
+             " SUM((flags & %u) != 0), SUM((flags & %u) != 0), SUM((flags & %u) != 0),"
+             " SUM((flags & %u) != 0)"
              " FROM node_attr WHERE model_id = ? GROUP BY zone ORDER BY MIN(rowid)",
              WC_AF_FIRST, WC_AF_SKIPPED, WC_AF_TOTALS_RESET, WC_AF_WRAP, WC_AF_UNMEASURABLE,
-             WC_AF_REFRESH_FAILED);
+             WC_AF_REFRESH_FAILED, WC_AF_RATIO_RANGE);
     if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
         return sql_fail(db, err, "reading node attribution");
     sqlite3_bind_int64(s, 1, model_id);
@@ -142,6 +151,7 @@ static int load_node(sqlite3 *db, int64_t model_id, wc_gap_report *rep, wc_error
         z->wraps = sqlite3_column_int64(s, 7);
         z->unmeasurable = sqlite3_column_int64(s, 8);
         z->refresh_failed = sqlite3_column_int64(s, 9);
+        z->ratio_out_of_range = sqlite3_column_int64(s, 10);
     }
     sqlite3_finalize(s);
     return rows ? 0 : -ENOENT;

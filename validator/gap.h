@@ -35,6 +35,7 @@ typedef struct wc_gap_zone {
     double over_joules;           /* Σ_ticks max(0, Σ process − active) */
     int64_t intervals;            /* node rows after the first tick */
     int64_t skipped, totals_reset, wraps, unmeasurable, refresh_failed;
+    int64_t ratio_out_of_range;   /* Kepler: usage ratio outside [0,1] (split meaningless) */
 } wc_gap_zone;
 
 /* One workload in the top list (by energy of the ranking zone). */
@@ -54,6 +55,7 @@ typedef struct wc_gap_report {
     char host[256];
     double duration_s;
     int64_t ticks;
+    int clean_stop;               /* 0 when the recorder was killed or failed */
     wc_gap_zone zones[WC_GAP_MAX_ZONES];
     size_t nzones;
     char rank_zone[32];           /* zone used for the top lists */

@@ -28,6 +28,7 @@ static const char *const POD = "6f1e0c1a-0000-4000-8000-000000000001";
 /* One tick as a test writes it: seconds, /proc/stat ticks, zones, processes. */
 typedef struct tk {
     int64_t t_s, boot_s;
+    int64_t mono_ns; /* when non-zero, the monotonic time instead of t_s (boot 1000 s ahead) */
     uint64_t cpu[8]; /* user nice system idle iowait irq softirq steal */
     int cpu_ok;
     wc_attr_zone_in z[NMAX];
@@ -38,7 +39,8 @@ typedef struct tk {
 
 static wc_attr_zone_in zone(const char *name, uint64_t e_uj, uint64_t max_uj, int ok)
 {
-    return (wc_attr_zone_in){name, e_uj, max_uj, ok};
+    return (wc_attr_zone_in){.name = name, .energy_uj = e_uj, .max_energy_range_uj = max_uj,
+                             .ok = ok};
 }
 
 static wc_attr_proc_in proc(int32_t pid, uint64_t start, uint64_t ticks, const char *cont,
@@ -73,6 +75,10 @@ static wc_attr_tick_in tick_in(const tk *k)
     memset(&t, 0, sizeof t);
     t.mono_ns = k->t_s * WC_NS_PER_S;
     t.boot_ns = k->boot_s * WC_NS_PER_S;
+    if (k->mono_ns) {
+        t.mono_ns = k->mono_ns;
+        t.boot_ns = k->mono_ns + 1000 * WC_NS_PER_S;
+    }
     t.cpu = (wc_cpu_times){-1, k->cpu[0], k->cpu[1], k->cpu[2], k->cpu[3], k->cpu[4],
                            k->cpu[5], k->cpu[6], k->cpu[7], 0, 0, 10};
     t.cpu_ok = k->cpu_ok;
@@ -88,7 +94,8 @@ static void step(wc_attrib *a, const tk *k, wc_attr_out *out)
     wc_error err = {{0}};
     wc_attr_tick_in t = tick_in(k);
     int rc = wc_attrib_step(a, &t, out, &err);
-    cr_assert_eq(rc, 0, "step at %llds failed: %s", (long long)k->t_s, err.msg);
+    cr_assert_eq(rc, 0, "step at %llds / %lldns failed: %s", (long long)k->t_s,
+                 (long long)k->mono_ns, err.msg);
 }
 
 static int step_rc(wc_attrib *a, const tk *k, wc_attr_out *out)
@@ -705,7 +712,9 @@ Test(attribution, refresh_failure_discards_the_tick)
     expect_row(prow(&out, &t[3], 11, 0), 20000000, 20000000, 2000000.0);
     wc_attrib_free(a);
 
-    /* ideal: the failed socket loses its baseline; tick 4 re-baselines. */
+    /* ideal, transient failure: tick 3 attributes nothing; the socket keeps
+     * tick 2's reading, so tick 4's ΔE spans ticks 2–4 (10 s, P over 10 s),
+     * split and shared with tick 4's own interval (r 0.4, Δ 1 and 3 s). */
     a = engine(WC_MODEL_IDEAL);
     for (int i = 0; i < 3; i++)
         step(a, &t[i], &out);
@@ -714,8 +723,27 @@ Test(attribution, refresh_failure_discards_the_tick)
     cr_expect_eq(out.nwork, 2);
     expect_row(prow(&out, &t[2], 10, 0), 0, 10000000, 0.0);
     step(a, &t[3], &out);
+    cr_expect_eq(n->flags, 0);
+    cr_expect_eq(n->delta_uj, 200000000);
+    cr_expect(n->interval_s == 10.0);
+    cr_expect(n->power_uw == 20000000.0);
+    cr_expect(n->ratio == 0.4);
+    cr_expect_eq(n->active_uj, 80000000);
+    cr_expect_eq(n->idle_uj, 120000000);
+    cr_expect_eq(n->counter_uj, 300000000);
+    expect_row(prow(&out, &t[3], 10, 0), 20000000, 30000000, 2000000.0);
+    expect_row(prow(&out, &t[3], 11, 0), 60000000, 70000000, 6000000.0);
+    wc_attrib_free(a);
+
+    /* ideal, zone vanished (ENOENT): the baseline is lost, tick 4 re-baselines. */
+    t[2].z[0].vanished = 1;
+    a = engine(WC_MODEL_IDEAL);
+    for (int i = 0; i < 4; i++)
+        step(a, &t[i], &out);
+    n = &out.node[0];
     cr_expect_eq(n->flags, WC_AF_UNMEASURABLE | WC_AF_ZONE_MISSING);
     cr_expect_eq(n->delta_uj, 0);
+    cr_expect_eq(n->counter_uj, 100000000);
     wc_attrib_free(a);
 }
 
@@ -753,6 +781,284 @@ Test(attribution, unreadable_proc_stat)
     cr_expect(out.node_busy_s == 8.0);
     expect_row(prow(&out, &t[3], 10, 0), 40000000, 50000000, 4000000.0);
     expect_row(prow(&out, &t[3], 11, 0), 40000000, 50000000, 4000000.0);
+    wc_attrib_free(a);
+}
+
+/* ---- /proc/stat going backwards -------------------------------------------- */
+
+/* Ticks 1 s apart, package +1 000 000 µJ each; pid 1 uses 1 s per interval.
+ * Interval 1→2: user 20000 → 19000, idle 10000 → 10500 ticks, so Kepler's
+ * total = −10 + 5 = −5 s and active = −5 − 5 = −10 s: r = 2 exactly.
+ * Interval 2→3: user +100, idle +100: r 0.5. */
+static tk backwards_tick(int n, const uint64_t cpu2[8])
+{
+    static const uint64_t cpu1[8] = {20000, 0, 0, 10000, 0, 0, 0, 0};
+    static const uint64_t cpu3[8] = {19100, 0, 0, 10600, 0, 0, 0, 0};
+    const uint64_t *cpu[3] = {cpu1, cpu2, cpu3};
+    tk k = tick1z(n, cpu[n - 1], 4000000 + 1000000 * (uint64_t)n);
+    add(&k, proc(1, 1, 100 * (uint64_t)n, "", ""));
+    return k;
+}
+
+Test(attribution, kepler_ratio_outside_unit_interval_is_flagged)
+{
+    static const uint64_t up2[8] = {19000, 0, 0, 10500, 0, 0, 0, 0};      /* r = 2 */
+    static const uint64_t neg2[8] = {19900, 0, 0, 10200, 0, 0, 0, 0};     /* r = −1 */
+    const uint64_t two64_minus_1e6 = UINT64_C(18446744073708551616);       /* 2^64 − 10^6 */
+    tk t[3] = {backwards_tick(1, up2), backwards_tick(2, up2), backwards_tick(3, up2)};
+    wc_attr_out out;
+
+    /* HEAD splits interval 1→2 with its own r = 2: activeE = 2 ΔE, idleE
+     * = ΔE − 2 ΔE underflows; Kepler's numbers kept, flagged. */
+    wc_attrib *a = engine(WC_MODEL_KEPLER_HEAD);
+    step(a, &t[0], &out);
+    cr_expect_eq(out.node[0].flags, WC_AF_FIRST);
+    step(a, &t[1], &out);
+    const wc_attr_node_out *n = &out.node[0];
+    cr_expect_eq(n->flags, WC_AF_RATIO_RANGE);
+    cr_expect(n->ratio == 2.0);
+    cr_expect_eq(n->delta_uj, 1000000);
+    cr_expect_eq(n->active_uj, 2000000);
+    cr_expect_eq(n->idle_uj, two64_minus_1e6);
+    cr_expect(n->power_uw == 1000000.0);
+    cr_expect(n->active_uw == 2000000.0);
+    cr_expect(n->idle_uw == -1000000.0);
+    cr_expect_eq(n->active_total_uj, 2000000);
+    cr_expect_eq(n->idle_total_uj, 4000000); /* 5 000 000 + (2^64 − 10^6) mod 2^64 */
+    cr_expect_eq(prow(&out, &t[1], 1, 0)->flags, 0); /* node only */
+    expect_row(prow(&out, &t[1], 1, 0), 2000000, 2000000, 2000000.0);
+    step(a, &t[2], &out);
+    cr_expect_eq(n->flags, 0);
+    cr_expect(n->ratio == 0.5);
+    wc_attrib_free(a);
+
+    /* 0.11 uses interval 1→2's ratio one tick later. */
+    a = engine(WC_MODEL_KEPLER_011);
+    step(a, &t[0], &out);
+    step(a, &t[1], &out);
+    n = &out.node[0];
+    cr_expect_eq(n->flags, WC_AF_SKIPPED | WC_AF_TOTALS_RESET); /* r 0 */
+    step(a, &t[2], &out);
+    cr_expect_eq(n->flags, WC_AF_RATIO_RANGE);
+    cr_expect(n->ratio == 2.0);
+    cr_expect_eq(n->active_uj, 2000000);
+    cr_expect_eq(n->idle_uj, two64_minus_1e6);
+    cr_expect_eq(n->idle_total_uj, 5000000); /* 6 000 000 + (2^64 − 10^6) mod 2^64 */
+    wc_attrib_free(a);
+
+    /* r < 0 (user −1 s, idle +2 s: total 1, active −1): activeE = uint64(−ΔE)
+     * = 2^64 − ΔE, idleE = ΔE − activeE wraps to 2 ΔE. */
+    tk u[2] = {backwards_tick(1, neg2), backwards_tick(2, neg2)};
+    a = engine(WC_MODEL_KEPLER_HEAD);
+    step(a, &u[0], &out);
+    step(a, &u[1], &out);
+    n = &out.node[0];
+    cr_expect_eq(n->flags, WC_AF_RATIO_RANGE);
+    cr_expect(n->ratio == -1.0);
+    cr_expect_eq(n->active_uj, two64_minus_1e6);
+    cr_expect_eq(n->idle_uj, 2000000);
+    /* share 1 of (double)(2^64 − 10^6) = 2^64 − 999 424 */
+    expect_row(prow(&out, &u[1], 1, 0), UINT64_C(18446744073708552192),
+               UINT64_C(18446744073708552192), -1000000.0);
+    wc_attrib_free(a);
+
+    /* ideal: user went backwards, the interval is unusable. */
+    a = engine(WC_MODEL_IDEAL);
+    step(a, &t[0], &out);
+    step(a, &t[1], &out);
+    n = &out.node[0];
+    cr_expect_eq(n->flags, WC_AF_UNMEASURABLE);
+    cr_expect_eq(n->delta_uj, 1000000);
+    cr_expect_eq(n->active_uj, 0);
+    cr_expect_eq(n->idle_uj, 0);
+    wc_attrib_free(a);
+}
+
+Test(attribution, ideal_decreasing_iowait_counts_as_zero)
+{
+    /* Interval 1→2: user +250, idle +250, iowait 500 → 400 (proc(5): it can
+     * decrease): Δiowait 0, total 500, busy 250, r 0.5. Interval 2→3: user
+     * 1250 → 1200: unusable. pid 1 uses 2.5 s, then 0.5 s. */
+    static const uint64_t cpu[3][8] = {{1000, 0, 0, 1000, 500, 0, 0, 0},
+                                       {1250, 0, 0, 1250, 400, 0, 0, 0},
+                                       {1200, 0, 0, 1500, 400, 0, 0, 0}};
+    static const uint64_t p1[3] = {500, 750, 800};
+    tk t[3];
+    for (int i = 0; i < 3; i++) {
+        t[i] = tick1z(1 + 5 * i, cpu[i], 100000000 * (uint64_t)(i + 1));
+        add(&t[i], proc(1, 1, p1[i], "", ""));
+    }
+    wc_attr_out out;
+    wc_attrib *a = engine(WC_MODEL_IDEAL);
+    step(a, &t[0], &out);
+    step(a, &t[1], &out);
+    const wc_attr_node_out *n = &out.node[0];
+    cr_expect_eq(n->flags, 0);
+    cr_expect(n->ratio == 0.5);
+    cr_expect_eq(n->delta_uj, 100000000);
+    cr_expect_eq(n->active_uj, 50000000);
+    cr_expect_eq(n->idle_uj, 50000000);
+    cr_expect(out.node_busy_s == 2.5);
+    cr_expect(out.cpu_delta_sum_s == 2.5);
+    expect_row(prow(&out, &t[1], 1, 0), 50000000, 50000000, 10000000.0);
+
+    step(a, &t[2], &out); /* user went backwards: nothing attributed */
+    cr_expect_eq(n->flags, WC_AF_UNMEASURABLE);
+    cr_expect(n->ratio == 0.0);
+    cr_expect_eq(n->delta_uj, 100000000);
+    cr_expect_eq(n->active_uj, 0);
+    cr_expect(out.node_busy_s == 0.0);
+    const wc_attr_work_out *w = prow(&out, &t[2], 1, 0);
+    expect_row(w, 0, 50000000, 0.0);
+    cr_expect_eq(w->flags, WC_AF_UNMEASURABLE);
+    wc_attrib_free(a);
+}
+
+/* ---- ideal: transient zone failures span the gap, vanished zones re-baseline -- */
+
+/* Ticks 100 ms apart from 1 s; package reads 26 000 000, fails twice, then
+ * e4 and e5 µJ. /proc/stat: user +5, idle +5 per tick (r 0.5); pid 1 uses
+ * 5 ticks per tick. */
+static tk gap_tick(int n, uint64_t e4, uint64_t e5, int vanished)
+{
+    uint64_t cpu[8] = {1000 + 5 * (uint64_t)n, 0, 0, 1000 + 5 * (uint64_t)n, 0, 0, 0, 0};
+    static const uint64_t e[3] = {26000000, 0, 0};
+    tk k = tick1z(0, cpu, n <= 3 ? e[n - 1] : n == 4 ? e4 : e5);
+    k.mono_ns = WC_NS_PER_S + (int64_t)(n - 1) * 100000000;
+    k.z[0].ok = n != 2 && n != 3;
+    k.z[0].vanished = !k.z[0].ok && vanished;
+    add(&k, proc(1, 1, 500 + 5 * (uint64_t)n, "", ""));
+    return k;
+}
+
+Test(attribution, ideal_transient_zone_failure_spans_the_gap)
+{
+    tk t[5];
+    for (int i = 0; i < 5; i++)
+        t[i] = gap_tick(i + 1, 56000000, 66000000, 0);
+    wc_attr_out out;
+    wc_attrib *a = engine(WC_MODEL_IDEAL);
+    step(a, &t[0], &out);
+    const wc_attr_node_out *n = &out.node[0];
+    for (int i = 1; i < 3; i++) { /* the failed ticks attribute nothing */
+        step(a, &t[i], &out);
+        cr_expect_eq(n->flags, WC_AF_UNMEASURABLE | WC_AF_ZONE_MISSING);
+        cr_expect_eq(n->delta_uj, 0);
+        cr_expect_eq(n->active_uj, 0);
+        expect_row(prow(&out, &t[i], 1, 0), 0, 0, 0.0);
+    }
+    step(a, &t[3], &out); /* 56 000 000 − 26 000 000 over 300 ms */
+    cr_expect_eq(n->flags, 0);
+    cr_expect_eq(n->delta_uj, 30000000);
+    cr_expect(n->interval_s == 0.3);
+    cr_expect(n->power_uw == 100000000.0);
+    cr_expect(n->ratio == 0.5);
+    cr_expect_eq(n->active_uj, 15000000);
+    cr_expect_eq(n->idle_uj, 15000000);
+    cr_expect(n->active_uw == 50000000.0);
+    cr_expect_eq(n->counter_uj, 30000000);
+    expect_row(prow(&out, &t[3], 1, 0), 15000000, 15000000, 50000000.0);
+    step(a, &t[4], &out); /* back to 100 ms intervals */
+    cr_expect_eq(n->flags, 0);
+    cr_expect_eq(n->delta_uj, 10000000);
+    cr_expect(n->interval_s == 0.1);
+    cr_expect(n->power_uw == 100000000.0);
+    cr_expect_eq(n->counter_uj, 40000000);
+    expect_row(prow(&out, &t[4], 1, 0), 5000000, 20000000, 50000000.0);
+    wc_attrib_free(a);
+
+    /* Vanished (ENOENT): the baseline is lost, the recovery tick is
+     * unmeasurable and starts a new baseline. */
+    for (int i = 0; i < 5; i++)
+        t[i] = gap_tick(i + 1, 56000000, 66000000, 1);
+    a = engine(WC_MODEL_IDEAL);
+    for (int i = 0; i < 4; i++)
+        step(a, &t[i], &out);
+    n = &out.node[0];
+    cr_expect_eq(n->flags, WC_AF_UNMEASURABLE | WC_AF_ZONE_MISSING);
+    cr_expect_eq(n->delta_uj, 0);
+    cr_expect_eq(n->counter_uj, 0);
+    expect_row(prow(&out, &t[3], 1, 0), 0, 0, 0.0);
+    step(a, &t[4], &out);
+    cr_expect_eq(n->flags, 0);
+    cr_expect_eq(n->delta_uj, 10000000);
+    cr_expect(n->interval_s == 0.1);
+    expect_row(prow(&out, &t[4], 1, 0), 5000000, 5000000, 50000000.0);
+    wc_attrib_free(a);
+
+    /* Kepler models ignore the field: the same vanished run as a transient one. */
+    for (int m = 0; m < 2; m++) {
+        wc_attr_out o2;
+        wc_attrib *k1 = engine((wc_model)m), *k2 = engine((wc_model)m);
+        for (int i = 0; i < 5; i++) {
+            tk v = gap_tick(i + 1, 56000000, 66000000, 1);
+            tk tr = gap_tick(i + 1, 56000000, 66000000, 0);
+            step(k1, &v, &out);
+            step(k2, &tr, &o2);
+            cr_expect_eq(out.node[0].delta_uj, o2.node[0].delta_uj);
+            cr_expect_eq(out.node[0].flags, o2.node[0].flags);
+        }
+        cr_expect_eq(out.node[0].delta_uj, 10000000);
+        wc_attrib_free(k1);
+        wc_attrib_free(k2);
+    }
+}
+
+Test(attribution, ideal_gap_ceiling_applies_to_the_whole_gap)
+{
+    /* +1 000 J across the 300 ms gap is 3 333 W: plausible (over 100 ms it
+     * would be 10 kW, above the 5 kW ceiling). +2 000 J (6 667 W) is not. */
+    tk t[4];
+    for (int i = 0; i < 4; i++)
+        t[i] = gap_tick(i + 1, 1026000000, 0, 0);
+    wc_attr_out out;
+    wc_attrib *a = engine(WC_MODEL_IDEAL);
+    for (int i = 0; i < 4; i++)
+        step(a, &t[i], &out);
+    cr_expect_eq(out.node[0].flags, 0);
+    cr_expect_eq(out.node[0].delta_uj, 1000000000);
+    cr_expect(out.node[0].power_uw == 3333333333.3333335);
+    wc_attrib_free(a);
+
+    for (int i = 0; i < 4; i++)
+        t[i] = gap_tick(i + 1, 2026000000, 0, 0);
+    a = engine(WC_MODEL_IDEAL);
+    for (int i = 0; i < 4; i++)
+        step(a, &t[i], &out);
+    cr_expect_eq(out.node[0].flags, WC_AF_UNMEASURABLE | WC_AF_ZONE_MISSING);
+    cr_expect_eq(out.node[0].delta_uj, 0);
+    wc_attrib_free(a);
+}
+
+Test(attribution, ideal_gap_on_one_socket_of_two)
+{
+    /* package-0 reads every tick (+1 000 000 µJ per 100 ms, 10 W); package-1
+     * is the gap_tick socket. Recovery: ΔE = 1 000 000 + 30 000 000, P = 10 W
+     * + 100 W over each socket's own interval, interval_s the longest. */
+    tk t[4];
+    for (int i = 0; i < 4; i++) {
+        t[i] = gap_tick(i + 1, 56000000, 0, 0);
+        t[i].z[1] = t[i].z[0];
+        t[i].z[0] = zone("package", 10000000 + 1000000 * (uint64_t)i, MAXR, 1);
+        t[i].nz = 2;
+    }
+    wc_attr_out out;
+    wc_attrib *a = engine(WC_MODEL_IDEAL);
+    step(a, &t[0], &out);
+    const wc_attr_node_out *n = &out.node[0];
+    step(a, &t[1], &out);
+    cr_expect_eq(n->flags, WC_AF_UNMEASURABLE | WC_AF_ZONE_MISSING);
+    cr_expect_eq(n->delta_uj, 1000000); /* package-0 only */
+    cr_expect(n->interval_s == 0.1);
+    step(a, &t[2], &out);
+    step(a, &t[3], &out);
+    cr_expect_eq(n->flags, 0);
+    cr_expect_eq(n->delta_uj, 31000000);
+    cr_expect(n->interval_s == 0.3);
+    cr_expect(n->power_uw == 110000000.0);
+    cr_expect_eq(n->active_uj, 15500000);
+    cr_expect_eq(n->counter_uj, 33000000);
+    expect_row(prow(&out, &t[3], 1, 0), 15500000, 15500000, 55000000.0);
     wc_attrib_free(a);
 }
 

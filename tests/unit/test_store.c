@@ -31,7 +31,7 @@ static wc_zone ZONES[2] = {
 static wc_store *new_run(const char *path)
 {
     wc_error err = {{0}};
-    wc_store *st = wc_store_open(path, 1, &err);
+    wc_store *st = wc_store_open(path, WC_STORE_CREATE, &err);
     cr_assert_not_null(st, "%s", err.msg);
     wc_run_info info;
     memset(&info, 0, sizeof info);
@@ -67,9 +67,9 @@ Test(store, schema_version_and_refuses_second_run)
     cr_assert_eq(query_i64(st, "SELECT parent_id FROM zone WHERE name='dram'"), 1);
     wc_store_close(st);
     wc_error err = {{0}};
-    cr_assert_null(wc_store_open(p, 1, &err));
+    cr_assert_null(wc_store_open(p, WC_STORE_CREATE, &err));
     cr_assert(strstr(err.msg, p) && strstr(err.msg, "already holds"), "%s", err.msg);
-    st = wc_store_open(p, 0, &err);
+    st = wc_store_open(p, WC_STORE_WRITE, &err);
     cr_assert_not_null(st, "%s", err.msg);
     wc_store_close(st);
 }
@@ -82,7 +82,7 @@ Test(store, foreign_file_is_named)
     sqlite3_exec(db, "CREATE TABLE t(x); PRAGMA user_version=7;", NULL, NULL, NULL);
     sqlite3_close(db);
     wc_error err = {{0}};
-    cr_assert_null(wc_store_open(p, 0, &err));
+    cr_assert_null(wc_store_open(p, WC_STORE_WRITE, &err));
     cr_assert(strstr(err.msg, p) && strstr(err.msg, "version 7"), "%s", err.msg);
 }
 
@@ -197,4 +197,39 @@ Test(store, huge_uint64_kept_as_real)
     cr_assert_float_eq(sqlite3_column_double(s, 0), 1.8446744073709552e19, 1e4);
     sqlite3_finalize(s);
     wc_store_close(st);
+}
+
+/* Raw counters keep their bits: a value >= 2^63 reads back exactly when cast
+ * to uint64_t (offline replay must see what the recorder saw). */
+Test(store, raw_u64_round_trip)
+{
+    wc_store *st = new_run(db_path("raw.db"));
+    wc_error err = {{0}};
+    int64_t tick = 0;
+    wc_cpu_times cpu = {.cpu = -1, .user = UINT64_MAX - 1, .idle = (1ULL << 63) + 7};
+    wc_reading r[2] = {{.value = UINT64_MAX, .status = 0}, {.value = 0, .status = -ENOENT}};
+    wc_store_begin(st, &err);
+    cr_assert_eq(wc_store_put_tick(st, 0, 0, 0, 0, &cpu, 1, 0, 0, &tick, &err), 0);
+    cr_assert_eq(wc_store_put_zone_samples(st, tick, 1, r, 2, &err), 0);
+    wc_store_commit(st, &err);
+    cr_assert_eq((uint64_t)query_i64(st, "SELECT cpu_user FROM tick"), UINT64_MAX - 1);
+    cr_assert_eq((uint64_t)query_i64(st, "SELECT cpu_idle FROM tick"), (1ULL << 63) + 7);
+    cr_assert_eq((uint64_t)query_i64(st, "SELECT value FROM zone_sample WHERE zone_id=1"), UINT64_MAX);
+    cr_assert_eq(query_i64(st, "SELECT value IS NULL FROM zone_sample WHERE zone_id=2"), 1);
+    cr_assert_eq(query_i64(st, "SELECT status FROM zone_sample WHERE zone_id=2"), -ENOENT);
+    wc_store_close(st);
+}
+
+Test(store, empty_path_and_foreign_db_refused)
+{
+    wc_error err = {{0}};
+    cr_assert_null(wc_store_open("", WC_STORE_CREATE, &err));
+    cr_assert(strstr(err.msg, "empty") != NULL, "%s", err.msg);
+    const char *p = db_path("app.db");
+    sqlite3 *db = NULL;
+    sqlite3_open(p, &db);
+    sqlite3_exec(db, "CREATE TABLE customers(id)", NULL, NULL, NULL);
+    sqlite3_close(db);
+    cr_assert_null(wc_store_open(p, WC_STORE_CREATE, &err));
+    cr_assert(strstr(err.msg, "another application") && strstr(err.msg, p), "%s", err.msg);
 }

@@ -14,7 +14,7 @@
 
 const char *wc_shared_fixture(const char *rel)
 {
-    static char buf[4096];
+    static char buf[PATH_MAX + 1024];
     const char *root = getenv("WATTCAL_FIXTURES");
     if (!root || !*root)
         root = "../shared/fixtures";
