@@ -37,6 +37,7 @@
 
 #include "common/wc_clock.h"
 #include "common/wc_fs.h"
+#include "common/wc_text.h"
 
 /* Room for a zone directory (wc_zone.path) plus "/energy_uj". */
 #define RAPL_FILE_PATH_MAX (sizeof(((wc_zone *)0)->path) + 32)
@@ -334,22 +335,6 @@ static void fill_zone(wc_zone *zones, size_t z, const rapl_cand *cands, const ra
 
 /* ---- description ------------------------------------------------------- */
 
-/* Appends printf text at *used in buf (cap); stops quietly when full. */
-static void append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
-{
-    if (*used >= cap - 1)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *used, cap - *used, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    *used += (size_t)n < cap - *used ? (size_t)n : cap - 1 - *used;
-}
 
 /* "RAPL (powercap) at /sys/class/powercap: 2 packages, 2 dram, psys". */
 static void describe(wc_meter *m, const char *class_dir, const rapl_dropped *dropped,
@@ -358,7 +343,7 @@ static void describe(wc_meter *m, const char *class_dir, const rapl_dropped *dro
     char *d = m->description;
     size_t cap = sizeof m->description, used = 0;
     d[0] = '\0';
-    append(d, cap, &used, "RAPL (powercap) at %s:", class_dir);
+    wc_append(d, cap, &used, "RAPL (powercap) at %s:", class_dir);
     for (size_t i = 0; i < m->nzones; i++) {
         const char *name = m->zones[i].name;
         size_t count = 0, first = i;
@@ -373,17 +358,17 @@ static void describe(wc_meter *m, const char *class_dir, const rapl_dropped *dro
             continue; /* already described */
         const char *sep = i == 0 ? " " : ", ";
         if (count == 1 && strcmp(name, "psys") == 0)
-            append(d, cap, &used, "%spsys", sep);
+            wc_append(d, cap, &used, "%spsys", sep);
         else if (strcmp(name, "package") == 0)
-            append(d, cap, &used, "%s%zu package%s", sep, count, count == 1 ? "" : "s");
+            wc_append(d, cap, &used, "%s%zu package%s", sep, count, count == 1 ? "" : "s");
         else
-            append(d, cap, &used, "%s%zu %s", sep, count, name);
+            wc_append(d, cap, &used, "%s%zu %s", sep, count, name);
     }
     if (dropped->mmio_dups)
-        append(d, cap, &used, "; dropped %zu MMIO duplicate%s", dropped->mmio_dups,
+        wc_append(d, cap, &used, "; dropped %zu MMIO duplicate%s", dropped->mmio_dups,
                dropped->mmio_dups == 1 ? "" : "s");
     if (dropped->unreadable)
-        append(d, cap, &used, "; skipped %zu zone%s without readable energy_uj (%s)",
+        wc_append(d, cap, &used, "; skipped %zu zone%s without readable energy_uj (%s)",
                dropped->unreadable, dropped->unreadable == 1 ? "" : "s",
                cands[dropped->first_unreadable].entry);
 }
@@ -523,7 +508,7 @@ int wc_meter_rapl_init(wc_meter *m, const char *sysfs_root, wc_error *err)
     m->provenance = WC_PROV_MEASURED;
     m->priv = p;
     size_t used = 0;
-    append(m->description, sizeof m->description, &used,
+    wc_append(m->description, sizeof m->description, &used,
            "RAPL (powercap) at %s: not yet discovered", p->class_dir);
     return 0;
 }

@@ -32,7 +32,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -46,6 +45,8 @@
 #include "collector/procstat.h"
 #include "common/wc_clock.h"
 #include "common/wc_fs.h"
+#include "common/wc_text.h"
+#include "common/wc_tmptree.h"
 
 /* What a simulated zone stands for in the power model. */
 typedef enum sim_role { SIM_PACKAGE, SIM_DRAM, SIM_PSYS } sim_role;
@@ -278,19 +279,11 @@ static int make_tree(const sim_priv *p, wc_error *err)
     return rc;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path) == 0 ? 0 : -1;
-}
-
 /* Removes the tree (best effort: a vanished file is not an error). */
 static void remove_tree(const char *root)
 {
     if (root[0])
-        (void)nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        (void)wc_remove_tree(root);
 }
 
 /* ---- the model --------------------------------------------------------- */
@@ -377,20 +370,6 @@ static int advance(sim_priv *p, int64_t dt_ns, wc_error *err)
 
 /* ---- ops --------------------------------------------------------------- */
 
-/* Appends printf text to buf at *used (stops when full). */
-static void append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
-{
-    if (*used >= cap - 1)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *used, cap - *used, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        *used += (size_t)n < cap - *used ? (size_t)n : cap - 1 - *used;
-}
 
 static int sim_discover(wc_meter *m, wc_error *err)
 {
@@ -408,7 +387,7 @@ static int sim_discover(wc_meter *m, wc_error *err)
     m->nzones = p->rapl.nzones;
     size_t used = 0;
     m->description[0] = '\0';
-    append(m->description, sizeof m->description, &used,
+    wc_append(m->description, sizeof m->description, &used,
            "simulated node (model over %s/stat, seed %" PRIu64 "): %s", p->procfs_root,
            p->params.seed, p->rapl.description);
     return 0;
@@ -520,7 +499,7 @@ int wc_meter_sim_init(wc_meter *m, const char *procfs_root, const wc_sim_params 
     m->provenance = WC_PROV_SIMULATED;
     m->priv = p;
     size_t used = 0;
-    append(m->description, sizeof m->description, &used,
+    wc_append(m->description, sizeof m->description, &used,
            "simulated node at %s (not yet discovered)", p->root);
     return 0;
 }

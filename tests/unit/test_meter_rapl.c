@@ -13,7 +13,6 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,20 +24,13 @@
 #include "collector/counter.h"
 #include "collector/meter_rapl.h"
 #include "common/wc_clock.h"
+#include "common/wc_tmptree.h"
 #include "tests/unit/test_support.h"
 
 /* ---- helpers ----------------------------------------------------------- */
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path) == 0 ? 0 : -1;
-}
-
 /* rm -rf of a temporary tree. */
-static void rm_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+static void rm_tree(const char *dir) { (void)wc_remove_tree(dir); }
 
 /* Copies the static path a test_support helper returned. */
 static char *dup_path(const char *p)

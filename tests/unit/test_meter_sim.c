@@ -10,7 +10,6 @@
 #endif
 #include <criterion/criterion.h>
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,20 +24,13 @@
 #include "collector/meter_sim.h"
 #include "common/wc_clock.h"
 #include "common/wc_fs.h"
+#include "common/wc_tmptree.h"
 #include "tests/unit/test_support.h"
 
 static const char *const ENTRIES[5] = {"intel-rapl:0", "intel-rapl:0:0", "intel-rapl:1",
                                        "intel-rapl:1:0", "intel-rapl:2"};
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path) == 0 ? 0 : -1;
-}
-
-static void rm_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+static void rm_tree(const char *dir) { (void)wc_remove_tree(dir); }
 
 /* Writes <procfs>/stat: aggregate line with `busy` user ticks and `idle`
  * idle ticks, and ncpus cpuN lines (their values do not matter). */

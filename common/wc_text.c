@@ -1,0 +1,20 @@
+/*
+ * wc_text.c — see wc_text.h.
+ */
+#include "common/wc_text.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void wc_append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+{
+    if (cap == 0 || *used >= cap - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, cap - *used, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    *used += (size_t)n < cap - *used ? (size_t)n : cap - 1 - *used;
+}
