@@ -4,7 +4,7 @@
 # measures the sampler and the SQLite ingest. `make deps` installs what is missing.
 
 CC      ?= cc
-PKGS    := sqlite3
+PKGS    := sqlite3 libcurl libcjson
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 VERSION := 0.1.0

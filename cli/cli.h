@@ -16,6 +16,8 @@ int cmd_record(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_attribute(int argc, char **argv);
 int cmd_stress(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 /* Set by SIGINT/SIGTERM once wc_cli_install_stop_handlers has run. */
 extern volatile sig_atomic_t wc_cli_stop;

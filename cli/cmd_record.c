@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "collector/recorder.h"
+#include "collector/truth_file.h"
 #include "common/wc_clock.h"
 
 static const char RECORD_HELP[] =
@@ -32,13 +33,32 @@ static const char RECORD_HELP[] =
     "  --sysfs-root DIR     read /sys from DIR (default /sys; e.g. /host/sys)\n"
     "  --ceiling-watts W    counter plausibility ceiling per zone (default 5000)\n"
     "  --sim-seed N         noise seed of the simulated node (default 42)\n"
+    "  --truth SPEC         also record ground truth (repeatable): ipmi:local,\n"
+    "                       ipmi:lanplus://HOST[:PORT], redfish:https://HOST[:PORT],\n"
+    "                       sim (a SIMULATED BMC over the node's zones; parameters as\n"
+    "                       sim:lag=2,window=10,period=5,eff=0.92,base=40,quant=1,\n"
+    "                       noise=0.5,seed=7), or file:PATH (a wall-meter log imported\n"
+    "                       after the run, aligned by wall clock)\n"
+    "  --truth-format F     format of file: logs: csv (default; csv:OFFSET gives the\n"
+    "                       zone of times written without one) or ptd:OFFSET (SPEC\n"
+    "                       PTDaemon log in local time at OFFSET, e.g. ptd:+01:00)\n"
+    "  --truth-interval DUR how often BMCs are polled (default 1s), on their own\n"
+    "                       threads: a slow BMC never delays the sampler\n"
+    "  --truth-timeout DUR  per-poll timeout for ipmitool and HTTP (default 10s)\n"
+    "  --truth-password-file FILE  BMC password file; otherwise IPMI_PASSWORD or\n"
+    "                       REDFISH_PASSWORD from the environment (users: IPMI_USER,\n"
+    "                       REDFISH_USER); credentials are never taken from argv\n"
+    "  --insecure           do not verify the BMC's TLS certificate (Redfish)\n"
     "  --quiet              no progress line (for CI)\n"
     "\n"
     "exit codes: 0 recorded, 2 usage error, no meter, unreadable energy_uj, a DB\n"
     "that already holds a run, or a store failure (ticks already written are kept)\n";
 
 enum { OPT_DB = 1000, OPT_INTERVAL, OPT_DURATION, OPT_METER, OPT_MODEL, OPT_PROCFS, OPT_SYSFS,
-       OPT_CEILING, OPT_SIM_SEED, OPT_QUIET, OPT_HELP };
+       OPT_CEILING, OPT_SIM_SEED, OPT_QUIET, OPT_HELP, OPT_TRUTH, OPT_TRUTH_FORMAT,
+       OPT_TRUTH_INTERVAL, OPT_TRUTH_TIMEOUT, OPT_TRUTH_PWFILE, OPT_INSECURE };
+
+#define MAX_TRUTH 16
 
 static const struct option RECORD_OPTS[] = {
     {"db", required_argument, NULL, OPT_DB},
@@ -51,6 +71,12 @@ static const struct option RECORD_OPTS[] = {
     {"ceiling-watts", required_argument, NULL, OPT_CEILING},
     {"sim-seed", required_argument, NULL, OPT_SIM_SEED},
     {"quiet", no_argument, NULL, OPT_QUIET},
+    {"truth", required_argument, NULL, OPT_TRUTH},
+    {"truth-format", required_argument, NULL, OPT_TRUTH_FORMAT},
+    {"truth-interval", required_argument, NULL, OPT_TRUTH_INTERVAL},
+    {"truth-timeout", required_argument, NULL, OPT_TRUTH_TIMEOUT},
+    {"truth-password-file", required_argument, NULL, OPT_TRUTH_PWFILE},
+    {"insecure", no_argument, NULL, OPT_INSECURE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -60,6 +86,8 @@ static int bad(const char *opt, const char *val)
     fprintf(stderr, "wattcal record: invalid value for %s: '%s'\n", opt, val);
     return WC_EXIT_USAGE;
 }
+
+static const char *truth_specs[MAX_TRUTH];
 
 static int parse(int argc, char **argv, wc_record_opts *o)
 {
@@ -105,6 +133,34 @@ static int parse(int argc, char **argv, wc_record_opts *o)
                 return bad("--sim-seed (a non-negative integer)", optarg);
             break;
         case OPT_QUIET: o->quiet = 1; break;
+        case OPT_TRUTH:
+            if (o->ntruth == MAX_TRUTH || !*optarg)
+                return bad("--truth (at most 16, non-empty)", optarg);
+            truth_specs[o->ntruth++] = optarg;
+            o->truth_specs = truth_specs;
+            break;
+        case OPT_TRUTH_FORMAT: {
+            wc_error fe = {{0}};
+            if (wc_truth_file_check_format(optarg, &fe)) {
+                fprintf(stderr, "wattcal record: --truth-format: %s\n", fe.msg);
+                return WC_EXIT_USAGE;
+            }
+            o->truth.truth_format = optarg;
+            break;
+        }
+        case OPT_TRUTH_INTERVAL:
+            if (wc_parse_duration_ns(optarg, &o->truth.poll_interval_ns) ||
+                o->truth.poll_interval_ns < 10000000)
+                return bad("--truth-interval (at least 10ms)", optarg);
+            break;
+        case OPT_TRUTH_TIMEOUT:
+            if (wc_parse_duration_ns(optarg, &o->truth.timeout_ns) || o->truth.timeout_ns < 1000000)
+                return bad("--truth-timeout (at least 1ms)", optarg);
+            if (o->truth.connect_timeout_ns > o->truth.timeout_ns)
+                o->truth.connect_timeout_ns = o->truth.timeout_ns;
+            break;
+        case OPT_TRUTH_PWFILE: o->truth.password_file = optarg; break;
+        case OPT_INSECURE: o->truth.insecure = 1; break;
         case OPT_HELP: fputs(RECORD_HELP, stdout); return -1;
         default: fputs(RECORD_HELP, stderr); return WC_EXIT_USAGE;
         }
@@ -144,10 +200,12 @@ int cmd_record(int argc, char **argv)
     if (!o.quiet || res.missed_deadlines || res.scan_errors || res.meter_errors)
         fprintf(stderr,
                 "wattcal record: %lld ticks written to %s (%s model; missed deadlines %lld, "
-                "process read errors %lld, zone read errors %lld)%s\n",
+                "process read errors %lld, zone read errors %lld; ground-truth samples %lld,"
+                " of which error/unavailable %lld)%s\n",
                 (long long)res.ticks, o.db_path, wc_model_name(o.model),
                 (long long)res.missed_deadlines, (long long)res.scan_errors,
-                (long long)res.meter_errors,
+                (long long)res.meter_errors, (long long)res.truth_samples,
+                (long long)res.truth_errors,
                 o.meter && !strcmp(o.meter, "sim") ? " — node power is SIMULATED" : "");
     return WC_EXIT_OK;
 }

@@ -27,8 +27,9 @@ static const char VALIDATE_HELP[] =
     "\n"
     "  --db FILE                   a run written by `wattcal record`\n"
     "  --model M                   kepler-0.11, kepler-head or ideal (default: the\n"
-    "                              model the run was recorded with; another model is\n"
-    "                              computed offline from the raw samples first)\n"
+    "                              model the run was recorded with, ideal for an\n"
+    "                              imported run; another model is computed offline\n"
+    "                              from the raw samples first)\n"
     "  --max-unattributed-pct P    fail (exit 1) when a zone's unattributed energy\n"
     "                              exceeds P % of its active energy\n"
     "  --max-over-pct P            fail (exit 1) when processes received more than\n"
@@ -102,13 +103,17 @@ bad:
     return WC_EXIT_USAGE;
 }
 
+/* The model the run was recorded with; an imported run (no attribution at
+ * record time) defaults to the ideal model. */
 static int recorded_model(wc_store *st, wc_model *m)
 {
     sqlite3_stmt *s = NULL;
     int rc = -EINVAL;
     if (sqlite3_prepare_v2(wc_store_db(st), "SELECT model FROM run", -1, &s, NULL) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-        rc = wc_model_parse((const char *)sqlite3_column_text(s, 0), m);
+        sqlite3_step(s) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(s, 0);
+        rc = (name && *name) ? wc_model_parse(name, m) : (*m = WC_MODEL_IDEAL, 0);
+    }
     sqlite3_finalize(s);
     return rc;
 }
@@ -204,6 +209,26 @@ static void print_top(const wc_gap_report *r)
     }
 }
 
+static void print_truth(const wc_gap_report *r)
+{
+    if (!r->ntruth)
+        return;
+    char a[256], b[256];
+    printf("\nGround truth recorded (compared with the node in `validate` statistics later; here: what"
+           " each source delivered)\n");
+    for (size_t i = 0; i < r->ntruth; i++) {
+        const wc_gap_truth *t = &r->truth[i];
+        printf("  %s [%s] ok %lld, stale %lld, unavailable %lld, error %lld", term_safe(t->spec, a, sizeof a),
+               !strcmp(t->provenance, "simulated") ? "SIMULATED" : t->provenance, (long long)t->ok,
+               (long long)t->stale, (long long)t->unavailable, (long long)t->error);
+        if (!isnan(t->mean_watts))
+            printf("; mean of ok samples %.1f W", t->mean_watts);
+        printf("\n    %s\n", term_safe(t->description, b, sizeof b));
+        if (t->last_error[0])
+            printf("    last problem: %s\n", term_safe(t->last_error, a, sizeof a));
+    }
+}
+
 static int check_tolerances(const validate_opts *o, const wc_gap_report *r)
 {
     int failed = 0;
@@ -225,10 +250,12 @@ static int check_tolerances(const validate_opts *o, const wc_gap_report *r)
     return failed;
 }
 
+/* Something was measured: energy in the model's node series or, for runs
+ * without /proc data (imported), in the raw meter series. */
 static int measurable(const wc_gap_report *r)
 {
     for (size_t i = 0; i < r->nzones; i++)
-        if (r->zones[i].node_joules > 0)
+        if (r->zones[i].node_joules > 0 || r->zones[i].meter_joules > 0)
             return 1;
     return 0;
 }
@@ -289,7 +316,10 @@ int cmd_validate(int argc, char **argv)
                !strcmp(rep->provenance, "simulated") ? "SIMULATED (no hardware measured)"
                                                      : rep->provenance,
                term_safe(rep->meter_description, desc, sizeof desc));
-        if (!rep->clean_stop)
+        if (!strcmp(rep->meter_kind, "import"))
+            printf("note: imported run: meter and ground-truth series only, no /proc data, so no"
+                   " attribution (node/process columns stay 0)\n");
+        else if (!rep->clean_stop)
             printf("note: the recording did not end cleanly (killed or failed): %lld committed"
                    " ticks are analysed\n", (long long)rep->ticks);
         printf("meter_J: %s energy from raw counters; node/idle/active: as model %s split it;"
@@ -298,6 +328,7 @@ int cmd_validate(int argc, char **argv)
         print_zone_table(rep);
         print_quirks(rep);
         print_top(rep);
+        print_truth(rep);
         if (!measurable(rep)) {
             printf("\nno measurable interval: nothing to validate\n");
             exit_code = WC_EXIT_NO_DATA;

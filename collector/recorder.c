@@ -20,6 +20,8 @@
 #include "collector/proc_scan.h"
 #include "collector/procstat.h"
 #include "collector/store.h"
+#include "collector/truth_file.h"
+#include "collector/truth_poller.h"
 #include "common/wc_clock.h"
 #include "common/wc_fs.h"
 
@@ -32,6 +34,7 @@ void wc_record_defaults(wc_record_opts *o)
     o->sysfs_root = "/sys";
     o->sim = wc_sim_default_params();
     o->ceiling_watts = WC_DEFAULT_CEILING_WATTS;
+    wc_truth_config_defaults(&o->truth);
 }
 
 /* Everything one recording holds open. */
@@ -52,8 +55,12 @@ typedef struct recording {
     wc_proc_snapshot snap;
     wc_procstat stat;
     wc_record_result *res;
-    int64_t start_mono;
+    int64_t start_mono, start_wall; /* the run's clocks at its start (run row) */
     int warned_meter, warned_cpu, warned_scan; /* first error of each kind printed */
+    wc_truth_source *truth;      /* polled ground-truth sources */
+    int64_t *truth_ids;          /* their truth_source row ids */
+    size_t ntruth;
+    wc_truth_poller *poller;
 } recording;
 
 /* Prints the first error of a kind to stderr (even with --quiet: an operator
@@ -129,6 +136,93 @@ static int count_sockets(const wc_meter *m)
     return n;
 }
 
+/* Opens every polled ground-truth source (file: logs are imported at the
+ * end). The simulated BMC reads the node's zones: the simulated tree when the
+ * meter is simulated. */
+static int open_truth(recording *r, wc_error *err)
+{
+    const wc_record_opts *o = r->opts;
+    r->truth = calloc(o->ntruth ? o->ntruth : 1, sizeof *r->truth);
+    r->truth_ids = calloc(o->ntruth ? o->ntruth : 1, sizeof *r->truth_ids);
+    if (!r->truth || !r->truth_ids)
+        return wc_error_set(err, -ENOMEM, "out of memory");
+    wc_truth_config cfg = o->truth;
+    const char *sim_root = wc_meter_sim_root(&r->meter);
+    cfg.sysfs_root = sim_root ? sim_root : o->sysfs_root;
+    for (size_t i = 0; i < o->ntruth; i++) {
+        if (strncmp(o->truth_specs[i], "file:", 5) == 0)
+            continue;
+        int rc = wc_truth_open(o->truth_specs[i], &cfg, &r->truth[r->ntruth], err);
+        r->ntruth++; /* counted even on failure so teardown closes it */
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int register_truth(recording *r, wc_error *err)
+{
+    for (size_t i = 0; i < r->ntruth; i++) {
+        wc_truth_source *t = &r->truth[i];
+        int rc = wc_store_put_truth_source(r->store, t->spec, t->ops->kind, t->provenance,
+                                           t->description, &r->truth_ids[i], err);
+        if (rc)
+            return rc;
+    }
+    if (r->ntruth == 0)
+        return 0;
+    r->poller = wc_truth_poller_start(r->truth, r->ntruth, err);
+    return r->poller ? 0 : -EIO;
+}
+
+/* Writes the ground-truth samples gathered since the last call (inside the
+ * tick's transaction). */
+static int write_truth(recording *r, wc_error *err)
+{
+    wc_truth_queued *q = NULL;
+    size_t n = wc_truth_poller_drain(r->poller, &q);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        rc = wc_store_put_truth_sample(r->store, r->truth_ids[q[i].source], &q[i].sample, err);
+        r->res->truth_samples++;
+        r->res->truth_errors += q[i].sample.status == WC_TRUTH_ERROR ||
+                                q[i].sample.status == WC_TRUTH_UNAVAILABLE;
+    }
+    free(q);
+    return rc;
+}
+
+/* Imports one wall-meter log (file:PATH) after the run, mapping its wall
+ * clock onto the run's monotonic clock through the run's start. */
+static int import_truth_file(recording *r, const char *spec, int64_t start_wall,
+                             int64_t start_mono, wc_error *err)
+{
+    const char *path = spec + 5;
+    const char *format = r->opts->truth.truth_format ? r->opts->truth.truth_format : "csv";
+    wc_truth_sample *samples = NULL;
+    size_t n = 0;
+    int rc = wc_truth_file_parse(path, format, &samples, &n, err);
+    if (rc)
+        return rc;
+    char desc[256];
+    snprintf(desc, sizeof desc, "%s log %.200s, aligned by wall clock", format, path);
+    int64_t id = 0;
+    rc = wc_store_begin(r->store, err);
+    if (!rc)
+        rc = wc_store_put_truth_source(r->store, spec, "file", WC_PROV_GROUND_TRUTH, desc, &id, err);
+    wc_truth_file_align(samples, n, start_wall, start_mono);
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = wc_store_put_truth_sample(r->store, id, &samples[i], err);
+    if (!rc)
+        rc = wc_store_commit(r->store, err);
+    else
+        sqlite3_exec(wc_store_db(r->store), "ROLLBACK", NULL, NULL, NULL);
+    if (!rc)
+        r->res->truth_samples += (int64_t)n;
+    free(samples);
+    return rc;
+}
+
 static int write_run_info(recording *r, int64_t start_mono, wc_error *err)
 {
     const wc_record_opts *o = r->opts;
@@ -144,7 +238,7 @@ static int write_run_info(recording *r, int64_t start_mono, wc_error *err)
     info.sockets = count_sockets(&r->meter);
     info.ncpus = (int)r->stat.ncpus;
     info.interval_ns = o->interval_ns;
-    info.started_wall_ns = wc_wall_ns();
+    info.started_wall_ns = r->start_wall = wc_wall_ns();
     info.started_mono_ns = start_mono;
     snprintf(info.model, sizeof info.model, "%s", wc_model_name(o->model));
     snprintf(info.meter_kind, sizeof info.meter_kind, "%s", r->meter.ops->kind);
@@ -161,6 +255,8 @@ static int write_run_info(recording *r, int64_t start_mono, wc_error *err)
         rc = wc_store_put_zones(r->store, &r->meter, &r->first_zone_id, err);
     if (!rc)
         rc = wc_store_model_id(r->store, wc_model_name(o->model), &r->model_id, err);
+    if (!rc)
+        rc = register_truth(r, err);
     return rc;
 }
 
@@ -188,11 +284,16 @@ static int setup(recording *r, wc_error *err)
     r->store = wc_store_open(o->db_path, WC_STORE_CREATE, err);
     if (!r->store)
         return -EIO;
-    return 0;
+    return open_truth(r, err);
 }
 
 static void teardown(recording *r)
 {
+    wc_truth_poller_free(r->poller);
+    for (size_t i = 0; i < r->ntruth; i++)
+        wc_truth_close(&r->truth[i]);
+    free(r->truth);
+    free(r->truth_ids);
     wc_store_close(r->store);
     wc_attrib_free(r->attrib);
     wc_proc_scanner_free(r->scanner);
@@ -334,6 +435,8 @@ static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err
                                        r->meter.nzones, err);
     if (!rc)
         rc = wc_store_put_processes(r->store, tick_id, &r->snap, err);
+    if (!rc)
+        rc = write_truth(r, err);
     wc_attr_tick_in in;
     wc_attr_out out;
     if (!rc)
@@ -401,6 +504,27 @@ static int loop(recording *r, volatile sig_atomic_t *stop, wc_error *err)
     return 0;
 }
 
+/* After the loop: stops the pollers and writes their last samples, then
+ * imports the file: logs. Returns rc unchanged when it already failed. */
+static int finish_truth(recording *r, int rc, wc_error *err)
+{
+    wc_truth_poller *p = r->poller;
+    wc_truth_poller_stop(p); /* joins the threads; their last samples stay queued */
+    if (rc)
+        return rc;
+    if (p) {
+        rc = wc_store_begin(r->store, err);
+        if (!rc)
+            rc = write_truth(r, err);
+        if (!rc)
+            rc = wc_store_commit(r->store, err);
+    }
+    for (size_t i = 0; i < r->opts->ntruth && !rc; i++)
+        if (strncmp(r->opts->truth_specs[i], "file:", 5) == 0)
+            rc = import_truth_file(r, r->opts->truth_specs[i], r->start_wall, r->start_mono, err);
+    return rc;
+}
+
 int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record_result *res,
               wc_error *err)
 {
@@ -412,6 +536,7 @@ int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record
     int rc = setup(&r, err);
     if (!rc) {
         rc = loop(&r, stop, err);
+        rc = finish_truth(&r, rc, err);
         wc_error ferr;
         int frc = wc_store_finish_run(r.store, wc_wall_ns(), wc_mono_ns(), res->ticks, rc == 0,
                                       &ferr);

@@ -15,6 +15,7 @@
 
 #include "collector/attribution.h"
 #include "collector/meter_sim.h"
+#include "collector/truth.h"
 #include "common/wc_error.h"
 
 /* Options of one recording (CLI flags of `wattcal record`). */
@@ -30,6 +31,10 @@ typedef struct wc_record_opts {
     wc_sim_params sim;           /* used when meter is "sim" */
     double ceiling_watts;        /* counter plausibility ceiling per zone */
     const char *command_line;    /* stored with the run */
+    const char *const *truth_specs; /* --truth SPECs: polled on their own threads, except
+                                       file:PATH, imported after the run by wall clock */
+    size_t ntruth;
+    wc_truth_config truth;       /* timeouts, credentials file, --insecure, --truth-format */
 } wc_record_opts;
 
 /* Summary of a finished recording. */
@@ -38,6 +43,8 @@ typedef struct wc_record_result {
     int64_t missed_deadlines;    /* ticks that overran the interval */
     int64_t scan_errors;         /* per-process read failures summed over ticks */
     int64_t meter_errors;        /* zone reads that failed */
+    int64_t truth_samples;       /* ground-truth samples written (all statuses) */
+    int64_t truth_errors;        /* of which error or unavailable */
 } wc_record_result;
 
 /* Fills opts with the defaults (1 s, /proc, /sys, kepler-0.11, sim defaults). */

@@ -9,6 +9,7 @@
 #include "collector/store.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@
 
 enum {
     Q_TICK, Q_ZONE_SAMPLE, Q_PROC, Q_PROC_SAMPLE, Q_PROC_LAST, Q_CONTAINER, Q_POD,
-    Q_NODE_ATTR, Q_WORK_ATTR, Q_COUNT
+    Q_NODE_ATTR, Q_WORK_ATTR, Q_TRUTH_SAMPLE, Q_COUNT
 };
 
 static const char *const QUERIES[Q_COUNT] = {
@@ -40,6 +41,9 @@ static const char *const QUERIES[Q_COUNT] = {
                     "cpu_delta_sum_s,node_busy_s,flags) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [Q_WORK_ATTR] = "INSERT INTO work_attr(model_id,tick_id,level,process_id,key,zone,"
                     "cpu_delta_s,energy_uj,total_uj,power_uw,flags) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+    [Q_TRUTH_SAMPLE] = "INSERT INTO truth_sample(source_id,poll_mono_ns,poll_wall_ns,device_ts_ns,"
+                       "watts,min_watts,max_watts,avg_watts,window_s,window_known,stats_window_s,path,"
+                       "status,error) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 /* Process samples are inserted PROC_BATCH rows per statement: one VDBE
@@ -546,6 +550,98 @@ int wc_store_put_attribution(wc_store *st, int64_t model_id, int64_t tick_id,
             return rc;
     }
     return 0;
+}
+
+/* Binds a double, NULL when NAN/infinite (unknown). */
+static void bind_real_or_null(sqlite3_stmt *s, int i, double v)
+{
+    if (isfinite(v))
+        sqlite3_bind_double(s, i, v);
+    else
+        sqlite3_bind_null(s, i);
+}
+
+int wc_store_put_truth_source(wc_store *st, const char *spec, const char *kind,
+                              wc_provenance provenance, const char *description,
+                              int64_t *source_id, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db,
+                           "INSERT INTO truth_source(spec,kind,provenance,description)"
+                           " VALUES(?,?,?,?)",
+                           -1, &s, NULL) != SQLITE_OK)
+        return db_fail(st, err, "writing truth source");
+    bind_text(s, 1, spec);
+    bind_text(s, 2, kind);
+    bind_text(s, 3, wc_provenance_name(provenance));
+    bind_text(s, 4, description);
+    int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE)
+        return db_fail(st, err, "writing truth source");
+    *source_id = sqlite3_last_insert_rowid(st->db);
+    return 0;
+}
+
+int wc_store_put_truth_sample(wc_store *st, int64_t source_id, const wc_truth_sample *t,
+                              wc_error *err)
+{
+    sqlite3_stmt *s = st->q[Q_TRUTH_SAMPLE];
+    sqlite3_bind_int64(s, 1, source_id);
+    sqlite3_bind_int64(s, 2, t->poll_mono_ns);
+    sqlite3_bind_int64(s, 3, t->poll_wall_ns);
+    if (t->device_ts_ns)
+        sqlite3_bind_int64(s, 4, t->device_ts_ns);
+    else
+        sqlite3_bind_null(s, 4);
+    /* Only an ok or stale sample carries watts: never a 0 W stand-in. */
+    int has_value = t->status == WC_TRUTH_OK || t->status == WC_TRUTH_STALE;
+    bind_real_or_null(s, 5, has_value ? t->watts : NAN);
+    bind_real_or_null(s, 6, t->min_watts);
+    bind_real_or_null(s, 7, t->max_watts);
+    bind_real_or_null(s, 8, t->avg_watts);
+    bind_real_or_null(s, 9, t->window_s);
+    sqlite3_bind_int(s, 10, t->window_known);
+    bind_real_or_null(s, 11, t->stats_window_s > 0 ? t->stats_window_s : NAN);
+    bind_text(s, 12, t->path);
+    bind_text(s, 13, wc_truth_status_name(t->status));
+    bind_text(s, 14, t->error);
+    return step_reset(st, s, err, "writing truth sample");
+}
+
+int wc_store_put_phase(wc_store *st, const char *name, const char *phase_class,
+                       int64_t start_mono_ns, int64_t end_mono_ns, int64_t start_wall_ns,
+                       int64_t end_wall_ns, int repetition, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db,
+                           "INSERT INTO phase(name,class,start_mono_ns,end_mono_ns,start_wall_ns,"
+                           "end_wall_ns,repetition) VALUES(?,?,?,?,?,?,?)",
+                           -1, &s, NULL) != SQLITE_OK)
+        return db_fail(st, err, "writing phase");
+    bind_text(s, 1, name);
+    bind_text(s, 2, phase_class);
+    sqlite3_bind_int64(s, 3, start_mono_ns);
+    sqlite3_bind_int64(s, 4, end_mono_ns);
+    sqlite3_bind_int64(s, 5, start_wall_ns);
+    sqlite3_bind_int64(s, 6, end_wall_ns);
+    sqlite3_bind_int(s, 7, repetition);
+    int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : db_fail(st, err, "writing phase");
+}
+
+int wc_store_set_tick_util(wc_store *st, int64_t tick_id, double util_pct, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db, "UPDATE tick SET util_pct=? WHERE id=?", -1, &s, NULL) !=
+        SQLITE_OK)
+        return db_fail(st, err, "writing utilisation");
+    bind_real_or_null(s, 1, util_pct);
+    sqlite3_bind_int64(s, 2, tick_id);
+    int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : db_fail(st, err, "writing utilisation");
 }
 
 int wc_store_clear_model(wc_store *st, int64_t model_id, wc_error *err)

@@ -20,9 +20,10 @@
 #include "collector/meter.h"
 #include "collector/proc_scan.h"
 #include "collector/procstat.h"
+#include "collector/truth.h"
 #include "common/wc_error.h"
 
-#define WC_STORE_SCHEMA_VERSION 1
+#define WC_STORE_SCHEMA_VERSION 2
 
 typedef struct wc_store wc_store;
 
@@ -100,6 +101,26 @@ int wc_store_put_attribution(wc_store *st, int64_t model_id, int64_t tick_id,
 
 /* Deletes every attribution row of a model (before re-attributing). */
 int wc_store_clear_model(wc_store *st, int64_t model_id, wc_error *err);
+
+/* Registers a ground-truth source; *source_id receives its id. kind: "ipmi",
+ * "redfish", "sim", "file", "import". Returns 0 or -EIO. */
+int wc_store_put_truth_source(wc_store *st, const char *spec, const char *kind,
+                              wc_provenance provenance, const char *description,
+                              int64_t *source_id, wc_error *err);
+
+/* Inserts one ground-truth sample (NAN values stored as NULL). Call inside a
+ * transaction (wc_store_begin/commit) when writing many. Returns 0 or -EIO. */
+int wc_store_put_truth_sample(wc_store *st, int64_t source_id, const wc_truth_sample *t,
+                              wc_error *err);
+
+/* Inserts one labelled phase (times ns; end 0 when still open). Returns 0 or -EIO. */
+int wc_store_put_phase(wc_store *st, const char *name, const char *phase_class,
+                       int64_t start_mono_ns, int64_t end_mono_ns, int64_t start_wall_ns,
+                       int64_t end_wall_ns, int repetition, wc_error *err);
+
+/* Sets the CPU utilisation (percent of all CPUs) of a tick, for imported runs
+ * that have a utilisation column instead of /proc/stat counters. */
+int wc_store_set_tick_util(wc_store *st, int64_t tick_id, double util_pct, wc_error *err);
 
 /* Builds the read-side indexes if missing (done by wc_store_finish_run; readers
  * call it on runs that were killed before finishing). Returns 0 or -EIO. */

@@ -1,5 +1,5 @@
 /*
- * store_schema.sql.h — the SQL text of the wattcal store schema (version 1),
+ * store_schema.sql.h — the SQL text of the wattcal store schema (version 2),
  * included by collector/store.c only. docs/schema.md explains every column.
  */
 #ifndef WC_STORE_SCHEMA_SQL_H
@@ -22,7 +22,8 @@ static const char WC_SCHEMA_SQL[] =
     " id INTEGER PRIMARY KEY, seq INTEGER, mono_ns INTEGER, boot_ns INTEGER, wall_ns INTEGER,"
     " cpu_user INTEGER, cpu_nice INTEGER, cpu_system INTEGER, cpu_idle INTEGER,"
     " cpu_iowait INTEGER, cpu_irq INTEGER, cpu_softirq INTEGER, cpu_steal INTEGER,"
-    " cpu_guest INTEGER, cpu_guest_nice INTEGER, cpu_ok INTEGER, nprocs INTEGER, scan_ns INTEGER);"
+    " cpu_guest INTEGER, cpu_guest_nice INTEGER, cpu_ok INTEGER, nprocs INTEGER, scan_ns INTEGER,"
+    " util_pct REAL);"
     "CREATE TABLE zone_sample("
     " tick_id INTEGER, zone_id INTEGER, value INTEGER, status INTEGER);"
     "CREATE TABLE process("
@@ -45,7 +46,16 @@ static const char WC_SCHEMA_SQL[] =
     "CREATE TABLE work_attr("
     " model_id INTEGER, tick_id INTEGER, level INTEGER, process_id INTEGER, key TEXT,"
     " zone TEXT, cpu_delta_s REAL, energy_uj INTEGER, total_uj INTEGER, power_uw REAL,"
-    " flags INTEGER);";
+    " flags INTEGER);"
+    "CREATE TABLE truth_source("
+    " id INTEGER PRIMARY KEY, spec TEXT, kind TEXT, provenance TEXT, description TEXT);"
+    "CREATE TABLE truth_sample("
+    " source_id INTEGER, poll_mono_ns INTEGER, poll_wall_ns INTEGER, device_ts_ns INTEGER,"
+    " watts REAL, min_watts REAL, max_watts REAL, avg_watts REAL, window_s REAL,"
+    " window_known INTEGER, stats_window_s REAL, path TEXT, status TEXT, error TEXT);"
+    "CREATE TABLE phase("
+    " id INTEGER PRIMARY KEY, name TEXT, class TEXT, start_mono_ns INTEGER, end_mono_ns INTEGER,"
+    " start_wall_ns INTEGER, end_wall_ns INTEGER, repetition INTEGER);";
 
 /* Indexes built when a run finishes (or by readers on a run killed early):
  * keeping them out of the recording path keeps ingest fast. */
@@ -53,6 +63,7 @@ static const char WC_INDEX_SQL[] =
     "CREATE INDEX IF NOT EXISTS zone_sample_tick ON zone_sample(tick_id);"
     "CREATE INDEX IF NOT EXISTS proc_sample_tick ON proc_sample(tick_id);"
     "CREATE INDEX IF NOT EXISTS node_attr_model ON node_attr(model_id, tick_id);"
-    "CREATE INDEX IF NOT EXISTS work_attr_model ON work_attr(model_id, level, tick_id);";
+    "CREATE INDEX IF NOT EXISTS work_attr_model ON work_attr(model_id, level, tick_id);"
+    "CREATE INDEX IF NOT EXISTS truth_sample_source ON truth_sample(source_id, poll_mono_ns);";
 
 #endif

@@ -28,4 +28,8 @@ int wc_parse_duration_ns(const char *text, int64_t *out_ns);
  * ("2026-11-29T16:47:17.123Z") into buf (>= 32 bytes). Returns buf. */
 char *wc_format_wall_iso(int64_t wall_ns, char *buf, int cap);
 
+/* Days from 1970-01-01 to the proleptic Gregorian date y-m-d (negative
+ * before), exact and locale/TZ-free (H. Hinnant's days_from_civil); m 1..12. */
+int64_t wc_days_from_civil(int64_t y, unsigned m, unsigned d);
+
 #endif

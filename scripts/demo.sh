@@ -20,7 +20,7 @@ idle_pid=$!
 trap 'kill $cpu_pid $idle_pid 2>/dev/null || true' EXIT INT TERM
 
 echo "wattcal demo: recording ${secs}s of a SIMULATED node (cpu stressor pid $cpu_pid, idle stressor pid $idle_pid)"
-"$bin" record --db "$db" --meter sim --interval 1s --duration "${secs}s" --model kepler-0.11
+"$bin" record --db "$db" --meter sim --truth sim --interval 1s --duration "${secs}s" --model kepler-0.11
 echo
 "$bin" validate --db "$db"
 echo

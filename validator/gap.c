@@ -48,7 +48,7 @@ static int load_run(sqlite3 *db, wc_gap_report *rep, wc_error *err)
     if (sqlite3_prepare_v2(db,
                            "SELECT host, provenance, meter_description,"
                            " (SELECT COUNT(*) FROM tick),"
-                           " (SELECT MAX(mono_ns) - MIN(mono_ns) FROM tick), clean_stop FROM run",
+                           " (SELECT MAX(mono_ns) - MIN(mono_ns) FROM tick), clean_stop, meter_kind FROM run",
                            -1, &s, NULL) != SQLITE_OK)
         return sql_fail(db, err, "reading run");
     if (sqlite3_step(s) == SQLITE_ROW) {
@@ -59,6 +59,7 @@ static int load_run(sqlite3 *db, wc_gap_report *rep, wc_error *err)
         rep->ticks = sqlite3_column_int64(s, 3);
         rep->duration_s = (double)sqlite3_column_int64(s, 4) / 1e9;
         rep->clean_stop = sqlite3_column_int(s, 5);
+        copy_text(rep->meter_kind, sizeof rep->meter_kind, sqlite3_column_text(s, 6));
     }
     sqlite3_finalize(s);
     return 0;
@@ -285,6 +286,37 @@ static int count_quirk_rows(sqlite3 *db, int64_t model_id, wc_gap_report *rep, w
     return 0;
 }
 
+static int load_truth(sqlite3 *db, wc_gap_report *rep, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(
+            db,
+            "SELECT ts.spec, ts.kind, ts.provenance, ts.description,"
+            " SUM(t.status = 'ok'), SUM(t.status = 'stale'), SUM(t.status = 'unavailable'),"
+            " SUM(t.status = 'error'), AVG(CASE WHEN t.status = 'ok' THEN t.watts END),"
+            " (SELECT error FROM truth_sample e WHERE e.source_id = ts.id AND e.error != ''"
+            "  ORDER BY e.rowid DESC LIMIT 1)"
+            " FROM truth_source ts LEFT JOIN truth_sample t ON t.source_id = ts.id"
+            " GROUP BY ts.id ORDER BY ts.id",
+            -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "reading ground truth");
+    while (sqlite3_step(s) == SQLITE_ROW && rep->ntruth < WC_GAP_MAX_TRUTH) {
+        wc_gap_truth *t = &rep->truth[rep->ntruth++];
+        copy_text(t->spec, sizeof t->spec, sqlite3_column_text(s, 0));
+        copy_text(t->kind, sizeof t->kind, sqlite3_column_text(s, 1));
+        copy_text(t->provenance, sizeof t->provenance, sqlite3_column_text(s, 2));
+        copy_text(t->description, sizeof t->description, sqlite3_column_text(s, 3));
+        t->ok = sqlite3_column_int64(s, 4);
+        t->stale = sqlite3_column_int64(s, 5);
+        t->unavailable = sqlite3_column_int64(s, 6);
+        t->error = sqlite3_column_int64(s, 7);
+        t->mean_watts = sqlite3_column_type(s, 8) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 8);
+        copy_text(t->last_error, sizeof t->last_error, sqlite3_column_text(s, 9));
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
 static int model_id_of(sqlite3 *db, wc_model model, int64_t *id)
 {
     sqlite3_stmt *s = NULL;
@@ -326,5 +358,7 @@ int wc_gap_compute(wc_store *st, wc_model model, wc_gap_report *rep, wc_error *e
         rc = load_top_containers(db, model_id, rep, err);
     if (!rc)
         rc = count_quirk_rows(db, model_id, rep, err);
+    if (!rc)
+        rc = load_truth(db, rep, err);
     return rc;
 }

@@ -47,6 +47,16 @@ typedef struct wc_gap_top {
     double joules, cpu_seconds;
 } wc_gap_top;
 
+#define WC_GAP_MAX_TRUTH 8
+
+/* What one ground-truth source delivered during the run. */
+typedef struct wc_gap_truth {
+    char spec[128], kind[16], provenance[32], description[256];
+    int64_t ok, stale, unavailable, error;
+    double mean_watts;            /* over ok samples, NAN when none */
+    char last_error[256];         /* most recent error/unavailable reason */
+} wc_gap_truth;
+
 /* The whole report. */
 typedef struct wc_gap_report {
     char model[32];
@@ -56,12 +66,15 @@ typedef struct wc_gap_report {
     double duration_s;
     int64_t ticks;
     int clean_stop;               /* 0 when the recorder was killed or failed */
+    char meter_kind[16];          /* "rapl", "sim", "import" */
     wc_gap_zone zones[WC_GAP_MAX_ZONES];
     size_t nzones;
     char rank_zone[32];           /* zone used for the top lists */
     wc_gap_top top_processes[WC_GAP_TOP], top_containers[WC_GAP_TOP];
     size_t ntop_processes, ntop_containers;
-    int64_t negative_share_rows, lifetime_delta_rows; /* process rows that received energy through that quirk */
+    int64_t negative_share_rows, lifetime_delta_rows;
+    wc_gap_truth truth[WC_GAP_MAX_TRUTH];
+    size_t ntruth; /* process rows that received energy through that quirk */
 } wc_gap_report;
 
 /* Computes the report for model from an open store (attribution rows of that

@@ -1,0 +1,370 @@
+/*
+ * cmd_import.c — `wattcal import`: a run recorded by another tool (a generic
+ * CSV with a column mapping, or a Green Metrics Tool folder) into a new run
+ * database (collector/import.c), so validate and reports work on it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "collector/import.h"
+#include "collector/truth_file.h"
+#include "common/wc_clock.h"
+
+static const char IMPORT_HELP[] =
+    "usage: wattcal import --db FILE --csv FILE --time-col NAME [column mapping...]\n"
+    "       wattcal import --db FILE --gmt DIR [options]\n"
+    "\n"
+    "Brings a run recorded by another tool into a NEW run database so that\n"
+    "`wattcal validate` and reports work on it: meter series become zones\n"
+    "(counters or gauges), wall power a ground-truth source, labels phases.\n"
+    "There is no /proc data, so the attribution tables stay empty. Every line\n"
+    "is checked before the database is created; errors name FILE:LINE:COLUMN.\n"
+    "\n"
+    "  --db FILE                 the run database to create (must not hold a run)\n"
+    "  --host NAME               host stored with the run (default: from the data,\n"
+    "                            else \"imported\")\n"
+    "  --provenance P            measured (default), estimated or simulated: where\n"
+    "                            the zone figures come from\n"
+    "\n"
+    "Generic CSV: a header row, then one row per sample instant in time order;\n"
+    "# comments and blank lines are ignored, cells may be \"quoted\".\n"
+    "  --csv FILE                the table to import\n"
+    "  --delimiter C             cell separator: , (default), ; or tab\n"
+    "  --time-col NAME           column holding the sample time (required)\n"
+    "  --time-unit U             s, ms, us or ns (Unix epoch, decimals allowed) or\n"
+    "                            iso (ISO 8601 with Z or +HH:MM); default s\n"
+    "  --time-zone OFFSET        zone of ISO times written without one (Z, +01:00,\n"
+    "                            -05:30); default: such times are refused\n"
+    "  --counter-col NAME:ZONE:UNIT  cumulative energy counter -> zone of kind\n"
+    "                            counter_uj; UNIT uj, mj, j, wh or kwh (repeatable)\n"
+    "  --energy-col NAME:ZONE:UNIT   energy used since the previous row, summed into\n"
+    "                            a counter_uj zone; same units (repeatable)\n"
+    "  --power-col NAME:ZONE:UNIT    power -> zone of kind gauge_uw; UNIT uw, mw, w\n"
+    "                            or kw (repeatable)\n"
+    "  --truth-col NAME:UNIT     wall power -> a ground-truth source; UNIT uw, mw, w\n"
+    "                            or kw; empty or 0 W cells are stored as unavailable\n"
+    "                            (repeatable)\n"
+    "  --util-col NAME[:ratio]   node CPU utilisation, percent of all CPUs (ratio:\n"
+    "                            values 0..1)\n"
+    "  --phase-col NAME          phase label: contiguous rows with one label form one\n"
+    "                            phase, spanning from the row before its first row\n"
+    "                            to its last row (the first row alone spans nothing)\n"
+    "  --host-col NAME           host name, from the first row\n"
+    "  --cpu-model-col NAME      CPU model, from the first row\n"
+    "  ZONE is package, core, uncore, dram, psys or another lower-case name, with\n"
+    "  -N for socket N (package-1).\n"
+    "\n"
+    "Green Metrics Tool measurement folder (each file optional):\n"
+    "  --gmt DIR                 folder holding cpu_energy_rapl_msr_component.log,\n"
+    "                            psu_energy_ac_mcp_machine.log,\n"
+    "                            cpu_utilization_procfs_system.log and phases.json\n"
+    "  --gmt-rapl FILE           RAPL log to use instead (- for none); its interval\n"
+    "                            energies are summed into one counter zone per\n"
+    "                            Package_N / DRAM_N\n"
+    "  --gmt-psu FILE            MCP39F511 AC power log to use instead (- for none)\n"
+    "  --gmt-util FILE           system utilisation log to use instead (- for none)\n"
+    "  --gmt-phases FILE         phases.json to use instead (- for none)\n"
+    "  --gmt-psu-unit U          uw (GMT since 2026-04) or cw (centiwatts, before):\n"
+    "                            the AC log has no unit marker; default: inferred\n"
+    "                            from the magnitudes, refused when both are plausible\n"
+    "  --gmt-ceiling-watts W     RAPL intervals above W per zone (and <= 1 uJ\n"
+    "                            underflows) are refused, never summed (default 1000)\n"
+    "\n"
+    "exit codes: 0 imported, 2 usage error or bad input (nothing written),\n"
+    "3 fewer than 2 sample instants (nothing measurable)\n";
+
+enum {
+    OPT_DB = 1000, OPT_HOST, OPT_PROVENANCE, OPT_CSV, OPT_DELIM, OPT_TIME_COL, OPT_TIME_UNIT,
+    OPT_TIME_ZONE, OPT_COUNTER, OPT_ENERGY, OPT_POWER, OPT_TRUTH, OPT_UTIL, OPT_PHASE,
+    OPT_HOST_COL, OPT_CPU_COL, OPT_GMT, OPT_GMT_RAPL, OPT_GMT_PSU, OPT_GMT_UTIL, OPT_GMT_PHASES,
+    OPT_GMT_PSU_UNIT, OPT_GMT_CEILING, OPT_HELP
+};
+
+static const struct option IMPORT_OPTS[] = {
+    {"db", required_argument, NULL, OPT_DB},
+    {"host", required_argument, NULL, OPT_HOST},
+    {"provenance", required_argument, NULL, OPT_PROVENANCE},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"delimiter", required_argument, NULL, OPT_DELIM},
+    {"time-col", required_argument, NULL, OPT_TIME_COL},
+    {"time-unit", required_argument, NULL, OPT_TIME_UNIT},
+    {"time-zone", required_argument, NULL, OPT_TIME_ZONE},
+    {"counter-col", required_argument, NULL, OPT_COUNTER},
+    {"energy-col", required_argument, NULL, OPT_ENERGY},
+    {"power-col", required_argument, NULL, OPT_POWER},
+    {"truth-col", required_argument, NULL, OPT_TRUTH},
+    {"util-col", required_argument, NULL, OPT_UTIL},
+    {"phase-col", required_argument, NULL, OPT_PHASE},
+    {"host-col", required_argument, NULL, OPT_HOST_COL},
+    {"cpu-model-col", required_argument, NULL, OPT_CPU_COL},
+    {"gmt", required_argument, NULL, OPT_GMT},
+    {"gmt-rapl", required_argument, NULL, OPT_GMT_RAPL},
+    {"gmt-psu", required_argument, NULL, OPT_GMT_PSU},
+    {"gmt-util", required_argument, NULL, OPT_GMT_UTIL},
+    {"gmt-phases", required_argument, NULL, OPT_GMT_PHASES},
+    {"gmt-psu-unit", required_argument, NULL, OPT_GMT_PSU_UNIT},
+    {"gmt-ceiling-watts", required_argument, NULL, OPT_GMT_CEILING},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+/* Everything the command line says. */
+typedef struct import_cli {
+    wc_import_csv_opts csv;
+    wc_import_gmt_opts gmt;
+    wc_import_target target;
+    int iso_offset_s;
+    const char *csv_only;     /* last CSV-only option seen (for mode errors) */
+    const char *gmt_only;     /* last GMT-only option seen */
+    char util_col[256];
+} import_cli;
+
+static int bad(const char *what, const char *value)
+{
+    fprintf(stderr, "wattcal import: invalid %s: '%s'\n", what, value);
+    return WC_EXIT_USAGE;
+}
+
+static int parse_time_unit(const char *u, int64_t *ns)
+{
+    static const struct {
+        const char *name;
+        int64_t ns;
+    } UNITS[] = {{"s", 1000000000LL}, {"ms", 1000000LL}, {"us", 1000LL}, {"ns", 1}, {"iso", 0}};
+    for (size_t i = 0; i < sizeof UNITS / sizeof *UNITS; i++)
+        if (strcmp(u, UNITS[i].name) == 0) {
+            *ns = UNITS[i].ns;
+            return 0;
+        }
+    return -EINVAL;
+}
+
+static int parse_provenance(const char *p, wc_provenance *out)
+{
+    if (strcmp(p, "measured") == 0)
+        *out = WC_PROV_MEASURED;
+    else if (strcmp(p, "estimated") == 0)
+        *out = WC_PROV_ESTIMATED;
+    else if (strcmp(p, "simulated") == 0)
+        *out = WC_PROV_SIMULATED;
+    else
+        return -EINVAL;
+    return 0;
+}
+
+/* --util-col NAME[:ratio|:pct] */
+static int parse_util(import_cli *c, const char *arg)
+{
+    snprintf(c->util_col, sizeof c->util_col, "%s", arg);
+    c->csv.util_scale = 1.0;
+    char *colon = strrchr(c->util_col, ':');
+    if (colon && (strcmp(colon + 1, "ratio") == 0 || strcmp(colon + 1, "pct") == 0)) {
+        c->csv.util_scale = colon[1] == 'r' ? 100.0 : 1.0;
+        *colon = '\0';
+    }
+    if (!c->util_col[0] || strlen(arg) >= sizeof c->util_col)
+        return -EINVAL;
+    c->csv.util_col = c->util_col;
+    return 0;
+}
+
+static int add_col(import_cli *c, const char *arg, wc_import_col_kind kind)
+{
+    wc_error err = {{0}};
+    if (c->csv.ncols == WC_IMPORT_MAX_COLS) {
+        fprintf(stderr, "wattcal import: at most %d mapped columns\n", WC_IMPORT_MAX_COLS);
+        return WC_EXIT_USAGE;
+    }
+    if (wc_import_parse_col(arg, kind, &c->csv.cols[c->csv.ncols], &err)) {
+        fprintf(stderr, "wattcal import: %s\n", err.msg);
+        return WC_EXIT_USAGE;
+    }
+    c->csv.ncols++;
+    return 0;
+}
+
+/* "-" means "do not import that series". */
+static const char *gmt_file_arg(const char *arg) { return strcmp(arg, "-") == 0 ? "" : arg; }
+
+static int parse_common(import_cli *c, int opt, const char *arg)
+{
+    switch (opt) {
+    case OPT_DB:
+        if (c->target.db_path || !*arg)
+            return bad("--db (one non-empty file name)", arg);
+        c->target.db_path = arg;
+        return 0;
+    case OPT_HOST: c->target.host = arg; return 0;
+    case OPT_PROVENANCE:
+        return parse_provenance(arg, &c->target.provenance)
+                   ? bad("--provenance (measured, estimated or simulated)", arg)
+                   : 0;
+    }
+    return -1;
+}
+
+static int parse_csv_opt(import_cli *c, int opt, const char *arg, const char *name)
+{
+    c->csv_only = name;
+    switch (opt) {
+    case OPT_CSV: c->csv.path = arg; return 0;
+    case OPT_DELIM:
+        if (strcmp(arg, ",") && strcmp(arg, ";") && strcmp(arg, "tab") && strcmp(arg, "\t"))
+            return bad("--delimiter (',', ';' or tab)", arg);
+        c->csv.delimiter = arg[0] == 't' ? '\t' : arg[0];
+        return 0;
+    case OPT_TIME_COL: c->csv.time_col = arg; return 0;
+    case OPT_TIME_UNIT:
+        return parse_time_unit(arg, &c->csv.time_unit_ns) ? bad("--time-unit (s, ms, us, ns or iso)", arg)
+                                                          : 0;
+    case OPT_TIME_ZONE:
+        if (wc_parse_utc_offset(arg, &c->iso_offset_s))
+            return bad("--time-zone (Z, +HH:MM or -HH:MM)", arg);
+        c->csv.iso_offset_s = &c->iso_offset_s;
+        return 0;
+    case OPT_COUNTER: return add_col(c, arg, WC_IMPORT_COUNTER);
+    case OPT_ENERGY: return add_col(c, arg, WC_IMPORT_ENERGY);
+    case OPT_POWER: return add_col(c, arg, WC_IMPORT_POWER);
+    case OPT_TRUTH: return add_col(c, arg, WC_IMPORT_TRUTH);
+    case OPT_UTIL: return parse_util(c, arg) ? bad("--util-col (NAME, NAME:pct or NAME:ratio)", arg) : 0;
+    case OPT_PHASE: c->csv.phase_col = arg; return 0;
+    case OPT_HOST_COL: c->csv.host_col = arg; return 0;
+    case OPT_CPU_COL: c->csv.cpu_model_col = arg; return 0;
+    }
+    return -1;
+}
+
+static int parse_gmt_opt(import_cli *c, int opt, const char *arg, const char *name)
+{
+    char *end = NULL;
+    c->gmt_only = name;
+    switch (opt) {
+    case OPT_GMT: c->gmt.dir = arg; return 0;
+    case OPT_GMT_RAPL: c->gmt.rapl_path = gmt_file_arg(arg); return 0;
+    case OPT_GMT_PSU: c->gmt.psu_path = gmt_file_arg(arg); return 0;
+    case OPT_GMT_UTIL: c->gmt.util_path = gmt_file_arg(arg); return 0;
+    case OPT_GMT_PHASES: c->gmt.phases_path = gmt_file_arg(arg); return 0;
+    case OPT_GMT_PSU_UNIT:
+        if (strcmp(arg, "uw") == 0)
+            c->gmt.psu_unit = WC_GMT_PSU_UW;
+        else if (strcmp(arg, "cw") == 0)
+            c->gmt.psu_unit = WC_GMT_PSU_CW;
+        else
+            return bad("--gmt-psu-unit (uw or cw)", arg);
+        return 0;
+    case OPT_GMT_CEILING:
+        c->gmt.ceiling_watts = strtod(arg, &end);
+        if (!end || *end || !isfinite(c->gmt.ceiling_watts) || c->gmt.ceiling_watts < 1)
+            return bad("--gmt-ceiling-watts (a finite number of watts >= 1)", arg);
+        return 0;
+    }
+    return -1;
+}
+
+/* The options of one kind may not be mixed with the other's. */
+static int check_mode(const import_cli *c)
+{
+    int is_csv = c->csv_only != NULL, is_gmt = c->gmt_only != NULL;
+    if (!c->target.db_path) {
+        fprintf(stderr, "wattcal import: --db FILE is required\n");
+        return WC_EXIT_USAGE;
+    }
+    if (is_csv && is_gmt) {
+        fprintf(stderr, "wattcal import: --%s (CSV import) and --%s (GMT import) cannot be "
+                        "combined: import one source per run\n",
+                c->csv_only, c->gmt_only);
+        return WC_EXIT_USAGE;
+    }
+    if (!is_csv && !is_gmt) {
+        fprintf(stderr, "wattcal import: give --csv FILE --time-col NAME ... or --gmt DIR\n");
+        return WC_EXIT_USAGE;
+    }
+    if (is_csv && (!c->csv.path || !c->csv.time_col)) {
+        fprintf(stderr, "wattcal import: a CSV import needs --csv FILE and --time-col NAME\n");
+        return WC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int parse(int argc, char **argv, import_cli *c)
+{
+    int opt, idx = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", IMPORT_OPTS, &idx)) != -1) {
+        if (opt == OPT_HELP) {
+            fputs(IMPORT_HELP, stdout);
+            return -1;
+        }
+        if (opt == '?' || opt == ':') {
+            fputs(IMPORT_HELP, stderr);
+            return WC_EXIT_USAGE;
+        }
+        const char *name = IMPORT_OPTS[idx].name;
+        int rc = parse_common(c, opt, optarg);
+        if (rc < 0)
+            rc = opt >= OPT_GMT && opt <= OPT_GMT_CEILING ? parse_gmt_opt(c, opt, optarg, name)
+                                                          : parse_csv_opt(c, opt, optarg, name);
+        if (rc)
+            return rc;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "wattcal import: unexpected argument '%s'\n", argv[optind]);
+        return WC_EXIT_USAGE;
+    }
+    return check_mode(c);
+}
+
+static void print_summary(const import_cli *c, const wc_import_summary *s)
+{
+    char a[40], b[40];
+    wc_format_wall_iso(s->first_wall_ns, a, sizeof a);
+    wc_format_wall_iso(s->last_wall_ns, b, sizeof b);
+    printf("%s: %lld ticks (%s .. %s, median interval %.3f s), %lld zone%s, "
+           "%lld ground-truth source%s (%lld samples, %lld unavailable), "
+           "%lld ticks with utilisation, %lld phase%s imported\n",
+           c->target.db_path, (long long)s->ticks, a, b, (double)s->interval_ns / 1e9,
+           (long long)s->zones, s->zones == 1 ? "" : "s", (long long)s->truth_sources,
+           s->truth_sources == 1 ? "" : "s", (long long)s->truth_samples,
+           (long long)s->truth_unavailable, (long long)s->util_ticks, (long long)s->phases,
+           s->phases == 1 ? "" : "s");
+    if (s->rejected_samples || s->missing_samples)
+        printf("%s: zone samples without a value: %lld refused as implausible, %lld missing\n",
+               c->target.db_path, (long long)s->rejected_samples, (long long)s->missing_samples);
+    const char *p = s->notes;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        printf("note: %.*s\n", len, p);
+        p += len + (nl ? 1 : 0);
+    }
+}
+
+int cmd_import(int argc, char **argv)
+{
+    import_cli c;
+    memset(&c, 0, sizeof c);
+    c.csv.time_unit_ns = WC_NS_PER_S;
+    c.csv.util_scale = 1.0;
+    c.target.provenance = WC_PROV_MEASURED;
+    int rc = parse(argc, argv, &c);
+    if (rc)
+        return rc < 0 ? WC_EXIT_OK : rc;
+    char cmdline[512];
+    wc_cli_join_argv(argc, argv, cmdline, sizeof cmdline);
+    c.target.command_line = cmdline;
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    rc = c.csv_only ? wc_import_csv(&c.csv, &c.target, &sum, &err)
+                    : wc_import_gmt(&c.gmt, &c.target, &sum, &err);
+    if (rc) {
+        fprintf(stderr, "wattcal import: %s\n", err.msg);
+        return rc == -ENODATA ? WC_EXIT_NO_DATA : WC_EXIT_USAGE;
+    }
+    print_summary(&c, &sum);
+    return WC_EXIT_OK;
+}

@@ -1,0 +1,172 @@
+/*
+ * cmd_probe.c — `wattcal probe`: parse options, run collector/probe.c, print
+ * its table or JSON, and exit 0 when the node has a hardware meter, 1 when
+ * not (runbook step 2), 2 on a usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/wc_clock.h"
+#include "collector/probe.h"
+
+static const char PROBE_HELP[] =
+    "usage: wattcal probe [--procfs-root DIR] [--sysfs-root DIR] [--truth SPEC]... [--json]\n"
+    "\n"
+    "Lists the power sources of this node and what they mean for an exporter's\n"
+    "numbers: RAPL zones per socket (each read once), hwmon power/energy sensors\n"
+    "as Kepler finds them, in-band IPMI (/dev/ipmi0, /dev/ipmi/0, /dev/ipmidev/0,\n"
+    "ipmitool on PATH), each --truth source opened and polled once, and whether\n"
+    "this is a VM guest (DMI vendor, cpuinfo hypervisor flag). Then: the source\n"
+    "wattcal would use, whether an exporter here would measure or estimate, and\n"
+    "whether measured node power is available. Nothing is written.\n"
+    "\n"
+    "  --procfs-root DIR    read /proc from DIR (default /proc; e.g. /host/proc)\n"
+    "  --sysfs-root DIR     read /sys from DIR (default /sys; e.g. /host/sys)\n"
+    "  --truth SPEC         a ground-truth source to open and poll once (repeatable):\n"
+    "                       ipmi:local, ipmi:lanplus://HOST[:PORT],\n"
+    "                       redfish:https://HOST[:PORT], sim; file:PATH is only\n"
+    "                       listed (a log is imported after the run)\n"
+    "  --truth-timeout DUR  per-poll timeout for ipmitool and HTTP (default 10s)\n"
+    "  --truth-password-file FILE  BMC password file; otherwise IPMI_PASSWORD or\n"
+    "                       REDFISH_PASSWORD from the environment (users: IPMI_USER,\n"
+    "                       REDFISH_USER); credentials are never taken from argv\n"
+    "  --insecure           do not verify the BMC's TLS certificate (Redfish)\n"
+    "  --json               print JSON instead of the table\n"
+    "\n"
+    "exit codes: 0 a hardware meter exists (RAPL zones or an hwmon power/energy\n"
+    "sensor), 1 none (an exporter here would estimate or fail at init), 2 usage\n"
+    "error\n";
+
+enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_TRUTH, OPT_JSON, OPT_HELP, OPT_TRUTH_TIMEOUT,
+       OPT_TRUTH_PWFILE, OPT_INSECURE };
+
+static const struct option PROBE_OPTS[] = {
+    {"procfs-root", required_argument, NULL, OPT_PROCFS},
+    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
+    {"truth", required_argument, NULL, OPT_TRUTH},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"truth-timeout", required_argument, NULL, OPT_TRUTH_TIMEOUT},
+    {"truth-password-file", required_argument, NULL, OPT_TRUTH_PWFILE},
+    {"insecure", no_argument, NULL, OPT_INSECURE},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+/* Parsed command line; truth points into argv. */
+typedef struct probe_cli {
+    wc_probe_opts opts;
+    const char **truth;
+    int json;
+    wc_truth_config truth_cfg;   /* timeout, password file, --insecure */
+} probe_cli;
+
+/* Prints "wattcal probe: <message>" to stderr; returns WC_EXIT_USAGE. */
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "wattcal probe: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    return WC_EXIT_USAGE;
+}
+
+/* Sets a root option once; an empty or repeated value is a usage error. */
+static int set_root(const char **slot, const char *opt, const char *val)
+{
+    if (*slot)
+        return usage_error("%s given twice", opt);
+    if (!*val)
+        return usage_error("%s needs a directory, not an empty string", opt);
+    *slot = val;
+    return 0;
+}
+
+/* Returns 0 to run, -1 after --help, or WC_EXIT_USAGE. */
+static int parse(int argc, char **argv, probe_cli *c)
+{
+    int opt, rc = 0;
+    optind = 1;
+    while (rc == 0 && (opt = getopt_long(argc, argv, "", PROBE_OPTS, NULL)) != -1) {
+        switch (opt) {
+        case OPT_PROCFS: rc = set_root(&c->opts.procfs_root, "--procfs-root", optarg); break;
+        case OPT_SYSFS: rc = set_root(&c->opts.sysfs_root, "--sysfs-root", optarg); break;
+        case OPT_TRUTH:
+            if (!*optarg)
+                return usage_error("%s needs a SPEC (e.g. ipmi:local)", "--truth");
+            c->truth[c->opts.ntruth++] = optarg;
+            break;
+        case OPT_JSON: c->json = 1; break;
+        case OPT_TRUTH_TIMEOUT:
+            if (wc_parse_duration_ns(optarg, &c->truth_cfg.timeout_ns) ||
+                c->truth_cfg.timeout_ns < 1000000)
+                return usage_error("--truth-timeout: invalid duration '%s'", optarg);
+            if (c->truth_cfg.connect_timeout_ns > c->truth_cfg.timeout_ns)
+                c->truth_cfg.connect_timeout_ns = c->truth_cfg.timeout_ns;
+            break;
+        case OPT_TRUTH_PWFILE: c->truth_cfg.password_file = optarg; break;
+        case OPT_INSECURE: c->truth_cfg.insecure = 1; break;
+        case OPT_HELP: fputs(PROBE_HELP, stdout); return -1;
+        default: fputs(PROBE_HELP, stderr); return WC_EXIT_USAGE;
+        }
+    }
+    if (rc == 0 && optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    return rc;
+}
+
+/* Prints the report; returns the probe's exit code, or 2 if JSON failed. */
+static int report(const wc_probe *p, int json)
+{
+    if (!json) {
+        wc_probe_print(p, stdout);
+        return wc_probe_exit_code(p);
+    }
+    char *text = wc_probe_json(p);
+    if (!text) {
+        fprintf(stderr, "wattcal probe: out of memory building JSON\n");
+        return WC_EXIT_USAGE;
+    }
+    printf("%s\n", text);
+    free(text);
+    return wc_probe_exit_code(p);
+}
+
+int cmd_probe(int argc, char **argv)
+{
+    probe_cli c;
+    memset(&c, 0, sizeof c);
+    wc_truth_config_defaults(&c.truth_cfg);
+    c.truth = calloc((size_t)(argc > 0 ? argc : 1), sizeof *c.truth);
+    if (!c.truth) {
+        fprintf(stderr, "wattcal probe: out of memory\n");
+        return WC_EXIT_USAGE;
+    }
+    int rc = parse(argc, argv, &c);
+    if (rc != 0) {
+        free(c.truth);
+        return rc < 0 ? WC_EXIT_OK : rc;
+    }
+    c.opts.truth_specs = c.truth;
+    if (c.opts.sysfs_root)
+        c.truth_cfg.sysfs_root = c.opts.sysfs_root;
+    c.opts.truth_cfg = &c.truth_cfg;
+    wc_probe p;
+    wc_error err;
+    err.msg[0] = '\0';
+    rc = wc_probe_run(&c.opts, &p, &err);
+    if (rc != 0)
+        fprintf(stderr, "wattcal probe: %s\n", err.msg);
+    else
+        rc = report(&p, c.json);
+    wc_probe_free(&p);
+    free(c.truth);
+    return rc < 0 ? WC_EXIT_USAGE : rc;
+}

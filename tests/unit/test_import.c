@@ -1,0 +1,591 @@
+/*
+ * test_import.c — `wattcal import` (collector/import.c): a Green Metrics Tool
+ * folder (RAPL interval energies into a counter, the MCP AC log as ground
+ * truth with its unmarked x10000 unit change, utilisation, phases.json, the
+ * underflow log), CodeCarbon and Kepler-legacy CSVs through the generic column
+ * mapping, and an end-to-end import of an own CSV whose tables are queried.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector/import.h"
+#include "collector/store.h"
+#include "tests/unit/test_support.h"
+
+#define GMT "corpus/datasets/gmt-framework-laptop-2025-10"
+#define CODECARBON "corpus/datasets/codecarbon-cpu-load-profiling"
+
+static const char *db_path(void)
+{
+    static char p[512];
+    snprintf(p, sizeof p, "%s/run.db", wc_test_tmpdir());
+    return p;
+}
+
+static wc_import_target target(const char *db)
+{
+    return (wc_import_target){.db_path = db, .provenance = WC_PROV_MEASURED,
+                              .command_line = "wattcal import (test)"};
+}
+
+static const char *gmt_file(const char *name)
+{
+    static char p[8][1024];
+    static int next;
+    char rel[256];
+    snprintf(rel, sizeof rel, GMT "/%s", name);
+    char *out = p[next++ % 8];
+    snprintf(out, sizeof p[0], "%s", wc_shared_fixture(rel));
+    return out;
+}
+
+/* --- reading the DB back --- */
+
+static sqlite3 *open_db(const char *path)
+{
+    sqlite3 *db = NULL;
+    cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK, "%s", path);
+    return db;
+}
+
+static int64_t q_i64(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *s = NULL;
+    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK, "%s: %s", sql,
+                 sqlite3_errmsg(db));
+    cr_assert_eq(sqlite3_step(s), SQLITE_ROW, "%s", sql);
+    int64_t v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return v;
+}
+
+static double q_dbl(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *s = NULL;
+    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK, "%s: %s", sql,
+                 sqlite3_errmsg(db));
+    cr_assert_eq(sqlite3_step(s), SQLITE_ROW, "%s", sql);
+    double v = sqlite3_column_type(s, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 0);
+    sqlite3_finalize(s);
+    return v;
+}
+
+static const char *q_text(sqlite3 *db, const char *sql)
+{
+    static char buf[1024];
+    sqlite3_stmt *s = NULL;
+    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK, "%s: %s", sql,
+                 sqlite3_errmsg(db));
+    cr_assert_eq(sqlite3_step(s), SQLITE_ROW, "%s", sql);
+    const unsigned char *t = sqlite3_column_text(s, 0);
+    snprintf(buf, sizeof buf, "%s", t ? (const char *)t : "(null)");
+    sqlite3_finalize(s);
+    return buf;
+}
+
+/* --- column mappings --- */
+
+Test(import, column_mappings)
+{
+    wc_import_col c;
+    wc_error err = {{0}};
+    cr_assert_eq(wc_import_parse_col("rapl_energy:package-1:kWh", WC_IMPORT_ENERGY, &c, &err), 0,
+                 "%s", err.msg);
+    cr_assert_str_eq(c.column, "rapl_energy");
+    cr_assert_str_eq(c.zone, "package");
+    cr_assert_eq(c.socket, 1);
+    cr_assert_str_eq(c.unit, "kwh");
+    cr_assert_float_eq(c.scale, 3.6e12, 0);
+    cr_assert_eq(wc_import_parse_col("a:b:psys:uj", WC_IMPORT_COUNTER, &c, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(c.column, "a:b");
+    cr_assert_eq(c.socket, -1);
+    cr_assert_eq(wc_import_parse_col("Tapo power:w", WC_IMPORT_TRUTH, &c, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(c.column, "Tapo power");
+    cr_assert_float_eq(c.scale, 1.0, 0);
+    cr_assert_eq(wc_import_parse_col("gpu:gpu:mw", WC_IMPORT_POWER, &c, &err), 0);
+    cr_assert_float_eq(c.scale, 1e3, 0);
+    cr_assert_eq(wc_import_parse_col("x:package:w", WC_IMPORT_COUNTER, &c, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "--counter-col x:package:w: unit 'w' is not one of uj|mj|j|wh|kwh"),
+              "%s", err.msg);
+    cr_assert_eq(wc_import_parse_col("x:Package:uj", WC_IMPORT_COUNTER, &c, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "ZONE like package"), "%s", err.msg);
+    cr_assert_eq(wc_import_parse_col("package:uj", WC_IMPORT_COUNTER, &c, &err), -EINVAL);
+    cr_assert_eq(wc_import_parse_col(":w", WC_IMPORT_TRUTH, &c, &err), -EINVAL);
+    cr_assert_eq(wc_import_parse_col("watts", WC_IMPORT_TRUTH, &c, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "expected NAME:UNIT"), "%s", err.msg);
+}
+
+/* --- Green Metrics Tool --- */
+
+Test(import, gmt_folder_end_to_end)
+{
+    const char *dir = gmt_file("phases.json");
+    char folder[1024];
+    snprintf(folder, sizeof folder, "%.*s", (int)(strrchr(dir, '/') - dir), dir);
+    wc_import_gmt_opts o = {.dir = folder};
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *db = db_path();
+    wc_import_target t = target(db);
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), 0, "%s", err.msg);
+    cr_assert_eq(sum.ticks, 200);
+    cr_assert_eq(sum.zones, 1);
+    cr_assert_eq(sum.truth_samples, 201);
+    cr_assert_eq(sum.phases, 11);
+    cr_assert_eq(sum.util_ticks, 200);
+    cr_assert_eq(sum.rejected_samples, 0);
+    cr_assert(strstr(sum.notes, "values read as microwatts (inferred"), "%s", sum.notes);
+
+    sqlite3 *d = open_db(db);
+    cr_assert_str_eq(q_text(d, "SELECT meter_kind||'/'||provenance||'/'||host FROM run"),
+                     "import/measured/imported");
+    cr_assert_eq(q_i64(d, "SELECT ticks FROM run"), 200);
+    cr_assert_eq(q_i64(d, "SELECT clean_stop FROM run"), 1);
+    /* Origin: the [BASELINE] phase start, the earliest time imported. */
+    cr_assert_eq(q_i64(d, "SELECT started_wall_ns FROM run"), 1759592247440278000LL);
+    cr_assert_eq(q_i64(d, "SELECT ended_mono_ns FROM run"),
+                 1759592267399383000LL - 1759592247440278000LL);
+    cr_assert_eq(q_i64(d, "SELECT mono_ns FROM tick WHERE seq=0"), 89495000);
+    cr_assert_eq(q_i64(d, "SELECT wall_ns FROM tick WHERE seq=199"), 1759592267299490000LL);
+    cr_assert_eq(q_i64(d, "SELECT COUNT(*) FROM tick WHERE cpu_ok=0"), 200);
+    cr_assert_str_eq(q_text(d, "SELECT name||' '||socket||' '||raw_name||' '||kind FROM zone"),
+                     "package 0 Package_0 counter_uj");
+    /* The counter holds every interval energy: 200 lines, 89.356042 J. */
+    cr_assert_eq(q_i64(d, "SELECT value FROM zone_sample JOIN tick ON tick.id=tick_id WHERE seq=0"),
+                 397277);
+    cr_assert_eq(q_i64(d, "SELECT value FROM zone_sample JOIN tick ON tick.id=tick_id WHERE seq=199"),
+                 89356042);
+    cr_assert_eq(q_i64(d, "SELECT MAX(value)-MIN(value) FROM zone_sample"), 88958765);
+    cr_assert_eq(q_i64(d, "SELECT COUNT(*) FROM zone_sample WHERE status<>0"), 0);
+    /* Ground truth: microwatts -> W. */
+    cr_assert_eq(q_i64(d, "SELECT COUNT(*) FROM truth_sample WHERE status='ok'"), 201);
+    cr_assert_float_eq(q_dbl(d, "SELECT watts FROM truth_sample ORDER BY poll_wall_ns LIMIT 1"),
+                       9553.228173, 1e-9);
+    cr_assert_float_eq(
+        q_dbl(d, "SELECT watts FROM truth_sample ORDER BY poll_wall_ns DESC LIMIT 1"),
+        21284.793215, 1e-9);
+    cr_assert_eq(q_i64(d, "SELECT poll_mono_ns FROM truth_sample ORDER BY poll_wall_ns LIMIT 1"),
+                 1759592247532228000LL - 1759592247440278000LL);
+    cr_assert_str_eq(q_text(d, "SELECT kind||' '||provenance FROM truth_source"),
+                     "import ground truth");
+    /* Utilisation: latest sample at or before each tick, ratio x 10000 -> %. */
+    cr_assert_float_eq(q_dbl(d, "SELECT util_pct FROM tick WHERE seq=0"), 1.26, 1e-12);
+    cr_assert_float_eq(q_dbl(d, "SELECT util_pct FROM tick WHERE seq=1"), 16.66, 1e-12);
+    cr_assert_float_eq(q_dbl(d, "SELECT util_pct FROM tick WHERE seq=199"), 2.53, 1e-12);
+    /* Phases. */
+    cr_assert_str_eq(q_text(d, "SELECT group_concat(name, '|') FROM (SELECT name FROM phase ORDER BY id)"),
+                     "[BASELINE]|[INSTALLATION]|[BOOT]|[IDLE]|[RUNTIME]|Idle a bit|Hidden warmup|"
+                     "Stress|Download|Hidden cleanup|[REMOVE]");
+    cr_assert_str_eq(q_text(d, "SELECT class||' '||start_wall_ns||' '||end_wall_ns||' '||start_mono_ns"
+                               "||' '||repetition FROM phase WHERE name='Stress'"),
+                     "runtime 1759592263190497000 1759592264373945000 15750219000 1");
+    cr_assert_str_eq(q_text(d, "SELECT class FROM phase WHERE name='Hidden warmup'"), "hidden");
+    cr_assert_str_eq(q_text(d, "SELECT class FROM phase WHERE name='[RUNTIME]'"), "gmt");
+    cr_assert_eq(q_i64(d, "SELECT start_mono_ns FROM phase WHERE name='[BASELINE]'"), 0);
+    cr_assert_eq(q_i64(d, "SELECT COUNT(*) FROM node_attr") + q_i64(d, "SELECT COUNT(*) FROM process"),
+                 0);
+    cr_assert_eq(q_i64(d, "PRAGMA user_version"), WC_STORE_SCHEMA_VERSION);
+    sqlite3_close(d);
+
+    /* The DB opens as a wattcal run. */
+    wc_store *st = wc_store_open(db, WC_STORE_READ, &err);
+    cr_assert_not_null(st, "%s", err.msg);
+    wc_store_close(st);
+}
+
+Test(import, gmt_pre_2026_psu_log_is_refused_until_declared)
+{
+    wc_import_gmt_opts o = {.rapl_path = gmt_file("cpu_energy_rapl_msr_component.log"),
+                            .psu_path = gmt_file("psu_energy_ac_mcp_machine.pre-2026-04.log")};
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *db = db_path();
+    wc_import_target t = target(db);
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "psu_energy_ac_mcp_machine.pre-2026-04.log: the MCP value column "
+                              "carries no unit"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "microwatts (GMT since 2026-04) gives a median of 0.719 W"), "%s",
+              err.msg);
+    cr_assert(strstr(err.msg, "centiwatts (GMT before 2026-04) a median of 7193.6 W"), "%s",
+              err.msg);
+    cr_assert(strstr(err.msg, "--gmt-psu-unit uw or --gmt-psu-unit cw"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "CPU package alone draws a median of"), "%s", err.msg);
+    cr_assert_neq(access(db, F_OK), 0, "a refused import left %s behind", db);
+
+    /* Declared: centiwatts; the same instants read as the newer log within 0.01 W. */
+    o.psu_unit = WC_GMT_PSU_CW;
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), 0, "%s", err.msg);
+    cr_assert(strstr(sum.notes, "values read as centiwatts (declared)"), "%s", sum.notes);
+    sqlite3 *d = open_db(db);
+    cr_assert_float_eq(q_dbl(d, "SELECT watts FROM truth_sample ORDER BY poll_wall_ns LIMIT 1"),
+                       9553.22, 1e-9);
+    cr_assert_float_eq(
+        q_dbl(d, "SELECT watts FROM truth_sample ORDER BY poll_wall_ns DESC LIMIT 1"), 21284.79,
+        1e-9);
+    cr_assert_str_eq(q_text(d, "SELECT description FROM truth_source"),
+                     "Green Metrics Tool MCP39F511 AC power, values in centiwatts");
+    sqlite3_close(d);
+}
+
+Test(import, gmt_psu_scale_change_within_one_file)
+{
+    const char *dir = wc_test_tmpdir();
+    /* Same power before and after GMT's switch: 955322 cW then 9553228173 uW. */
+    wc_test_write(dir, "psu.log",
+                  "1759592247532228 955322\n1759592247631431 800598\n"
+                  "1759592247730616 8151850294\n1759592247829789 9119265378\n");
+    char psu[512], db[512];
+    snprintf(psu, sizeof psu, "%s/psu.log", dir);
+    snprintf(db, sizeof db, "%s/run.db", dir);
+    wc_import_gmt_opts o = {.psu_path = psu};
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    wc_import_target t = target(db);
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "changes scale within the file: line 3 is 10182x line 2"), "%s",
+              err.msg);
+    cr_assert(strstr(err.msg, "--gmt-psu-unit"), "%s", err.msg);
+    /* Declared, the file is read as declared (the caller's responsibility). */
+    o.psu_unit = WC_GMT_PSU_UW;
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), 0, "%s", err.msg);
+}
+
+Test(import, gmt_underflow_log_gives_no_negative_and_no_spike)
+{
+    wc_import_gmt_opts o = {.rapl_path = gmt_file("cpu_energy_rapl_msr_component_underflow.log")};
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *db = db_path();
+    wc_import_target t = target(db);
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), 0, "%s", err.msg);
+    cr_assert_eq(sum.ticks, 19);
+    cr_assert_eq(sum.rejected_samples, 3);
+    cr_assert(strstr(sum.notes, "underflow.log:5: Package_0 interval of 1 uJ over 1.001 s (0.0 W) "
+                                "refused: resolution underflow (<= 1 uJ)"), "%s", sum.notes);
+    cr_assert(strstr(sum.notes, "(41196.7 W) refused: above the 1000 W ceiling"), "%s", sum.notes);
+    cr_assert(strstr(sum.notes, "underflow.log:9: Package_0 interval of 41214123000 uJ"), "%s",
+              sum.notes);
+    cr_assert(strstr(sum.notes, "underflow.log:19:"), "%s", sum.notes);
+    sqlite3 *d = open_db(db);
+    cr_assert_str_eq(q_text(d, "SELECT group_concat(seq) FROM (SELECT seq FROM tick JOIN zone_sample "
+                               "ON tick.id=tick_id WHERE status=-34 ORDER BY seq)"),
+                     "4,8,18");
+    cr_assert_eq(q_i64(d, "SELECT COUNT(*) FROM zone_sample WHERE status=-34 AND value IS NOT NULL"),
+                 0);
+    /* Between consecutive accepted readings: never a decrease, never above 1000 W. */
+    sqlite3_stmt *s = NULL;
+    cr_assert_eq(sqlite3_prepare_v2(d, "SELECT mono_ns, value FROM tick JOIN zone_sample ON "
+                                       "tick.id=tick_id WHERE status=0 ORDER BY seq",
+                                    -1, &s, NULL),
+                 SQLITE_OK);
+    int64_t pm = -1, pv = 0, n = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int64_t m = sqlite3_column_int64(s, 0), v = sqlite3_column_int64(s, 1);
+        if (pm >= 0) {
+            cr_assert_geq(v, pv, "counter decreased at mono %lld", (long long)m);
+            double w = (double)(v - pv) / 1e6 / ((double)(m - pm) / 1e9);
+            cr_assert_leq(w, 1000.0, "spike of %.1f W at mono %lld", w, (long long)m);
+        }
+        pm = m;
+        pv = v;
+        n++;
+    }
+    sqlite3_finalize(s);
+    cr_assert_eq(n, 16);
+    cr_assert_eq(pv, 553847000);
+    sqlite3_close(d);
+}
+
+Test(import, gmt_single_measurement_is_nothing_measurable)
+{
+    wc_import_gmt_opts o = {
+        .rapl_path = gmt_file("cpu_energy_rapl_msr_component_single_measurement.log")};
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *db = db_path();
+    wc_import_target t = target(db);
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), -ENODATA);
+    cr_assert(strstr(err.msg, "1 sample instant: at least 2 are needed"), "%s", err.msg);
+    cr_assert_neq(access(db, F_OK), 0);
+}
+
+Test(import, gmt_malformed_line_names_file_line_column)
+{
+    const char *dir = wc_test_tmpdir();
+    wc_test_write(dir, "rapl.log",
+                  "\n1759592247529773 397277 Package_0\n1759592247629050 37805l Package_0\n");
+    char rapl[512], db[512];
+    snprintf(rapl, sizeof rapl, "%s/rapl.log", dir);
+    snprintf(db, sizeof db, "%s/run.db", dir);
+    wc_import_gmt_opts o = {.rapl_path = rapl};
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    wc_import_target t = target(db);
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "rapl.log:3:2: '37805l' is not an unsigned integer"), "%s", err.msg);
+    wc_import_gmt_opts none = {.dir = dir};
+    cr_assert_eq(wc_import_gmt(&none, &t, &sum, &err), -ENOENT);
+}
+
+/* --- generic CSV --- */
+
+static wc_import_csv_opts csv_opts(const char *path, const char *time_col)
+{
+    wc_import_csv_opts o;
+    memset(&o, 0, sizeof o);
+    o.path = path;
+    o.time_col = time_col;
+    o.time_unit_ns = 1000000000LL;
+    o.util_scale = 1.0;
+    return o;
+}
+
+static void map(wc_import_csv_opts *o, const char *arg, wc_import_col_kind kind)
+{
+    wc_error err = {{0}};
+    cr_assert_eq(wc_import_parse_col(arg, kind, &o->cols[o->ncols++], &err), 0, "%s", err.msg);
+}
+
+static const char *codecarbon(const char *rel)
+{
+    static char p[1024];
+    char r[512];
+    snprintf(r, sizeof r, CODECARBON "/%s", rel);
+    snprintf(p, sizeof p, "%s", wc_shared_fixture(r));
+    return p;
+}
+
+Test(import, codecarbon_threadripper_via_column_mapping)
+{
+    wc_import_csv_opts o = csv_opts(
+        codecarbon("AMD_Threadripper/all_cores-AMD_Ryzen_Threadripper_1950X_16-Core_Processor-"
+                   "2025-01-14.csv"),
+        "timestamp");
+    map(&o, "rapl_energy:package:kwh", WC_IMPORT_ENERGY);
+    map(&o, "rapl_power:package:w", WC_IMPORT_POWER);
+    map(&o, "tapo_power:w", WC_IMPORT_TRUTH);
+    o.util_col = "cpu_load";
+    o.phase_col = "task_name";
+    o.cpu_model_col = "cpu_name";
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *db = db_path();
+    wc_import_target t = target(db);
+    cr_assert_eq(wc_import_csv(&o, &t, &sum, &err), 0, "%s", err.msg);
+    cr_assert_eq(sum.ticks, 11);
+    cr_assert_eq(sum.zones, 2);
+    cr_assert_eq(sum.truth_samples, 11);
+    cr_assert_eq(sum.truth_unavailable, 0);
+    cr_assert_eq(sum.phases, 10);
+    cr_assert_eq(sum.util_ticks, 11);
+    cr_assert(strstr(sum.notes, "phase 'Load for 0 threads or % load on all_cores' is the first "
+                                "row alone: it spans no interval, not stored"), "%s", sum.notes);
+    sqlite3 *d = open_db(db);
+    cr_assert_str_eq(q_text(d, "SELECT cpu_model||'/'||host||'/'||sockets FROM run"),
+                     "AMD Ryzen Threadripper 1950X 16-Core Processor/imported/1");
+    cr_assert_eq(q_i64(d, "SELECT started_wall_ns FROM run"), 1736861292186518400LL);
+    cr_assert_eq(q_i64(d, "SELECT wall_ns FROM tick WHERE seq=10"), 1736861604329727200LL);
+    cr_assert_eq(q_i64(d, "SELECT mono_ns FROM tick WHERE seq=10"),
+                 1736861604329727200LL - 1736861292186518400LL);
+    /* rapl_energy is kWh per ~30 s step, accumulated: 43143.625645 J in all. */
+    cr_assert_eq(q_i64(d, "SELECT MAX(value) FROM zone_sample JOIN zone ON zone.id=zone_id "
+                          "WHERE zone.kind='counter_uj'"),
+                 43143625645LL);
+    cr_assert_eq(q_i64(d, "SELECT MIN(value) FROM zone_sample JOIN zone ON zone.id=zone_id "
+                          "WHERE zone.kind='counter_uj'"),
+                 1308553149LL);
+    cr_assert_eq(q_i64(d, "SELECT value FROM zone_sample JOIN zone ON zone.id=zone_id JOIN tick "
+                          "ON tick.id=tick_id WHERE zone.kind='gauge_uw' AND seq=0"),
+                 1376694);
+    cr_assert_eq(q_i64(d, "SELECT value FROM zone_sample JOIN zone ON zone.id=zone_id JOIN tick "
+                          "ON tick.id=tick_id WHERE zone.kind='gauge_uw' AND seq=10"),
+                 166891447);
+    cr_assert_str_eq(q_text(d, "SELECT group_concat(zone_index) FROM zone"), "0,1");
+    cr_assert_float_eq(q_dbl(d, "SELECT watts FROM truth_sample ORDER BY poll_wall_ns LIMIT 1"),
+                       115.0, 0);
+    cr_assert_float_eq(
+        q_dbl(d, "SELECT watts FROM truth_sample ORDER BY poll_wall_ns DESC LIMIT 1"), 278.0, 0);
+    cr_assert_float_eq(q_dbl(d, "SELECT util_pct FROM tick WHERE seq=0"), 2.8, 1e-12);
+    cr_assert_float_eq(q_dbl(d, "SELECT util_pct FROM tick WHERE seq=10"), 99.7, 1e-12);
+    cr_assert_str_eq(q_text(d, "SELECT name FROM phase ORDER BY id DESC LIMIT 1"),
+                     "Load for 100 threads or % load on all_cores");
+    cr_assert_eq(q_i64(d, "SELECT COUNT(*) FROM phase WHERE end_mono_ns <= start_mono_ns"), 0);
+    /* Rows i..j of one label span (t[i-1], t[j]]: the 10-thread step is row 1. */
+    cr_assert_str_eq(q_text(d, "SELECT start_wall_ns||' '||end_wall_ns FROM phase WHERE name="
+                               "'Load for 10 threads or % load on all_cores'"),
+                     "1736861292186518400 1736861323373335100");
+    sqlite3_close(d);
+}
+
+Test(import, codecarbon_without_smart_plug_has_no_usable_truth)
+{
+    wc_import_csv_opts o = csv_opts(
+        codecarbon("AMD_EPYC_8024P_8C/all_cores-AMD_EPYC_8024P_8-Core_Processor-2025-01-14.csv"),
+        "timestamp");
+    map(&o, "rapl_power:package:w", WC_IMPORT_POWER);
+    map(&o, "tapo_power:w", WC_IMPORT_TRUTH);
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *db = db_path();
+    wc_import_target t = target(db);
+    cr_assert_eq(wc_import_csv(&o, &t, &sum, &err), 0, "%s", err.msg);
+    cr_assert_eq(sum.truth_samples, 11);
+    cr_assert_eq(sum.truth_unavailable, 11);
+    cr_assert(strstr(sum.notes, "11 of 11 samples stored as unavailable"), "%s", sum.notes);
+    sqlite3 *d = open_db(db);
+    cr_assert_eq(q_i64(d, "SELECT COUNT(*) FROM truth_sample WHERE status='unavailable' AND "
+                          "watts IS NULL"),
+                 11);
+    sqlite3_close(d);
+}
+
+Test(import, kepler_legacy_model_table_is_not_a_time_series)
+{
+    const char *p = wc_shared_fixture("corpus/datasets/kepler-legacy/power_data.csv");
+    wc_import_csv_opts o = csv_opts(p, "Architecture");
+    map(&o, "Max Watts:package:w", WC_IMPORT_POWER);
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *db = db_path();
+    wc_import_target t = target(db);
+    cr_assert_eq(wc_import_csv(&o, &t, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "power_data.csv:2:2: column 'Architecture': 'Graviton' is not an "
+                              "epoch time"), "%s", err.msg);
+    /* Its unnamed index column as "time" reads as 1970: refused too. */
+    o.time_col = "";
+    cr_assert_eq(wc_import_csv(&o, &t, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "power_data.csv:2:1: column '': '0' is before 2000-01-01"), "%s",
+              err.msg);
+    cr_assert_neq(access(db, F_OK), 0);
+}
+
+static wc_import_csv_opts run_csv_opts(void)
+{
+    wc_import_csv_opts o = csv_opts(wc_own_fixture("import/run.csv"), "timestamp");
+    o.time_unit_ns = 0;
+    map(&o, "pkg_uj:package:uj", WC_IMPORT_COUNTER);
+    map(&o, "dram_j:dram:j", WC_IMPORT_COUNTER);
+    map(&o, "gpu_mw:gpu:mw", WC_IMPORT_POWER);
+    map(&o, "wall_w:w", WC_IMPORT_TRUTH);
+    o.util_col = "util";
+    o.phase_col = "phase";
+    o.host_col = "host";
+    return o;
+}
+
+Test(import, own_csv_end_to_end)
+{
+    wc_import_csv_opts o = run_csv_opts();
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *db = db_path();
+    wc_import_target t = target(db);
+    t.provenance = WC_PROV_ESTIMATED;
+    cr_assert_eq(wc_import_csv(&o, &t, &sum, &err), 0, "%s", err.msg);
+    cr_assert_eq(sum.ticks, 6);
+    cr_assert_eq(sum.zones, 3);
+    cr_assert_eq(sum.missing_samples, 1);
+    cr_assert_eq(sum.interval_ns, 1000000000LL);
+    cr_assert(strstr(sum.notes, "run.csv:9: counter column 'pkg_uj' decreased"), "%s", sum.notes);
+    sqlite3 *d = open_db(db);
+    cr_assert_str_eq(q_text(d, "SELECT host||' '||provenance||' '||meter_kind||' '||interval_ns||' '"
+                               "||command_line FROM run"),
+                     "node-a estimated import 1000000000 wattcal import (test)");
+    cr_assert_eq(q_i64(d, "SELECT started_wall_ns FROM run"), 1795964400000000000LL);
+    cr_assert_str_eq(q_text(d, "SELECT group_concat(name||'-'||socket||':'||kind, ' ') FROM zone"),
+                     "package-0:counter_uj dram-0:counter_uj gpu-0:gauge_uw");
+    /* Cumulative counters stored as read (µJ), the reset included. */
+    cr_assert_str_eq(q_text(d, "SELECT group_concat(value) FROM (SELECT value FROM zone_sample "
+                               "WHERE zone_id=1 ORDER BY tick_id)"),
+                     "1000000,2000000,4000000,6000000,500000,1500000");
+    cr_assert_eq(q_i64(d, "SELECT value FROM zone_sample WHERE zone_id=2 AND tick_id=6"), 3000000);
+    /* The empty gpu cell: no value, status -ENODATA; mW -> µW. */
+    cr_assert_str_eq(q_text(d, "SELECT ifnull(value,'NULL')||' '||status FROM zone_sample WHERE "
+                               "zone_id=3 AND tick_id=1"),
+                     "NULL -61");
+    cr_assert_eq(q_i64(d, "SELECT value FROM zone_sample WHERE zone_id=3 AND tick_id=2"), 50000000);
+    cr_assert_str_eq(q_text(d, "SELECT status||' '||ifnull(watts,'NULL') FROM truth_sample WHERE "
+                               "poll_mono_ns=2000000000"),
+                     "unavailable NULL");
+    cr_assert_float_eq(q_dbl(d, "SELECT watts FROM truth_sample WHERE poll_mono_ns=3000000000"),
+                       150.5, 0);
+    cr_assert_float_eq(q_dbl(d, "SELECT SUM(util_pct) FROM tick"), 281.0, 1e-9);
+    cr_assert_str_eq(q_text(d, "SELECT group_concat(p, ' ') FROM (SELECT name||':'||(start_mono_ns/"
+                               "1000000000)||'-'||(end_mono_ns/1000000000)||'#'||repetition AS p "
+                               "FROM phase ORDER BY id)"),
+                     "idle:0-1#1 load:1-4#1 idle:4-5#2");
+    cr_assert_str_eq(q_text(d, "SELECT class FROM phase LIMIT 1"), "csv");
+    sqlite3_close(d);
+
+    /* The DB now holds a run: a second import into it is refused and leaves it intact. */
+    cr_assert_neq(wc_import_csv(&o, &t, &sum, &err), 0);
+    cr_assert(strstr(err.msg, "already holds a recorded run"), "%s", err.msg);
+    d = open_db(db);
+    cr_assert_eq(q_i64(d, "SELECT ticks FROM run"), 6);
+    sqlite3_close(d);
+}
+
+Test(import, csv_bad_rows_name_file_line_column)
+{
+    const char *dir = wc_test_tmpdir();
+    char path[512], db[512];
+    snprintf(db, sizeof db, "%s/run.db", dir);
+    wc_import_target t = target(db);
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    struct {
+        const char *text, *want;
+    } cases[] = {
+        {"t,e\n1795967237,1\n1795967238,x\n", "c.csv:3:2: column 'e': 'x' is not a number"},
+        {"t,e\n1795967237,1\n1795967237,2\n", "c.csv:3:1: column 't': time is not after"},
+        {"t,e\n1795967237,1\n1795967238\n", "c.csv:3: 1 cells, the mapped columns need 2"},
+        {"t,e\n1795967237,1\n1795967238,-3\n", "c.csv:3:2: column 'e': negative value '-3'"},
+        {"t,x\n1795967237,1\n", "c.csv:1: --counter-col 'e': no such column in the header ('t', 'x')"},
+        {"t,e\n1795967237,1\n", "c.csv: 1 sample instant"},
+        {"t,e,u\n1795967237,1,120\n1795967238,2,1\n", "c.csv:2:3: column 'u': utilisation 120"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        wc_test_write(dir, "c.csv", cases[i].text);
+        snprintf(path, sizeof path, "%s/c.csv", dir);
+        wc_import_csv_opts o = csv_opts(path, "t");
+        map(&o, "e:package:j", WC_IMPORT_COUNTER);
+        if (strchr(cases[i].text, 'u'))
+            o.util_col = "u";
+        cr_assert_neq(wc_import_csv(&o, &t, &sum, &err), 0, "case %zu imported", i);
+        cr_assert(strstr(err.msg, cases[i].want), "case %zu: '%s' lacks '%s'", i, err.msg,
+                  cases[i].want);
+        cr_assert_neq(access(db, F_OK), 0, "case %zu left a DB", i);
+    }
+}
+
+Test(import, csv_iso_times_without_zone_need_one_declared)
+{
+    const char *dir = wc_test_tmpdir();
+    wc_test_write(dir, "n.csv", "t;e\n2026-11-29 16:47:17.123;1\n2026-11-29 16:47:18.123;2\n");
+    char path[512], db[512];
+    snprintf(path, sizeof path, "%s/n.csv", dir);
+    snprintf(db, sizeof db, "%s/run.db", dir);
+    wc_import_csv_opts o = csv_opts(path, "t");
+    o.delimiter = ';';
+    o.time_unit_ns = 0;
+    map(&o, "e:package:kwh", WC_IMPORT_ENERGY);
+    wc_import_target t = target(db);
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    cr_assert_eq(wc_import_csv(&o, &t, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "n.csv:2:1: column 't': '2026-11-29 16:47:17.123' has no time zone"),
+              "%s", err.msg);
+    int off = -(5 * 3600 + 30 * 60);
+    o.iso_offset_s = &off;
+    cr_assert_eq(wc_import_csv(&o, &t, &sum, &err), 0, "%s", err.msg);
+    sqlite3 *d = open_db(db);
+    cr_assert_eq(q_i64(d, "SELECT wall_ns FROM tick WHERE seq=0"),
+                 1795967237123000000LL + (6 * 3600 + 30 * 60) * 1000000000LL);
+    cr_assert_eq(q_i64(d, "SELECT value FROM zone_sample WHERE tick_id=2"), 3 * 3600000000000LL);
+    sqlite3_close(d);
+}
