@@ -29,15 +29,6 @@
 
 /* ---- small text helpers ------------------------------------------------ */
 
-/* Copies src into dst (cap bytes), truncating; always NUL-terminates. */
-static void copy_trunc(char *dst, size_t cap, const char *src)
-{
-    size_t len = strlen(src);
-    if (len >= cap)
-        len = cap - 1;
-    memcpy(dst, src, len);
-    dst[len] = '\0';
-}
 
 static int is_space(char c)
 {
@@ -268,7 +259,7 @@ static void channel_label(const hw_chip_ctx *ctx, int type, const hw_chan *ch, c
     int rc = wc_read_text(path, text, sizeof text, NULL, NULL);
     if (rc != 0 && rc != -EFBIG)
         return;
-    copy_trunc(raw, raw_cap, trim_space(text));
+    wc_copy_trunc(raw, raw_cap, trim_space(text));
     wc_hwmon_clean_name(raw, clean, clean_cap);
 }
 
@@ -287,7 +278,7 @@ static int read_chip_u64(const hw_chip_ctx *ctx, const char *file, uint64_t *out
         wc_error_set(&e, rc, "%s/%s: path too long", ctx_chip(ctx)->dir, file);
     if (rc != 0) {
         s->status = rc;
-        copy_trunc(s->error, sizeof s->error, e.msg);
+        wc_copy_trunc(s->error, sizeof s->error, e.msg);
     }
     return rc;
 }
@@ -351,7 +342,7 @@ static void sensor_name(const hw_chip_ctx *ctx, const char *clean_label, const c
     size_t used = 0;
     out[0] = '\0';
     if (clean_label[0])
-        copy_trunc(out, cap, clean_label);
+        wc_copy_trunc(out, cap, clean_label);
     else
         wc_append(out, cap, &used, "%s_%s%d", ctx_chip(ctx)->chip, what, index);
 }
@@ -455,7 +446,7 @@ static int vi_add(hw_chip_ctx *ctx, size_t *cap, const vi_chan *v, const vi_chan
     s->voltage_index = v->index;
     s->current_index = c->index;
     s->index = how == WC_HWMON_PAIR_LABEL ? c->index : v->index;
-    copy_trunc(s->label, sizeof s->label, v->raw_label);
+    wc_copy_trunc(s->label, sizeof s->label, v->raw_label);
     sensor_name(ctx, v->label, "power", v->index, s->name, sizeof s->name);
     const char *prop = v->has_average && c->has_average ? "average" : "input";
     snprintf(s->file, sizeof s->file, "in%d_%s", v->index, prop);
@@ -650,7 +641,7 @@ static int chip_name_from_device(const char *dir, char *out, size_t cap)
     if (type[0] && dev[0])
         wc_append(out, cap, &used, "%s_%s", type, dev);
     else
-        copy_trunc(out, cap, dev);
+        wc_copy_trunc(out, cap, dev);
     return out[0] != '\0';
 }
 
@@ -665,7 +656,7 @@ static void name_chip(wc_hwmon_chip *chip)
     if (chip_name_from_device(chip->dir, chip->chip, sizeof chip->chip))
         return;
     if (chip->driver[0]) {
-        copy_trunc(chip->chip, sizeof chip->chip, chip->driver);
+        wc_copy_trunc(chip->chip, sizeof chip->chip, chip->driver);
         return;
     }
     char real[PATH_MAX];
@@ -682,7 +673,7 @@ static int scan_chip(wc_hwmon_scan *sc, size_t chip, size_t *cap, wc_error *err)
     wc_error lerr;
     if (collect_channels(&ctx, ch->dir, &lerr) != 0) {
         chans_free(&ctx);
-        copy_trunc(ch->note, sizeof ch->note, lerr.msg);
+        wc_copy_trunc(ch->note, sizeof ch->note, lerr.msg);
         return 0; /* Kepler: log and continue with the other chips */
     }
     int added = direct_tier(&ctx, T_ENERGY, cap);
@@ -734,7 +725,7 @@ static int add_chips(wc_hwmon_scan *sc, struct dirent **names, int n, wc_error *
         wc_hwmon_chip *ch = &sc->chips[sc->nchips];
         if (wc_path(ch->dir, sizeof ch->dir, sc->class_dir, "%s", name) != 0)
             continue; /* cannot be a real hwmon entry */
-        copy_trunc(ch->entry, sizeof ch->entry, name);
+        wc_copy_trunc(ch->entry, sizeof ch->entry, name);
         sc->nchips++;
     }
     return 0;

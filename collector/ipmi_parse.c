@@ -24,15 +24,6 @@ typedef struct slice {
     size_t n;
 } slice;
 
-/* snprintf into a fixed buffer where truncation is intended (bounded messages). */
-static void textf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void textf(char *buf, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, cap, fmt, ap);
-    va_end(ap);
-}
 
 static int is_blank(char c)
 {
@@ -190,7 +181,7 @@ static void sample_reset(wc_truth_sample *out)
 static void set_unavailable(wc_truth_sample *out, const char *reason)
 {
     out->status = WC_TRUTH_UNAVAILABLE;
-    textf(out->error, sizeof out->error, "%s", reason);
+    wc_textf(out->error, sizeof out->error, "%s", reason);
 }
 
 /* Marks the sample as an error with err's message; returns code. */
@@ -199,7 +190,7 @@ static int fail(wc_truth_sample *out, wc_error *err, int code)
     out->status = WC_TRUTH_ERROR;
     out->watts = NAN;
     if (err)
-        textf(out->error, sizeof out->error, "%s", err->msg);
+        wc_textf(out->error, sizeof out->error, "%s", err->msg);
     return code;
 }
 
@@ -680,7 +671,7 @@ static int dcmi_inactive(const dcmi_fields *f, wc_truth_sample *out, const char 
          * on record, but do not call them ground truth. */
         out->watts = cur;
         dcmi_stats(f, out);
-        textf(reason, sizeof reason,
+        wc_textf(reason, sizeof reason,
                  "dcmi power reading: state '%s' with %.0f W (min %.0f, max %.0f, avg %.0f W)%s: "
                  "not used as ground truth (OpenBMC reports real values in this state; "
                  "read its SDR power sensor instead)",
@@ -688,10 +679,10 @@ static int dcmi_inactive(const dcmi_fields *f, wc_truth_sample *out, const char 
     } else if (f->seen[F_CUR]) {
         char v[32];
         copy_clean(f->value[F_CUR], v, sizeof v);
-        textf(reason, sizeof reason, "dcmi power reading: state '%s', reading '%s'%s: no reading",
+        wc_textf(reason, sizeof reason, "dcmi power reading: state '%s', reading '%s'%s: no reading",
                  state, v, notes);
     } else {
-        textf(reason, sizeof reason, "dcmi power reading: state '%s'%s: power measurement "
+        wc_textf(reason, sizeof reason, "dcmi power reading: state '%s'%s: power measurement "
                                         "not available on this BMC",
                  state, notes);
     }
@@ -713,7 +704,7 @@ static int dcmi_active(const dcmi_fields *f, wc_truth_sample *out, const char *n
     }
     if (watts_invalid(cur)) {
         char reason[160];
-        textf(reason, sizeof reason, "dcmi power reading: BMC reports %.0f W%s (%s)", cur,
+        wc_textf(reason, sizeof reason, "dcmi power reading: BMC reports %.0f W%s (%s)", cur,
                  notes, cur >= WC_IPMI_SENTINEL_WATTS ? "65535 W is the no-reading sentinel"
                                                      : "no reading, not a measured 0 W");
         set_unavailable(out, reason);
@@ -736,7 +727,7 @@ int wc_ipmi_parse_dcmi(const char *text, size_t len, wc_truth_sample *out, wc_er
         return fail(out, err, wc_ipmi_classify_failure(text, len, "dcmi power reading", err));
     char notes[96] = "";
     dcmi_time_fields(&f, out, notes, sizeof notes);
-    textf(out->path, sizeof out->path, "dcmi:instantaneous%s", notes);
+    wc_textf(out->path, sizeof out->path, "dcmi:instantaneous%s", notes);
     enum dcmi_state st = dcmi_state_of(&f);
     if (st == ST_MISSING) {
         wc_error_set(err, -EPROTO,
@@ -961,11 +952,11 @@ static void pick_row(sdr_pick *p, const sdr_row *r)
 static void row_problem(const sdr_row *r, char *buf, size_t cap)
 {
     if (r->unreadable)
-        textf(buf, cap, "%s: %s", r->name, r->why[0] ? r->why : "no reading");
+        wc_textf(buf, cap, "%s: %s", r->name, r->why[0] ? r->why : "no reading");
     else if (r->value >= WC_IPMI_SENTINEL_WATTS)
-        textf(buf, cap, "%s reads %.0f W (the no-reading sentinel)", r->name, r->value);
+        wc_textf(buf, cap, "%s reads %.0f W (the no-reading sentinel)", r->name, r->value);
     else
-        textf(buf, cap, "%s reads %.0f W (no reading, not a measured 0 W)", r->name, r->value);
+        wc_textf(buf, cap, "%s reads %.0f W (no reading, not a measured 0 W)", r->name, r->value);
 }
 
 static int sdr_decide(const sdr_pick *p, wc_truth_sample *out, wc_error *err)
@@ -973,21 +964,21 @@ static int sdr_decide(const sdr_pick *p, wc_truth_sample *out, wc_error *err)
     char problem[128], reason[256];
     if (p->sys_rank >= 0) {
         out->watts = p->sys.value;
-        textf(out->path, sizeof out->path, "sdr:%s", p->sys.name);
+        wc_textf(out->path, sizeof out->path, "sdr:%s", p->sys.name);
         return 0;
     }
     if (p->psu_n && !p->have_psu_bad && p->psu_sum > 0) {
         out->watts = p->psu_sum;
         if (p->psu_used + 10 < sizeof out->path)
-            textf(out->path, sizeof out->path, "sdr:sum(%s)", p->psu_names);
+            wc_textf(out->path, sizeof out->path, "sdr:sum(%s)", p->psu_names);
         else
-            textf(out->path, sizeof out->path, "sdr:sum(%d PSU input sensors)", p->psu_n);
+            wc_textf(out->path, sizeof out->path, "sdr:sum(%d PSU input sensors)", p->psu_n);
         return 0;
     }
     if (p->have_sys_bad) {
         row_problem(&p->sys_bad, problem, sizeof problem);
-        textf(out->path, sizeof out->path, "sdr:%s", p->sys_bad.name);
-        textf(reason, sizeof reason, "sdr: %s", problem);
+        wc_textf(out->path, sizeof out->path, "sdr:%s", p->sys_bad.name);
+        wc_textf(reason, sizeof reason, "sdr: %s", problem);
         set_unavailable(out, reason);
         return 0;
     }
@@ -995,9 +986,9 @@ static int sdr_decide(const sdr_pick *p, wc_truth_sample *out, wc_error *err)
         if (p->have_psu_bad)
             row_problem(&p->psu_bad, problem, sizeof problem);
         else
-            textf(problem, sizeof problem, "all read 0 W");
-        textf(out->path, sizeof out->path, "sdr:sum(PSU input)");
-        textf(reason, sizeof reason, "sdr: sum of PSU input power unavailable: %s", problem);
+            wc_textf(problem, sizeof problem, "all read 0 W");
+        wc_textf(out->path, sizeof out->path, "sdr:sum(PSU input)");
+        wc_textf(reason, sizeof reason, "sdr: sum of PSU input power unavailable: %s", problem);
         set_unavailable(out, reason);
         return 0;
     }

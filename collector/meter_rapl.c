@@ -68,15 +68,6 @@ static const char CVE_HINT[] =
 
 /* ---- name parsing ------------------------------------------------------ */
 
-/* Copies src into dst (cap bytes), truncating; always NUL-terminates. */
-static void copy_trunc(char *dst, size_t cap, const char *src)
-{
-    size_t len = strlen(src);
-    if (len >= cap)
-        len = cap - 1;
-    memcpy(dst, src, len);
-    dst[len] = '\0';
-}
 
 /* Parses up to 9 decimal digits at s; returns how many (0 = none). */
 static size_t parse_small_uint(const char *s, int *out)
@@ -124,7 +115,7 @@ static void split_zone_name(const char *raw, char *base, size_t cap, int *num)
         *num = v;
         return;
     }
-    copy_trunc(base, cap, raw);
+    wc_copy_trunc(base, cap, raw);
 }
 
 /* Length of the parent entry name of a subzone ("intel-rapl:0:1" →
@@ -213,7 +204,7 @@ static int probe_entry(const char *class_dir, const char *entry, rapl_cand *c, w
     memset(c, 0, sizeof *c);
     if (wc_read_line(path, c->raw, sizeof c->raw, NULL) != 0 || c->raw[0] == '\0')
         return 0;
-    copy_trunc(c->entry, sizeof c->entry, entry);
+    wc_copy_trunc(c->entry, sizeof c->entry, entry);
     split_zone_name(c->raw, c->base, sizeof c->base, &c->num);
     c->enabled = read_enabled(dir);
     c->max_uj = read_max_range(dir);
@@ -319,8 +310,8 @@ static void fill_zone(wc_zone *zones, size_t z, const rapl_cand *cands, const ra
 {
     wc_zone *zn = &zones[z];
     memset(zn, 0, sizeof *zn);
-    copy_trunc(zn->name, sizeof zn->name, c->base);
-    copy_trunc(zn->raw_name, sizeof zn->raw_name, c->raw);
+    wc_copy_trunc(zn->name, sizeof zn->name, c->base);
+    wc_copy_trunc(zn->raw_name, sizeof zn->raw_name, c->raw);
     (void)wc_path(zn->path, sizeof zn->path, class_dir, "%s", c->entry); /* fits: probed */
     zn->socket = c->socket;
     zn->parent = c->parent >= 0 ? cands[c->parent].zone : -1;

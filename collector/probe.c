@@ -31,15 +31,6 @@
 #define WATTCAL_VERSION "unknown"
 #endif
 
-/* Copies src into dst (cap bytes), truncating; always NUL-terminates. */
-static void copy_trunc(char *dst, size_t cap, const char *src)
-{
-    size_t len = strlen(src);
-    if (len >= cap)
-        len = cap - 1;
-    memcpy(dst, src, len);
-    dst[len] = '\0';
-}
 
 const char *wc_probe_term_safe(const char *s, char *buf, size_t cap)
 {
@@ -171,7 +162,7 @@ static void probe_virt(const char *sysfs_root, const char *procfs_root, wc_probe
                   m->product ? "product_name" : "sys_vendor", m->prefix);
     v->guest = v->cpuinfo_flag == 1 || m != NULL;
     if (v->guest)
-        copy_trunc(v->hypervisor, sizeof v->hypervisor, m ? m->hypervisor : "unknown");
+        wc_copy_trunc(v->hypervisor, sizeof v->hypervisor, m ? m->hypervisor : "unknown");
 }
 
 /* ---- RAPL -------------------------------------------------------------- */
@@ -241,7 +232,7 @@ static int probe_rapl(const char *sysfs_root, wc_probe_rapl *r, wc_error *err)
     if (rc == -ENOMEM)
         return wc_error_set(err, rc, "%s", e.msg);
     r->state = rapl_state_of(rc, r->class_dir);
-    copy_trunc(r->message, sizeof r->message, rc == 0 ? r->meter.description : e.msg);
+    wc_copy_trunc(r->message, sizeof r->message, rc == 0 ? r->meter.description : e.msg);
     if (rc != 0) {
         wc_meter_close(&r->meter);
         return 0;
@@ -269,7 +260,7 @@ static void find_on_path(const char *tool, const char *path_env, char *out, size
     out[0] = '\0';
     if (strchr(tool, '/')) {
         if (is_executable(tool))
-            copy_trunc(out, cap, tool);
+            wc_copy_trunc(out, cap, tool);
         return;
     }
     for (const char *p = path_env ? path_env : ""; ; ) {
@@ -278,7 +269,7 @@ static void find_on_path(const char *tool, const char *path_env, char *out, size
         char cand[PATH_MAX];
         int n = snprintf(cand, sizeof cand, "%.*s/%s", (int)len, len ? p : ".", tool);
         if (n > 0 && (size_t)n < sizeof cand && is_executable(cand)) {
-            copy_trunc(out, cap, cand);
+            wc_copy_trunc(out, cap, cand);
             return;
         }
         if (!colon)
@@ -296,7 +287,7 @@ static void probe_ipmi(const char *dev_root, const char *path_env, const char *t
         char path[PATH_MAX];
         struct stat st;
         if (wc_path(path, sizeof path, dev_root, "%s", NODES[i]) == 0 && stat(path, &st) == 0)
-            copy_trunc(ip->devices[ip->ndevices++], sizeof ip->devices[0], path);
+            wc_copy_trunc(ip->devices[ip->ndevices++], sizeof ip->devices[0], path);
     }
     find_on_path(tool && *tool ? tool : "ipmitool", path_env, ip->ipmitool, sizeof ip->ipmitool);
 }
@@ -313,23 +304,23 @@ static void probe_bmc(const char *spec, const wc_truth_config *cfg,
     e.msg[0] = '\0';
     memset(&src, 0, sizeof src);
     memset(b, 0, sizeof *b);
-    copy_trunc(b->spec, sizeof b->spec, spec);
+    wc_copy_trunc(b->spec, sizeof b->spec, spec);
     b->sample.watts = NAN;
     if (strncmp(spec, "file:", 5) == 0) { /* a log, not a device: nothing to poll */
-        copy_trunc(b->kind, sizeof b->kind, "file");
+        wc_copy_trunc(b->kind, sizeof b->kind, "file");
         b->open_rc = -ENOTSUP;
-        copy_trunc(b->open_error, sizeof b->open_error,
+        wc_copy_trunc(b->open_error, sizeof b->open_error,
                    "a wall-meter/PDU log is imported after the run, not polled by probe");
         return;
     }
     b->open_rc = open_fn(spec, cfg, &src, &e);
     if (b->open_rc != 0) {
-        copy_trunc(b->open_error, sizeof b->open_error, e.msg[0] ? e.msg : strerror(-b->open_rc));
+        wc_copy_trunc(b->open_error, sizeof b->open_error, e.msg[0] ? e.msg : strerror(-b->open_rc));
         wc_truth_close(&src);
         return;
     }
-    copy_trunc(b->kind, sizeof b->kind, src.ops && src.ops->kind ? src.ops->kind : "");
-    copy_trunc(b->description, sizeof b->description, src.description);
+    wc_copy_trunc(b->kind, sizeof b->kind, src.ops && src.ops->kind ? src.ops->kind : "");
+    wc_copy_trunc(b->description, sizeof b->description, src.description);
     b->provenance = src.provenance;
     if (src.ops && src.ops->poll) {
         b->poll_rc = wc_truth_poll(&src, &b->sample);
@@ -383,22 +374,22 @@ static void kepler_outcomes(const wc_probe *p, wc_probe_verdict *v)
     if (rapl_present(p) && no_range) {
         wc_append(v->kepler_released, sizeof v->kepler_released, &used,
                   "fails at init: max_energy_range_uj unreadable for %s", no_range);
-        copy_trunc(v->kepler_head, sizeof v->kepler_head, v->kepler_released);
+        wc_copy_trunc(v->kepler_head, sizeof v->kepler_head, v->kepler_released);
     } else if (rapl_present(p)) {
-        copy_trunc(v->kepler_released, sizeof v->kepler_released,
+        wc_copy_trunc(v->kepler_released, sizeof v->kepler_released,
                    "measures with RAPL (same-name zones of all sockets aggregated)");
-        copy_trunc(v->kepler_head, sizeof v->kepler_head, v->kepler_released);
+        wc_copy_trunc(v->kepler_head, sizeof v->kepler_head, v->kepler_released);
     } else if (p->hwmon.nsensors > 0) {
-        copy_trunc(v->kepler_released, sizeof v->kepler_released,
+        wc_copy_trunc(v->kepler_released, sizeof v->kepler_released,
                    "fails at init: no RAPL zones found (kepler#2280, #2262); v0.11.4 measures "
                    "with hwmon only when experimental.hwmon.enabled");
         wc_append(v->kepler_head, sizeof v->kepler_head, &used_head,
                   "measures with hwmon (cpu.preferredMeters [rapl, hwmon]: %zu sensor%s)",
                   p->hwmon.nsensors, p->hwmon.nsensors == 1 ? "" : "s");
     } else {
-        copy_trunc(v->kepler_released, sizeof v->kepler_released,
+        wc_copy_trunc(v->kepler_released, sizeof v->kepler_released,
                    "fails at init: no RAPL zones found (kepler#2280, #2262)");
-        copy_trunc(v->kepler_head, sizeof v->kepler_head,
+        wc_copy_trunc(v->kepler_head, sizeof v->kepler_head,
                    "fails at init: no RAPL zone and no hwmon power sensor");
     }
 }
@@ -425,7 +416,7 @@ static void pick_ground_truth(const wc_probe *p, wc_probe_verdict *v)
         const wc_probe_bmc *b = &p->bmcs[i];
         if (b->polled && b->provenance == WC_PROV_GROUND_TRUTH &&
             (b->sample.status == WC_TRUTH_OK || b->sample.status == WC_TRUTH_STALE)) {
-            copy_trunc(v->ground_truth, sizeof v->ground_truth, b->spec);
+            wc_copy_trunc(v->ground_truth, sizeof v->ground_truth, b->spec);
             return;
         }
     }
@@ -461,11 +452,11 @@ static void decide(wc_probe *p)
     kepler_outcomes(p, v);
     v->measured_available = v->hardware_meter;
     if (v->hardware_meter)
-        copy_trunc(v->measured_source, sizeof v->measured_source, v->exporter_meter);
+        wc_copy_trunc(v->measured_source, sizeof v->measured_source, v->exporter_meter);
     else
         unavailable_reason(p, v->measured_reason, sizeof v->measured_reason);
     pick_ground_truth(p, v);
-    copy_trunc(v->verdict, sizeof v->verdict, verdict_sentence(p));
+    wc_copy_trunc(v->verdict, sizeof v->verdict, verdict_sentence(p));
 }
 
 int wc_probe_exit_code(const wc_probe *p) { return p->verdict.hardware_meter ? 0 : 1; }
@@ -501,7 +492,7 @@ static int set_root(char *out, size_t max, const char *root, const char *def, co
     if (strlen(r) > max)
         return wc_error_set(err, -ENAMETOOLONG, "%s: path longer than %zu bytes: %.64s...",
                             what, max, r);
-    copy_trunc(out, max + 1, r);
+    wc_copy_trunc(out, max + 1, r);
     return 0;
 }
 
@@ -528,7 +519,7 @@ int wc_probe_run(const wc_probe_opts *o, wc_probe *p, wc_error *err)
     if (rc == -ENOMEM || rc == -ENAMETOOLONG)
         return wc_error_set(err, rc, "%s", herr.msg);
     if (rc != 0)
-        copy_trunc(p->hwmon_error, sizeof p->hwmon_error, herr.msg);
+        wc_copy_trunc(p->hwmon_error, sizeof p->hwmon_error, herr.msg);
     probe_ipmi(p->dev_root, o->path_env ? o->path_env : getenv("PATH"),
                o->truth_cfg ? o->truth_cfg->ipmitool : NULL, &p->ipmi);
     rc = probe_bmcs(o, p->sysfs_root, p, err);

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "collector/ipmi_parse.h"
+#include "common/wc_text.h"
 #include "common/wc_clock.h"
 
 extern char **environ;
@@ -78,15 +79,6 @@ static const ipmi_query DCMI_QUERY = {"ipmitool dcmi power reading", DCMI_WORDS,
                                       wc_ipmi_parse_dcmi};
 static const ipmi_query SDR_QUERY = {"ipmitool sdr elist full", SDR_WORDS, wc_ipmi_parse_sdr};
 
-/* Bounded message into a fixed buffer (truncation intended). */
-static void textf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void textf(char *buf, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, cap, fmt, ap);
-    va_end(ap);
-}
 
 /* ---------------------------------------------------------------- spec */
 
@@ -209,12 +201,12 @@ static void describe(wc_truth_source *s, const ipmi_priv *p)
 {
     const char *br = strchr(p->host, ':') ? "[" : "", *ket = *br ? "]" : "";
     if (p->mode == IPMI_LOCAL)
-        textf(s->description, sizeof s->description, "IPMI local (ipmitool -I open, in-band)");
+        wc_textf(s->description, sizeof s->description, "IPMI local (ipmitool -I open, in-band)");
     else if (p->mode == IPMI_LAN)
-        textf(s->description, sizeof s->description, "IPMI lan %s%s%s:%d (ipmitool)", br, p->host,
+        wc_textf(s->description, sizeof s->description, "IPMI lan %s%s%s:%d (ipmitool)", br, p->host,
               ket, p->port);
     else
-        textf(s->description, sizeof s->description, "IPMI lanplus %s%s%s:%d (ipmitool, cipher %d)",
+        wc_textf(s->description, sizeof s->description, "IPMI lanplus %s%s%s:%d (ipmitool, cipher %d)",
               br, p->host, ket, p->port, p->cipher);
 }
 
@@ -251,7 +243,7 @@ static int open_credentials(wc_truth_source *s, ipmi_priv *p, wc_error *err)
         if (strlen(user) >= sizeof p->user)
             return wc_error_set(err, -EINVAL, "IPMI_USER: too long (IPMI user names are at "
                                               "most 16 characters)");
-        textf(p->user, sizeof p->user, "%s", user);
+        wc_textf(p->user, sizeof p->user, "%s", user);
         p->have_user = 1;
     }
     if (s->cfg.password_file && *s->cfg.password_file) {
@@ -328,7 +320,7 @@ static size_t build_argv(const wc_truth_source *s, const ipmi_priv *p, const ipm
     argv[n++] = "-I";
     argv[n++] = p->mode == IPMI_LOCAL ? "open" : p->mode == IPMI_LAN ? "lan" : "lanplus";
     if (p->mode != IPMI_LOCAL) {
-        textf(port, port_cap, "%d", p->port);
+        wc_textf(port, port_cap, "%d", p->port);
         argv[n++] = "-H";
         argv[n++] = p->host;
         argv[n++] = "-p";
@@ -344,7 +336,7 @@ static size_t build_argv(const wc_truth_source *s, const ipmi_priv *p, const ipm
             argv[n++] = "-E";
         }
         if (p->mode == IPMI_LANPLUS) {
-            textf(cipher, cipher_cap, "%d", p->cipher);
+            wc_textf(cipher, cipher_cap, "%d", p->cipher);
             argv[n++] = "-C";
             argv[n++] = cipher;
         }
@@ -545,7 +537,7 @@ static void sample_error(wc_truth_sample *out, const char *msg)
 {
     out->status = WC_TRUTH_ERROR;
     out->watts = NAN;
-    textf(out->error, sizeof out->error, "%s", msg);
+    wc_textf(out->error, sizeof out->error, "%s", msg);
 }
 
 /* Runs query q and parses its output into *out. Returns the parser's result
@@ -577,7 +569,7 @@ static int query(wc_truth_source *s, const ipmi_query *q, int64_t deadline_ns,
     if (rc && rc != -ENODATA)
         sample_error(out, err.msg);
     else if (rc == -ENODATA)
-        textf(out->error, sizeof out->error, "%s", err.msg);
+        wc_textf(out->error, sizeof out->error, "%s", err.msg);
     return rc;
 }
 
@@ -589,9 +581,9 @@ static int poll_sdr(wc_truth_source *s, int64_t deadline_ns, wc_truth_sample *ou
     if (rc != -ENODATA)
         return rc;
     char sdr_msg[200];
-    textf(sdr_msg, sizeof sdr_msg, "%s", out->error);
+    wc_textf(sdr_msg, sizeof sdr_msg, "%s", out->error);
     out->status = WC_TRUTH_UNAVAILABLE;
-    textf(out->error, sizeof out->error, "no DCMI power reading (%s) and %s", why_not_dcmi,
+    wc_textf(out->error, sizeof out->error, "no DCMI power reading (%s) and %s", why_not_dcmi,
           sdr_msg);
     return 0;
 }
@@ -611,7 +603,7 @@ static int ipmi_poll(wc_truth_source *s, wc_truth_sample *out)
     int rc = query(s, &DCMI_QUERY, deadline, out);
     if (rc == -ENODATA) {
         p->dcmi_unsupported = 1;
-        textf(p->dcmi_reason, sizeof p->dcmi_reason, "%s", out->error);
+        wc_textf(p->dcmi_reason, sizeof p->dcmi_reason, "%s", out->error);
         return poll_sdr(s, deadline, out, p->dcmi_reason);
     }
     if (rc || out->status == WC_TRUTH_OK)

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 void wc_append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
 {
@@ -17,4 +18,25 @@ void wc_append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
     if (n < 0)
         return;
     *used += (size_t)n < cap - *used ? (size_t)n : cap - 1 - *used;
+}
+
+void wc_copy_trunc(char *dst, size_t cap, const char *src)
+{
+    if (cap == 0)
+        return;
+    size_t len = strlen(src);
+    if (len >= cap)
+        len = cap - 1;
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
+void wc_textf(char *buf, size_t cap, const char *fmt, ...)
+{
+    if (cap == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
 }

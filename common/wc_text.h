@@ -11,4 +11,11 @@
 void wc_append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Copies src into dst (cap bytes), truncating; always NUL-terminates. */
+void wc_copy_trunc(char *dst, size_t cap, const char *src);
+
+/* snprintf into a fixed buffer where truncation is intended (bounded
+ * messages); always NUL-terminates. */
+void wc_textf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif
