@@ -34,7 +34,7 @@ SCLI_OBJ := $(CLI_SRC:%.c=$(S)/%.o)
 
 export WATTCAL_FIXTURES ?= $(abspath ../shared/fixtures)
 
-.PHONY: all deps test unit unit-asan integration demo bench install clean
+.PHONY: all deps test unit unit-asan demo bench install clean
 all: wattcal
 
 $(B)/%.o: %.c

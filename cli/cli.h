@@ -26,6 +26,10 @@ extern volatile sig_atomic_t wc_cli_stop;
  * wc_cli_stop. */
 void wc_cli_install_stop_handlers(void);
 
+/* Prints "wattcal CMD: MSG" to stderr with control characters in MSG (which
+ * may quote file content, BMC text or process names) shown as '?'. */
+void wc_cli_error(const char *cmd, const char *msg);
+
 /* Joins argv into buf with spaces (for the run's stored command line). */
 void wc_cli_join_argv(int argc, char **argv, char *buf, int cap);
 

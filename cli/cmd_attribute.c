@@ -18,7 +18,9 @@ static const char ATTRIBUTE_HELP[] =
     "can be compared across exporter versions: kepler-0.11, kepler-head, ideal.\n"
     "\n"
     "  --db FILE     a run written by `wattcal record`\n"
-    "  --model M     kepler-0.11, kepler-head or ideal (repeatable)\n";
+    "  --model M     kepler-0.11, kepler-head or ideal (repeatable)\n"
+    "\n"
+    "exit codes: 0 attributed, 2 usage error, unreadable or read-only DB\n";
 
 int cmd_attribute(int argc, char **argv)
 {
@@ -53,14 +55,14 @@ int cmd_attribute(int argc, char **argv)
     wc_error err = {{0}};
     wc_store *st = wc_store_open(db, WC_STORE_WRITE, &err);
     if (!st) {
-        fprintf(stderr, "wattcal attribute: %s\n", err.msg);
+        wc_cli_error("attribute", err.msg);
         return WC_EXIT_USAGE;
     }
     int exit_code = WC_EXIT_OK;
     for (int i = 0; i < nmodels && exit_code == WC_EXIT_OK; i++) {
         int64_t ticks = 0;
         if (wc_replay(st, models[i], &ticks, &err)) {
-            fprintf(stderr, "wattcal attribute: %s\n", err.msg);
+            wc_cli_error("attribute", err.msg);
             exit_code = WC_EXIT_USAGE;
         } else {
             printf("%s: %lld ticks attributed with model %s\n", db, (long long)ticks,
@@ -68,7 +70,7 @@ int cmd_attribute(int argc, char **argv)
         }
     }
     if (exit_code == WC_EXIT_OK && wc_store_ensure_indexes(st, &err)) {
-        fprintf(stderr, "wattcal attribute: %s\n", err.msg);
+        wc_cli_error("attribute", err.msg);
         exit_code = WC_EXIT_USAGE;
     }
     wc_store_close(st);

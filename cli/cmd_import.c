@@ -14,6 +14,7 @@
 #include "collector/import.h"
 #include "collector/truth_file.h"
 #include "common/wc_clock.h"
+#include "common/wc_text.h"
 
 static const char IMPORT_HELP[] =
     "usage: wattcal import --db FILE --csv FILE --time-col NAME [column mapping...]\n"
@@ -47,25 +48,29 @@ static const char IMPORT_HELP[] =
     "  --power-col NAME:ZONE:UNIT    power -> zone of kind gauge_uw; UNIT uw, mw, w\n"
     "                            or kw (repeatable)\n"
     "  --truth-col NAME:UNIT     wall power -> a ground-truth source; UNIT uw, mw, w\n"
-    "                            or kw; empty or 0 W cells are stored as unavailable\n"
-    "                            (repeatable)\n"
-    "  --util-col NAME[:ratio]   node CPU utilisation, percent of all CPUs (ratio:\n"
-    "                            values 0..1)\n"
+    "                            or kw; empty, 0 W or 65535 W cells are stored as\n"
+    "                            unavailable, above 100 kW refused (repeatable)\n"
+    "  --util-col NAME[:ratio|:pct]  node CPU utilisation, percent of all CPUs\n"
+    "                            (:pct, the default) or 0..1 (:ratio); a NAME\n"
+    "                            holding ':' needs the suffix\n"
     "  --phase-col NAME          phase label: contiguous rows with one label form one\n"
     "                            phase, spanning from the row before its first row\n"
     "                            to its last row (the first row alone spans nothing)\n"
     "  --host-col NAME           host name, from the first row\n"
     "  --cpu-model-col NAME      CPU model, from the first row\n"
     "  ZONE is package, core, uncore, dram, psys or another lower-case name, with\n"
-    "  -N for socket N (package-1).\n"
+    "  -N for socket N (package-1). At least one counter, energy or power column\n"
+    "  is required; a column is mapped once, a zone by one energy and one power\n"
+    "  column at most; header names must be unique.\n"
     "\n"
-    "Green Metrics Tool measurement folder (each file optional):\n"
+    "Green Metrics Tool measurement folder (the RAPL log is required, the others\n"
+    "optional; a log whose last line lacks its newline is refused as truncated):\n"
     "  --gmt DIR                 folder holding cpu_energy_rapl_msr_component.log,\n"
     "                            psu_energy_ac_mcp_machine.log,\n"
     "                            cpu_utilization_procfs_system.log and phases.json\n"
-    "  --gmt-rapl FILE           RAPL log to use instead (- for none); its interval\n"
-    "                            energies are summed into one counter zone per\n"
-    "                            Package_N / DRAM_N\n"
+    "  --gmt-rapl FILE           RAPL log to use instead; its interval energies are\n"
+    "                            summed into one counter zone per Package_N,\n"
+    "                            DRAM_N or PSYS_N\n"
     "  --gmt-psu FILE            MCP39F511 AC power log to use instead (- for none)\n"
     "  --gmt-util FILE           system utilisation log to use instead (- for none)\n"
     "  --gmt-phases FILE         phases.json to use instead (- for none)\n"
@@ -157,13 +162,16 @@ static int parse_provenance(const char *p, wc_provenance *out)
     return 0;
 }
 
-/* --util-col NAME[:ratio|:pct] */
+/* --util-col NAME[:ratio|:pct]: after the last ':' only ratio or pct (a NAME
+ * holding ':' is written with its suffix, "a:b:pct"). */
 static int parse_util(import_cli *c, const char *arg)
 {
     snprintf(c->util_col, sizeof c->util_col, "%s", arg);
     c->csv.util_scale = 1.0;
     char *colon = strrchr(c->util_col, ':');
-    if (colon && (strcmp(colon + 1, "ratio") == 0 || strcmp(colon + 1, "pct") == 0)) {
+    if (colon) {
+        if (strcmp(colon + 1, "ratio") && strcmp(colon + 1, "pct"))
+            return -EINVAL;
         c->csv.util_scale = colon[1] == 'r' ? 100.0 : 1.0;
         *colon = '\0';
     }
@@ -181,7 +189,7 @@ static int add_col(import_cli *c, const char *arg, wc_import_col_kind kind)
         return WC_EXIT_USAGE;
     }
     if (wc_import_parse_col(arg, kind, &c->csv.cols[c->csv.ncols], &err)) {
-        fprintf(stderr, "wattcal import: %s\n", err.msg);
+        wc_cli_error("import", err.msg);
         return WC_EXIT_USAGE;
     }
     c->csv.ncols++;
@@ -339,7 +347,11 @@ static void print_summary(const import_cli *c, const wc_import_summary *s)
     while (*p) {
         const char *nl = strchr(p, '\n');
         int len = nl ? (int)(nl - p) : (int)strlen(p);
-        printf("note: %.*s\n", len, p);
+        char line[600];
+        snprintf(line, sizeof line, "%.*s", len, p);
+        fputs("note: ", stdout);
+        wc_fputs_safe(line, stdout);
+        fputc('\n', stdout);
         p += len + (nl ? 1 : 0);
     }
 }
@@ -362,7 +374,7 @@ int cmd_import(int argc, char **argv)
     rc = c.csv_only ? wc_import_csv(&c.csv, &c.target, &sum, &err)
                     : wc_import_gmt(&c.gmt, &c.target, &sum, &err);
     if (rc) {
-        fprintf(stderr, "wattcal import: %s\n", err.msg);
+        wc_cli_error("import", err.msg);
         return rc == -ENODATA ? WC_EXIT_NO_DATA : WC_EXIT_USAGE;
     }
     print_summary(&c, &sum);

@@ -163,7 +163,7 @@ int cmd_probe(int argc, char **argv)
     err.msg[0] = '\0';
     rc = wc_probe_run(&c.opts, &p, &err);
     if (rc != 0)
-        fprintf(stderr, "wattcal probe: %s\n", err.msg);
+        wc_cli_error("probe", err.msg);
     else
         rc = report(&p, c.json);
     wc_probe_free(&p);

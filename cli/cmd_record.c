@@ -191,7 +191,7 @@ int cmd_record(int argc, char **argv)
     wc_error err = {{0}};
     rc = wc_record(&o, &wc_cli_stop, &res, &err);
     if (rc) {
-        fprintf(stderr, "wattcal record: %s\n", err.msg);
+        wc_cli_error("record", err.msg);
         if (res.ticks > 0)
             fprintf(stderr, "wattcal record: %lld ticks recorded before the error are kept in %s\n",
                     (long long)res.ticks, o.db_path);

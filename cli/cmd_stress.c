@@ -62,7 +62,7 @@ int cmd_stress(int argc, char **argv)
     wc_cli_install_stop_handlers();
     wc_error err = {{0}};
     if (wc_stress_run(cls, duration_ns, (size_t)resident_mb << 20, &wc_cli_stop, &err)) {
-        fprintf(stderr, "wattcal stress: %s\n", err.msg);
+        wc_cli_error("stress", err.msg);
         return WC_EXIT_USAGE;
     }
     return WC_EXIT_OK;

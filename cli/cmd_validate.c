@@ -36,7 +36,8 @@ static const char VALIDATE_HELP[] =
     "                              P % of a zone's active energy beyond it\n"
     "\n"
     "exit codes: 0 within tolerances, 1 a tolerance broken, 2 usage error or\n"
-    "unreadable DB, 3 the run has no measurable interval\n";
+    "unreadable DB, 3 the run has no measurable interval (or a tolerance was asked\n"
+    "for a run without attribution, e.g. an imported one)\n";
 
 enum { OPT_DB = 1000, OPT_MODEL, OPT_MAX_UNATTR, OPT_MAX_OVER, OPT_HELP };
 
@@ -161,6 +162,7 @@ static void print_quirks(const wc_gap_report *r)
            "reset = workload totals fell to 0; wrap = a counter decrease taken as one wrap (Kepler:\n"
            "per socket or its aggregated counter); unmeas = no usable energy (model); meter_unmeas =\n"
            "raw-counter intervals wattcal could not measure (reset, unknown range, missing zone);\n"
+           "refresh_fail = Kepler discarded the refresh (a zone or /proc/stat read failed);\n"
            "ratio_bad = usage ratio outside [0,1] (a /proc/stat counter went backwards)\n");
     printf("%-8s %8s %8s %8s %8s %13s %10s %15s\n", "zone", "skipped", "reset", "wrap", "unmeas",
            "refresh_fail", "ratio_bad", "meter_unmeas");
@@ -187,17 +189,24 @@ static void print_top(const wc_gap_report *r)
 {
     double node = zone_active(r, r->rank_zone);
     char name[64];
-    printf("\nTop %zu processes by %s energy (attributed, model %s; share of node %s energy)\n",
-           r->ntop_processes, r->rank_zone, r->model, r->rank_zone);
-    printf("%8s %12s %-16s %-14s %-12s %12s %10s %8s\n", "pid", "starttime", "comm",
-           "container", "pod", "joules", "cpu_s", "share_%");
+    printf("\nTop processes by %s energy (attributed, model %s; share of node %s energy;\n"
+           "model_cpu_s = CPU seconds the model charged, Kepler's lifetime first delta included)\n",
+           r->rank_zone, r->model, r->rank_zone);
+    if (!r->ntop_processes) {
+        printf("  (no process received energy%s)\n",
+               !strcmp(r->meter_kind, "import") ? ": an imported run has no /proc data" : "");
+        goto containers;
+    }
+    printf("%8s %12s %-16s %-14s %-12s %12s %11s %8s\n", "pid", "starttime", "comm",
+           "container", "pod", "joules", "model_cpu_s", "share_%");
     for (size_t i = 0; i < r->ntop_processes; i++) {
         const wc_gap_top *t = &r->top_processes[i];
-        printf("%8d %12llu %-16s %-14.12s %-12.8s %12.3f %10.2f %8.2f\n", t->pid,
+        printf("%8d %12llu %-16s %-14.12s %-12.8s %12.3f %11.2f %8.2f\n", t->pid,
                (unsigned long long)t->starttime, term_safe(t->name, name, 17),
                t->container_id[0] ? t->container_id : "-", t->pod_uid[0] ? t->pod_uid : "-",
                t->joules, t->cpu_seconds, wc_gap_pct(t->joules, node));
     }
+containers:
     printf("\nTop containers by %s energy (attributed, model %s)\n", r->rank_zone, r->model);
     if (!r->ntop_containers)
         printf("  (no container processes were seen on this node)\n");
@@ -263,6 +272,15 @@ static int measurable(const wc_gap_report *r)
 /* Makes sure *st holds rows for the requested model. The run is opened
  * read-only; only when the model must first be computed from the raw samples
  * is it reopened read-write for the replay. */
+/* Whether the model attributed any active energy (imported runs have none). */
+static int has_attribution(const wc_gap_report *r)
+{
+    for (size_t i = 0; i < r->nzones; i++)
+        if (r->zones[i].active_joules > 0)
+            return 1;
+    return 0;
+}
+
 static int ensure_model(wc_store **st, const validate_opts *o, wc_model *model, wc_error *err)
 {
     int rc = o->model ? wc_model_parse(o->model, model) : recorded_model(*st, model);
@@ -293,7 +311,7 @@ int cmd_validate(int argc, char **argv)
     wc_error err = {{0}};
     wc_store *st = wc_store_open(o.db, WC_STORE_READ, &err);
     if (!st) {
-        fprintf(stderr, "wattcal validate: %s\n", err.msg);
+        wc_cli_error("validate", err.msg);
         return WC_EXIT_USAGE;
     }
     wc_model model;
@@ -305,7 +323,7 @@ int cmd_validate(int argc, char **argv)
         rc = wc_gap_compute(st, model, rep, &err);
     int exit_code = WC_EXIT_OK;
     if (rc) {
-        fprintf(stderr, "wattcal validate: %s\n", rc == -ENOMEM ? "out of memory" : err.msg);
+        wc_cli_error("validate", rc == -ENOMEM ? "out of memory" : err.msg);
         exit_code = WC_EXIT_USAGE;
     } else {
         char desc[256];
@@ -329,8 +347,12 @@ int cmd_validate(int argc, char **argv)
         print_quirks(rep);
         print_top(rep);
         print_truth(rep);
+        int wants_gate = !isnan(o.max_unattr_pct) || !isnan(o.max_over_pct);
         if (!measurable(rep)) {
             printf("\nno measurable interval: nothing to validate\n");
+            exit_code = WC_EXIT_NO_DATA;
+        } else if (wants_gate && !has_attribution(rep)) {
+            printf("\nno attribution in this run (no /proc data): the tolerances cannot be checked\n");
             exit_code = WC_EXIT_NO_DATA;
         } else if (check_tolerances(&o, rep)) {
             exit_code = WC_EXIT_CHECK_FAILED;

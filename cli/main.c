@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/wc_text.h"
 
 volatile sig_atomic_t wc_cli_stop = 0;
 
@@ -23,6 +24,13 @@ void wc_cli_install_stop_handlers(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+}
+
+void wc_cli_error(const char *cmd, const char *msg)
+{
+    fprintf(stderr, "wattcal %s: ", cmd);
+    wc_fputs_safe(msg, stderr);
+    fputc('\n', stderr);
 }
 
 void wc_cli_join_argv(int argc, char **argv, char *buf, int cap)

@@ -27,7 +27,6 @@
 #include "common/wc_text.h"
 
 #define MAX_TRUTH 8
-#define ZERO_WATTS "0 W: a running node cannot draw 0 W at the wall (no meter or no reading)"
 #define WC_IMPORT_MIN_WALL_NS (946684800LL * WC_NS_PER_S) /* 2000-01-01T00:00:00Z */
 #define MAX_NOTED 5          /* refused samples listed one by one, then counted */
 
@@ -506,6 +505,36 @@ static const char *col_option(wc_import_col_kind kind)
     return "--counter-col";
 }
 
+/* The last field of a mapping is no unit: says so, or, when a unit comes
+ * earlier ("pkg:package:j:x"), that the mapping has too many fields. */
+static int bad_unit(const char *arg, wc_import_col_kind kind, const char *u, wc_error *err)
+{
+    const char *opt = col_option(kind);
+    const char *form = kind == WC_IMPORT_TRUTH ? "NAME:UNIT" : "NAME:ZONE:UNIT";
+    for (const char *end = u; end > arg;) {
+        const char *start = end - 1;
+        while (start > arg && *start != ':')
+            start--;
+        if (*start != ':')
+            break;
+        char part[16];
+        double scale = 0;
+        size_t n = (size_t)(end - start - 1);
+        if (n < sizeof part) {
+            memcpy(part, start + 1, n);
+            part[n] = '\0';
+            if (find_unit(units_for(kind), part, &scale) == 0)
+                return wc_error_set(err, -EINVAL,
+                                    "%s %s: the mapping has too many fields: expected %s with "
+                                    "the unit last ('%s' follows the unit '%s')",
+                                    opt, arg, form, end + 1, part);
+        }
+        end = start;
+    }
+    return wc_error_set(err, -EINVAL, "%s %s: unit '%s' is not one of %s", opt, arg, u + 1,
+                        unit_list(kind));
+}
+
 int wc_import_parse_col(const char *arg, wc_import_col_kind kind, wc_import_col *out,
                         wc_error *err)
 {
@@ -517,8 +546,7 @@ int wc_import_parse_col(const char *arg, wc_import_col_kind kind, wc_import_col 
     if (!u || u == arg)
         return wc_error_set(err, -EINVAL, "%s %s: expected %s", opt, arg, form);
     if (find_unit(units_for(kind), u + 1, &out->scale))
-        return wc_error_set(err, -EINVAL, "%s %s: unit '%s' is not one of %s", opt, arg, u + 1,
-                            unit_list(kind));
+        return bad_unit(arg, kind, u, err);
     snprintf(out->unit, sizeof out->unit, "%s", u + 1);
     for (char *p = out->unit; *p; p++)
         if (*p >= 'A' && *p <= 'Z')
@@ -563,13 +591,44 @@ typedef struct csv_state {
     size_t label_tick;                /* its first tick */
 } csv_state;
 
+/* Room for a cell quoted in a message (40 bytes, or 40 and "..."). */
+#define QUOTE_CAP 44
+
 /* The header's column names, for "not found" messages. */
 static void header_list(const wc_csv *c, char *buf, size_t cap)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < c->nfields && used + 8 < cap; i++)
-        wc_append(buf, cap, &used, "%s'%s'", i ? ", " : "", c->fields[i]);
+    for (size_t i = 0; i < c->nfields && used + 8 < cap; i++) {
+        char q[QUOTE_CAP];
+        wc_append(buf, cap, &used, "%s'%s'", i ? ", " : "",
+                  wc_csv_clean(q, sizeof q, c->fields[i]));
+    }
+}
+
+/* Refuses a header naming two columns alike (which one would a mapping
+ * mean?). Unnamed columns may repeat unless one is mapped by its empty name. */
+static int check_header_names(const wc_csv *c, const wc_import_csv_opts *o, wc_error *err)
+{
+    int empty_mapped = strcmp(o->time_col, "") == 0;
+    for (size_t i = 0; i < o->ncols; i++)
+        empty_mapped |= o->cols[i].column[0] == '\0';
+    const char *other[] = {o->util_col, o->phase_col, o->host_col, o->cpu_model_col};
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++)
+        empty_mapped |= other[i] && !*other[i];
+    for (size_t i = 1; i < c->nfields; i++) {
+        if (!c->fields[i][0] && !empty_mapped)
+            continue;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(c->fields[i], c->fields[j]) == 0) {
+                char q[QUOTE_CAP];
+                return wc_error_set(err, -EINVAL,
+                                    "%s:%d:%zu: duplicate column name '%s' (also column %zu)",
+                                    c->path, c->line, i + 1,
+                                    wc_csv_clean(q, sizeof q, c->fields[i]), j + 1);
+            }
+    }
+    return 0;
 }
 
 static int header_col(const wc_csv *c, const char *name, const char *opt, int *idx,
@@ -593,7 +652,9 @@ static int header_col(const wc_csv *c, const char *name, const char *opt, int *i
 static int resolve_header(const wc_csv *c, const wc_import_csv_opts *o, csv_state *cs,
                           wc_error *err)
 {
-    int rc = header_col(c, o->time_col, "--time-col", &cs->time, &cs->need, err);
+    int rc = check_header_names(c, o, err);
+    if (!rc)
+        rc = header_col(c, o->time_col, "--time-col", &cs->time, &cs->need, err);
     if (!rc)
         rc = header_col(c, o->util_col, "--util-col", &cs->util, &cs->need, err);
     if (!rc)
@@ -642,16 +703,24 @@ static int number_cell(const wc_csv *c, int idx, const char *col, double *v, wc_
     const char *cell = c->fields[idx];
     if (!*cell)
         return 1;
-    if (wc_parse_decimal(cell, v))
-        return wc_error_set(err, -EINVAL, "%s:%d:%d: column '%s': '%.40s' is not a number",
-                            c->path, c->line, idx + 1, col, cell);
+    int rc = wc_parse_decimal(cell, v);
+    char q[QUOTE_CAP];
+    if (rc == -ERANGE)
+        return wc_error_set(err, -EINVAL,
+                            "%s:%d:%d: column '%s': '%s' (%zu characters) is out of range",
+                            c->path, c->line, idx + 1, col, wc_csv_clean(q, sizeof q, cell),
+                            strlen(cell));
+    if (rc)
+        return wc_error_set(err, -EINVAL, "%s:%d:%d: column '%s': '%s' is not a number",
+                            c->path, c->line, idx + 1, col, wc_csv_clean(q, sizeof q, cell));
     return 0;
 }
 
 static int negative_cell(const wc_csv *c, int idx, const char *col, wc_error *err)
 {
-    return wc_error_set(err, -EINVAL, "%s:%d:%d: column '%s': negative value '%.40s'", c->path,
-                        c->line, idx + 1, col, c->fields[idx]);
+    char q[QUOTE_CAP];
+    return wc_error_set(err, -EINVAL, "%s:%d:%d: column '%s': negative value '%s'", c->path,
+                        c->line, idx + 1, col, wc_csv_clean(q, sizeof q, c->fields[idx]));
 }
 
 /* Scales a non-negative cell to an unsigned integer (µJ or µW), rounding. */
@@ -661,9 +730,12 @@ static int scaled_u64(const wc_csv *c, int idx, const char *col, double v, doubl
     double x = v * scale;
     if (x < 0)
         return negative_cell(c, idx, col, err);
-    if (x >= 1.8e19)
-        return wc_error_set(err, -EINVAL, "%s:%d:%d: column '%s': '%.40s' is out of range",
-                            c->path, c->line, idx + 1, col, c->fields[idx]);
+    if (!(x < 1.8e19)) {
+        char q[QUOTE_CAP];
+        return wc_error_set(err, -EINVAL, "%s:%d:%d: column '%s': '%s' is out of range",
+                            c->path, c->line, idx + 1, col,
+                            wc_csv_clean(q, sizeof q, c->fields[idx]));
+    }
     *out = (uint64_t)(x + 0.5);
     return 0;
 }
@@ -723,12 +795,24 @@ static int truth_cell(imp_run *r, const wc_csv *c, csv_state *cs, size_t i,
     }
     if (v < 0)
         return negative_cell(c, idx, col->column, err);
-    if (v == 0) {
+    const char *why = NULL;
+    double w = v * col->scale;
+    int k = wc_truth_watts_class(w, &why);
+    if (k < 0) {
+        char q[QUOTE_CAP];
+        return wc_error_set(err, -EINVAL,
+                            "%s:%d:%d: column '%s': '%s' %s is an implausible wall power (%.6g W; "
+                            "a node draws at most %.0f W)",
+                            c->path, c->line, idx + 1, col->column,
+                            wc_csv_clean(q, sizeof q, c->fields[idx]), col->unit, w,
+                            WC_TRUTH_MAX_WALL_WATTS);
+    }
+    if (k == 1) {
         s->status = WC_TRUTH_UNAVAILABLE;
-        snprintf(s->error, sizeof s->error, "line %d: %s", c->line, ZERO_WATTS);
+        snprintf(s->error, sizeof s->error, "line %d: %s", c->line, why);
         return 0;
     }
-    s->watts = v * col->scale;
+    s->watts = w;
     return 0;
 }
 
@@ -740,11 +824,13 @@ static int util_cell(imp_run *r, const wc_csv *c, const csv_state *cs,
     if (rc)
         return rc < 0 ? rc : 0;
     double pct = v * o->util_scale;
+    char q[QUOTE_CAP];
     if (pct < 0 || pct > 100.0 + 1e-9)
         return wc_error_set(err, -EINVAL,
-                            "%s:%d:%d: column '%s': utilisation %.40s is outside 0..%s "
+                            "%s:%d:%d: column '%s': utilisation %s is outside 0..%s "
                             "(percent of all CPUs%s)",
-                            c->path, c->line, cs->util + 1, o->util_col, c->fields[cs->util],
+                            c->path, c->line, cs->util + 1, o->util_col,
+                            wc_csv_clean(q, sizeof q, c->fields[cs->util]),
                             o->util_scale == 1 ? "100" : "1",
                             o->util_scale == 1 ? "; use NAME:ratio for 0..1 values" : "");
     r->util_pct[r->nticks - 1] = pct;
@@ -762,11 +848,12 @@ static int close_csv_phase(imp_run *r, const wc_csv *c, csv_state *cs, size_t la
     size_t i = cs->label_tick;
     int64_t start = r->wall_ns[i > 0 ? i - 1 : 0], end = r->wall_ns[last_tick];
     int rc = 0;
+    char q[104];
     if (end > start)
         rc = add_phase(r, cs->label, "csv", start, end, err);
     else
-        note(r, "%s: phase '%.100s' is the first row alone: it spans no interval, not stored",
-             c->path, cs->label);
+        note(r, "%s: phase '%s' is the first row alone: it spans no interval, not stored",
+             c->path, wc_csv_clean(q, sizeof q, cs->label));
     cs->label[0] = '\0';
     return rc;
 }
@@ -788,18 +875,20 @@ static int row_time(const wc_csv *c, const csv_state *cs, const wc_import_csv_op
                     int64_t *ns, wc_error *err)
 {
     const char *cell = c->fields[cs->time];
+    char q[QUOTE_CAP];
     int rc;
+    wc_csv_clean(q, sizeof q, cell);
     if (o->time_unit_ns == 0) {
         rc = wc_parse_iso8601_ns(cell, o->iso_offset_s, ns, err);
     } else if ((rc = wc_parse_epoch_ns(cell, o->time_unit_ns, ns))) {
-        wc_error_set(err, rc, "'%.40s' is not an epoch time (digits[.digits]) in the unit of "
-                              "--time-unit", cell);
+        wc_error_set(err, rc, "'%s' is not an epoch time (digits[.digits]) in the unit of "
+                              "--time-unit", q);
     }
     if (!rc && *ns < WC_IMPORT_MIN_WALL_NS)
         rc = wc_error_set(err, -EINVAL,
-                          "'%.40s' is before 2000-01-01: not a wall-clock time (wrong "
+                          "'%s' is before 2000-01-01: not a wall-clock time (wrong "
                           "--time-unit or --time-col?)",
-                          cell);
+                          q);
     if (rc)
         return wc_error_prefix(err, rc, "%s:%d:%d: column '%s': ", c->path, c->line,
                                cs->time + 1, o->time_col);
@@ -844,17 +933,80 @@ static int csv_row(imp_run *r, const wc_csv *c, csv_state *cs, const wc_import_c
     return rc;
 }
 
+/* The zone kind a mapped column feeds (counter and energy columns both make
+ * counters). */
+static wc_reading_kind col_zone_kind(const wc_import_col *c)
+{
+    return c->kind == WC_IMPORT_POWER ? WC_KIND_GAUGE_UW : WC_KIND_COUNTER_UJ;
+}
+
+/* "--counter-col pkg:package:j" as the user wrote it, for messages. */
+static void col_spec(const wc_import_col *c, char *buf, size_t cap)
+{
+    if (c->kind == WC_IMPORT_TRUTH)
+        snprintf(buf, cap, "%s %s:%s", col_option(c->kind), c->column, c->unit);
+    else if (c->socket > 0)
+        snprintf(buf, cap, "%s %s:%s-%d:%s", col_option(c->kind), c->column, c->zone, c->socket,
+                 c->unit);
+    else
+        snprintf(buf, cap, "%s %s:%s:%s", col_option(c->kind), c->column, c->zone, c->unit);
+}
+
+/* A column mapped twice, or one zone fed by two energy (or two power)
+ * columns, would count its energy twice. */
+static int check_duplicate_cols(const wc_import_csv_opts *o, wc_error *err)
+{
+    char a[200], b[200];
+    for (size_t i = 0; i < o->ncols; i++) {
+        const wc_import_col *ci = &o->cols[i];
+        col_spec(ci, a, sizeof a);
+        const char *also = strcmp(ci->column, o->time_col) == 0 ? "--time-col"
+                           : o->util_col && strcmp(ci->column, o->util_col) == 0 ? "--util-col"
+                                                                                  : NULL;
+        if (also)
+            return wc_error_set(err, -EINVAL, "%s: column '%s' is the %s", a, ci->column, also);
+        for (size_t j = 0; j < i; j++) {
+            const wc_import_col *cj = &o->cols[j];
+            col_spec(cj, b, sizeof b);
+            if (strcmp(ci->column, cj->column) == 0)
+                return wc_error_set(err, -EINVAL,
+                                    "%s: column '%s' is already mapped by %s (a column feeds "
+                                    "one series)",
+                                    a, ci->column, b);
+            if (ci->kind == WC_IMPORT_TRUTH || cj->kind == WC_IMPORT_TRUTH ||
+                col_zone_kind(ci) != col_zone_kind(cj) || strcmp(ci->zone, cj->zone) != 0 ||
+                ci->socket != cj->socket)
+                continue;
+            char z[48];
+            if (ci->socket >= 0)
+                snprintf(z, sizeof z, "%s-%d", ci->zone, ci->socket);
+            else
+                snprintf(z, sizeof z, "%s", ci->zone);
+            return wc_error_set(err, -EINVAL,
+                                "%s: zone %s is already fed by %s (one %s series per zone, or "
+                                "its energy would count twice)",
+                                a, z, b,
+                                col_zone_kind(ci) == WC_KIND_GAUGE_UW ? "power" : "energy");
+        }
+    }
+    return 0;
+}
+
 static int check_csv_opts(const wc_import_csv_opts *o, wc_error *err)
 {
     if (!o->path || !o->time_col)
         return wc_error_set(err, -EINVAL, "--csv FILE and --time-col NAME are required");
-    if (o->ncols == 0 && !o->util_col)
-        return wc_error_set(err, -EINVAL,
-                            "nothing to import: map at least one --counter-col, --energy-col, "
-                            "--power-col, --truth-col or --util-col");
     if (o->ncols > WC_IMPORT_MAX_COLS)
         return wc_error_set(err, -EINVAL, "more than %d mapped columns", WC_IMPORT_MAX_COLS);
-    return 0;
+    size_t zones = 0;
+    for (size_t i = 0; i < o->ncols; i++)
+        zones += o->cols[i].kind != WC_IMPORT_TRUTH;
+    if (zones == 0)
+        return wc_error_set(err, -EINVAL,
+                            "no energy or power series: map at least one --counter-col, "
+                            "--energy-col or --power-col (ground truth and utilisation alone "
+                            "make a run without zones, which validate cannot replay)");
+    return check_duplicate_cols(o, err);
 }
 
 static int read_csv(imp_run *r, wc_csv *c, const wc_import_csv_opts *o, wc_error *err)
@@ -862,8 +1014,8 @@ static int read_csv(imp_run *r, wc_csv *c, const wc_import_csv_opts *o, wc_error
     csv_state cs;
     memset(&cs, 0, sizeof cs);
     int rc = wc_csv_next(c, err);
-    if (rc <= 0)
-        return rc < 0 ? rc : wc_error_set(err, -ENODATA, "%s: empty (no header row)", o->path);
+    if (rc <= 0) /* an empty file is bad input, not a run too short to measure */
+        return rc < 0 ? rc : wc_error_set(err, -EINVAL, "%s: empty (no header row)", o->path);
     if ((rc = resolve_header(c, o, &cs, err)) || (rc = csv_targets(r, o, &cs, err)))
         return rc;
     while ((rc = wc_csv_next(c, err)) == 1)
@@ -940,32 +1092,46 @@ static int push_row(gmt_rows *g, const gmt_row *row, wc_error *err)
     return 0;
 }
 
-/* Parses one "<unix_us> <unsigned value>" pair at the start of the current row. */
-static int gmt_time_value(const wc_csv *c, gmt_row *row, size_t min_fields, wc_error *err)
+/* Parses the current row: "<unix_us> <unsigned value>", then the detail
+ * when nfields is 3; a GMT line has exactly nfields fields. */
+static int gmt_time_value(const wc_csv *c, gmt_row *row, size_t nfields, wc_error *err)
 {
-    if (c->nfields < min_fields)
+    const char *form = nfields == 3 ? "<unix_us> <value> <detail>" : "<unix_us> <value>";
+    char q[QUOTE_CAP];
+    if (c->nfields < nfields)
         return wc_error_set(err, -EINVAL, "%s:%d: %zu field%s, a GMT line has %zu (%s)", c->path,
-                            c->line, c->nfields, c->nfields == 1 ? "" : "s", min_fields,
-                            min_fields == 3 ? "<unix_us> <value> <detail>" : "<unix_us> <value>");
+                            c->line, c->nfields, c->nfields == 1 ? "" : "s", nfields, form);
+    if (c->nfields > nfields)
+        return wc_error_set(err, -EINVAL,
+                            "%s:%d:%zu: %zu fields, a GMT line has %zu (%s): '%s' is one too "
+                            "many",
+                            c->path, c->line, nfields + 1, c->nfields, nfields, form,
+                            wc_csv_clean(q, sizeof q, c->fields[nfields]));
     uint64_t us = 0;
     if (wc_parse_u64(c->fields[0], strlen(c->fields[0]), &us) || us > (uint64_t)(INT64_MAX / 1000))
-        return wc_error_set(err, -EINVAL, "%s:%d:1: '%.40s' is not a Unix time in microseconds",
-                            c->path, c->line, c->fields[0]);
-    if (wc_parse_u64(c->fields[1], strlen(c->fields[1]), &row->value))
-        return wc_error_set(err, -EINVAL, "%s:%d:2: '%.40s' is not an unsigned integer",
-                            c->path, c->line, c->fields[1]);
+        return wc_error_set(err, -EINVAL, "%s:%d:1: '%s' is not a Unix time in microseconds",
+                            c->path, c->line, wc_csv_clean(q, sizeof q, c->fields[0]));
+    size_t vlen = strlen(c->fields[1]);
+    if (wc_parse_u64(c->fields[1], vlen, &row->value))
+        return wc_error_set(err, -EINVAL, "%s:%d:2: '%s' is %s", c->path, c->line,
+                            wc_csv_clean(q, sizeof q, c->fields[1]),
+                            strspn(c->fields[1], "0123456789") == vlen
+                                ? "out of range (above 2^64)"
+                                : "not an unsigned integer");
     row->wall_ns = (int64_t)us * 1000;
     row->line = c->line;
     if (row->wall_ns < WC_IMPORT_MIN_WALL_NS)
         return wc_error_set(err, -EINVAL,
-                            "%s:%d:1: %.40s us is before 2000-01-01: not a GMT Unix time in "
+                            "%s:%d:1: %s us is before 2000-01-01: not a GMT Unix time in "
                             "microseconds",
                             c->path, c->line, c->fields[0]);
     return 0;
 }
 
-/* Reads a whole GMT log; zone_of (RAPL) maps the detail name to a zone. */
-static int read_gmt_log(const char *path, size_t min_fields, gmt_rows *g,
+/* Reads a whole GMT log (every line "<unix_us> <value>", plus "<detail>"
+ * when nfields is 3, and ending in a newline); zone_of (RAPL) maps the
+ * detail name to a zone. */
+static int read_gmt_log(const char *path, size_t nfields, gmt_rows *g,
                         int (*zone_of)(void *, const char *, wc_error *), void *ctx,
                         wc_error *err)
 {
@@ -974,9 +1140,10 @@ static int read_gmt_log(const char *path, size_t min_fields, gmt_rows *g,
     int rc = wc_csv_open(&c, path, ' ', err);
     if (rc)
         return rc;
+    c.require_newline = 1; /* a cut last line would read as a smaller number */
     while ((rc = wc_csv_next(&c, err)) == 1) {
         gmt_row row = {0};
-        if ((rc = gmt_time_value(&c, &row, min_fields, err)))
+        if ((rc = gmt_time_value(&c, &row, nfields, err)))
             break;
         if (g->n && row.wall_ns < g->v[g->n - 1].wall_ns) {
             rc = wc_error_set(err, -EINVAL, "%s:%d:1: time goes backwards", path, c.line);
@@ -993,29 +1160,34 @@ static int read_gmt_log(const char *path, size_t min_fields, gmt_rows *g,
     return rc;
 }
 
-/* "Package_0" -> package socket 0; "DRAM_1" -> dram 1; "PSYS" -> psys -1. */
+/* The RAPL domains GMT's MSR provider writes: "Package_N" -> package,
+ * "DRAM_N" -> dram, "PSYS_N" -> psys, each of socket N (decimal, no leading
+ * zero); anything else is refused (a line cut short, or not a GMT log). */
 static int gmt_zone_of(void *ctx, const char *detail, wc_error *err)
 {
+    static const struct {
+        const char *prefix, *zone;
+    } DOMAINS[] = {{"Package_", "package"}, {"DRAM_", "dram"}, {"PSYS_", "psys"}};
     imp_run *r = ctx;
     for (size_t i = 0; i < r->nzones; i++)
         if (strcmp(r->zones[i].raw_name, detail) == 0)
             return (int)i;
-    char name[32];
-    size_t len = strlen(detail);
-    const char *us = strrchr(detail, '_');
+    const char *name = NULL, *num = NULL;
+    for (size_t i = 0; i < sizeof DOMAINS / sizeof *DOMAINS && !name; i++)
+        if (strncmp(detail, DOMAINS[i].prefix, strlen(DOMAINS[i].prefix)) == 0) {
+            name = DOMAINS[i].zone;
+            num = detail + strlen(DOMAINS[i].prefix);
+        }
     uint64_t sock = 0;
-    int socket = 0;
-    if (us && wc_parse_u64(us + 1, strlen(us + 1), &sock) == 0 && sock < 1024) {
-        len = (size_t)(us - detail);
-        socket = (int)sock;
+    if (!name || wc_parse_u64(num, strlen(num), &sock) || sock >= 1024 ||
+        (num[0] == '0' && num[1])) {
+        char q[QUOTE_CAP];
+        return wc_error_set(err, -EINVAL,
+                            "'%s' is not a RAPL domain of a GMT log (Package_N, DRAM_N or "
+                            "PSYS_N)",
+                            wc_csv_clean(q, sizeof q, detail));
     }
-    if (len == 0 || len >= sizeof name)
-        return wc_error_set(err, -EINVAL, "RAPL detail name '%.40s' is not a zone", detail);
-    for (size_t i = 0; i < len; i++)
-        name[i] = (char)(detail[i] >= 'A' && detail[i] <= 'Z' ? detail[i] - 'A' + 'a' : detail[i]);
-    name[len] = '\0';
-    if (!us && strcmp(name, "psys") == 0)
-        socket = -1;
+    int socket = (int)sock;
     wc_zone z;
     char path[512];
     snprintf(path, sizeof path, "gmt:cpu_energy_rapl_msr_component#%.64s", detail);
@@ -1283,10 +1455,21 @@ static int import_psu(imp_run *r, const char *path, wc_gmt_psu_unit unit, double
         s->poll_wall_ns = s->device_ts_ns = g.v[i].wall_ns;
         s->watts = (double)g.v[i].value * w_per_raw;
         snprintf(s->path, sizeof s->path, "gmt:psu_energy_ac_mcp_machine");
-        if (g.v[i].value == 0) {
+        const char *why = NULL;
+        int k = wc_truth_watts_class(s->watts, &why);
+        if (k < 0) {
+            rc = wc_error_set(err, -EINVAL,
+                              "%s:%d:2: %llu %s is an implausible wall power (%.6g W; a node "
+                              "draws at most %.0f W)%s",
+                              path, g.v[i].line, (unsigned long long)g.v[i].value,
+                              w_per_raw == 1e-6 ? "uW" : "cW", s->watts, WC_TRUTH_MAX_WALL_WATTS,
+                              unit == WC_GMT_PSU_AUTO ? "" : " (is --gmt-psu-unit right?)");
+            break;
+        }
+        if (k == 1) {
             s->status = WC_TRUTH_UNAVAILABLE;
             s->watts = NAN;
-            snprintf(s->error, sizeof s->error, "line %d: %s", g.v[i].line, ZERO_WATTS);
+            snprintf(s->error, sizeof s->error, "line %d: %s", g.v[i].line, why);
         }
     }
     if (!rc) {
@@ -1301,21 +1484,6 @@ static int import_psu(imp_run *r, const char *path, wc_gmt_psu_unit unit, double
     }
     free(g.v);
     return rc;
-}
-
-/* Ticks from the AC log when there is no RAPL log. */
-static int ticks_from_truth(imp_run *r, wc_error *err)
-{
-    if (!r->ntruth)
-        return 0;
-    const imp_truth *t = &r->truth[0];
-    for (size_t i = 0; i < t->n; i++)
-        if (r->nticks == 0 || t->s[i].poll_wall_ns > r->wall_ns[r->nticks - 1]) {
-            int rc = add_tick(r, t->s[i].poll_wall_ns, err);
-            if (rc)
-                return rc;
-        }
-    return 0;
 }
 
 /* System utilisation "<unix_us> <ratio x 10000>": each tick takes the latest
@@ -1371,12 +1539,13 @@ static int gmt_phase(imp_run *r, const char *path, int idx, const cJSON *o, wc_e
                             "%s: phase %d: expected {\"name\": text, \"start\": unix_us, "
                             "\"end\": unix_us}",
                             path, idx);
+    char q[104];
+    wc_csv_clean(q, sizeof q, name->valuestring);
     if (end < start)
         return wc_error_set(err, -EINVAL, "%s: phase %d (%s) ends before it starts", path, idx,
-                            name->valuestring);
+                            q);
     if (end == start) {
-        note(r, "%s: phase %d (%.100s) has no duration: not stored", path, idx,
-             name->valuestring);
+        note(r, "%s: phase %d (%s) has no duration: not stored", path, idx, q);
         return 0;
     }
     return add_phase(r, name->valuestring, phase_class(name->valuestring, o), start, end, err);
@@ -1428,18 +1597,13 @@ static int read_gmt(imp_run *r, const wc_import_gmt_opts *o, const gmt_files *f,
     size_t *tick_of = NULL;
     double ceiling = o->ceiling_watts > 0 ? o->ceiling_watts : WC_GMT_DEFAULT_CEILING_WATTS;
     double rapl_w = NAN;
-    int rc = 0;
-    if (f->has_rapl && (rc = import_rapl(r, f->rapl, ceiling, &rapl, &tick_of, err)) == 0)
+    int rc = import_rapl(r, f->rapl, ceiling, &rapl, &tick_of, err);
+    if (!rc)
         rapl_w = rapl_package_median_w(r, &rapl, tick_of);
     free(rapl.v);
     free(tick_of);
     if (!rc && f->has_psu)
         rc = import_psu(r, f->psu, o->psu_unit, rapl_w, err);
-    if (!rc && !f->has_rapl) {
-        rc = ticks_from_truth(r, err);
-        snprintf(r->meter_desc, sizeof r->meter_desc,
-                 "Green Metrics Tool folder without a RAPL log: ticks at the AC samples");
-    }
     if (!rc && f->has_util)
         rc = import_util(r, f->util, err);
     if (!rc && f->has_phases)
@@ -1453,17 +1617,21 @@ int wc_import_gmt(const wc_import_gmt_opts *o, const wc_import_target *t,
     memset(sum, 0, sizeof *sum);
     gmt_files f;
     resolve_gmt_files(o, &f);
-    if (!f.has_rapl && !f.has_psu)
+    /* The RAPL log is the run's only energy series: without it the run has no
+     * zones and validate could not replay it. */
+    if (!f.has_rapl)
         return wc_error_set(err, -ENOENT,
-                            "%s: no cpu_energy_rapl_msr_component.log nor "
-                            "psu_energy_ac_mcp_machine.log (give --gmt-rapl or --gmt-psu)",
-                            o->dir ? o->dir : "GMT import");
+                            "%s: no RAPL log (cpu_energy_rapl_msr_component.log), and a run "
+                            "needs an energy series: give --gmt-rapl FILE (the AC log and "
+                            "utilisation alone make a run without zones, which validate "
+                            "cannot replay)",
+                            o->rapl_path ? "--gmt-rapl -" : o->dir ? o->dir : "GMT import");
     imp_run r;
     memset(&r, 0, sizeof r);
     r.sum = sum;
     int rc = read_gmt(&r, o, &f, err);
     if (!rc)
-        rc = finish_import(&r, t, f.has_rapl ? f.rapl : f.psu, err);
+        rc = finish_import(&r, t, f.rapl, err);
     run_free(&r);
     return rc;
 }

@@ -8,14 +8,21 @@
  *    options: a time column; cumulative energy counters and per-row energies
  *    (zones of kind counter_uj), power columns (zones of kind gauge_uw), wall
  *    power ground truth (a truth source), the node's CPU utilisation (tick
- *    util_pct) and a phase label (contiguous rows with one label = one phase);
+ *    util_pct) and a phase label (contiguous rows with one label = one phase).
+ *    At least one counter, energy or power column is required (a run without
+ *    zones cannot be replayed); a column may be mapped once, a zone (name and
+ *    socket) fed by one counter/energy column and one power column at most, and
+ *    the header may not name two columns alike;
  *
  *  - a Green Metrics Tool (GMT) measurement folder: the RAPL component log
  *    (cpu_energy_rapl_msr_component.log, "<unix_us> <µJ in the interval>
- *    <Package_0>": accumulated into one counter zone per detail name), the
- *    MCP39F511 AC log (psu_energy_ac_mcp_machine.log, "<unix_us> <power>":
- *    ground truth), the system utilisation (cpu_utilization_procfs_system.log,
- *    "<unix_us> <ratio x 10000>") and phases.json.
+ *    <Package_N|DRAM_N|PSYS_N>": accumulated into one counter zone per detail
+ *    name; required, it is the run's energy series), the MCP39F511 AC log
+ *    (psu_energy_ac_mcp_machine.log, "<unix_us> <power>": ground truth), the
+ *    system utilisation (cpu_utilization_procfs_system.log,
+ *    "<unix_us> <ratio x 10000>") and phases.json. Every log line has exactly
+ *    its fields and ends in a newline: a last line without one (the logger was
+ *    still writing, or the copy was cut) is refused.
  *
  * What lands in the DB: run.meter_kind "import", run.provenance as given
  * (default "measured"), run.host from --host or the data, else "imported";
@@ -27,8 +34,10 @@
  * -ERANGE (a GMT interval refused as implausible: resolution underflow <= 1 µJ
  * or above the ceiling; it is left out of the counter, so a refused interval is
  * never a negative step nor a spike). Truth samples: poll_wall_ns =
- * device_ts_ns = the sample time, poll_mono_ns on the ticks' clock, empty
- * or 0 W cells unavailable (never 0 W). Phases: name, class ("csv"; GMT:
+ * device_ts_ns = the sample time, poll_mono_ns on the ticks' clock, empty,
+ * 0 W or exactly 65535 W (a BMC's "no reading" marker) cells unavailable
+ * (never 0 W); a reading above 100 kW is refused as an implausible wall
+ * power (FILE:LINE:COLUMN). Phases: name, class ("csv"; GMT:
  * "gmt" for its [BRACKETED] flow phases, "runtime" for user phases, "hidden"
  * for hidden ones), repetition = 1 + earlier phases of that name. A CSV phase
  * of rows i..j spans (t[i-1], t[j]] — a row's values describe the interval
@@ -37,7 +46,8 @@
  * CSV rows must be in strictly increasing time order, at or after 2000-01-01.
  *
  * Everything is parsed and checked before the DB is created: a bad file
- * leaves no DB behind. Errors name FILE:LINE:COLUMN.
+ * leaves no DB behind. Errors name FILE:LINE:COLUMN; cells they quote show
+ * control characters as '?'.
  */
 #ifndef WC_IMPORT_H
 #define WC_IMPORT_H
@@ -131,16 +141,18 @@ typedef struct wc_import_summary {
 } wc_import_summary;
 
 /* Imports a generic CSV into a new run. Returns 0; -EINVAL for a bad mapping
- * or a malformed row (err "FILE:LINE:COLUMN: ..."); -ENODATA when fewer than 2
- * rows (no interval to measure); -EIO when the DB cannot be created or
+ * (no counter/energy/power column, a column or zone mapped twice), an empty
+ * file or a malformed row (err "FILE:LINE:COLUMN: ..."); -ENODATA when fewer
+ * than 2 rows (no interval to measure); -EIO when the DB cannot be created or
  * written (err says why, e.g. the file already holds a run). */
 int wc_import_csv(const wc_import_csv_opts *o, const wc_import_target *t,
                   wc_import_summary *sum, wc_error *err);
 
-/* Imports a GMT folder into a new run. Returns 0; -EINVAL for a malformed log
- * or an undeclared ambiguous PSU scale (err names both plausible readings and
- * --gmt-psu-unit); -ENOENT when no series is found; -ENODATA when the tick
- * series has fewer than 2 instants; -EIO from the DB as for wc_import_csv. */
+/* Imports a GMT folder into a new run. Returns 0; -EINVAL for a malformed or
+ * truncated log or an undeclared ambiguous PSU scale (err names both
+ * plausible readings and --gmt-psu-unit); -ENOENT when there is no RAPL log;
+ * -ENODATA when the tick series has fewer than 2 instants; -EIO from the DB as
+ * for wc_import_csv. */
 int wc_import_gmt(const wc_import_gmt_opts *o, const wc_import_target *t,
                   wc_import_summary *sum, wc_error *err);
 

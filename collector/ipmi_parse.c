@@ -967,6 +967,15 @@ static int sdr_decide(const sdr_pick *p, wc_truth_sample *out, wc_error *err)
         wc_textf(out->path, sizeof out->path, "sdr:%s", p->sys.name);
         return 0;
     }
+    if (p->psu_n && !p->have_psu_bad && p->psu_sum > WC_IPMI_MAX_NODE_WATTS) {
+        wc_textf(out->path, sizeof out->path, "sdr:sum(PSU input)");
+        wc_textf(reason, sizeof reason,
+                 "sdr: implausible reading %.0f W (sum of %d PSU input sensors; over the "
+                 "plausibility ceiling 100 kW per node)",
+                 p->psu_sum, p->psu_n);
+        set_unavailable(out, reason);
+        return 0;
+    }
     if (p->psu_n && !p->have_psu_bad && p->psu_sum > 0) {
         out->watts = p->psu_sum;
         if (p->psu_used + 10 < sizeof out->path)

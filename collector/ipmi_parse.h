@@ -26,6 +26,10 @@
 
 /* Readings at or above this are a BMC's "no reading" sentinel (0xFFFF W). */
 #define WC_IPMI_SENTINEL_WATTS 65535.0
+/* Plausibility ceiling, 100 kW per node. One IPMI reading cannot reach it
+ * (anything >= WC_IPMI_SENTINEL_WATTS is already unavailable), but a sum of
+ * PSU inputs can: above it the sum is UNAVAILABLE ("implausible reading N W"). */
+#define WC_IPMI_MAX_NODE_WATTS 100000.0
 
 /* The DCMI "sampling period" is the window of the BMC's min/max/avg
  * statistics. When it is at most this long (ipmiutil's "1000 ms", a 1 s
@@ -80,8 +84,8 @@ int wc_ipmi_parse_dcmi(const char *text, size_t len, wc_truth_sample *out, wc_er
  * DIMM...) are never used. min/max/avg stay NAN; window 0 (unknown).
  *
  * Returns 0 with status OK, or UNAVAILABLE with the reason (the chosen
- * sensor says "No Reading"/ns/na/disabled, reads 0 W or 65535 W, or a PSU of
- * the sum cannot be read); -ENODATA when no system or PSU power sensor is in
+ * sensor says "No Reading"/ns/na/disabled, reads 0 W or 65535 W, a PSU of
+ * the sum cannot be read, or the sum is above WC_IPMI_MAX_NODE_WATTS); -ENODATA when no system or PSU power sensor is in
  * the output (err lists any component Watts sensors seen); -EIO / -EACCES /
  * -EPROTO as for wc_ipmi_parse_dcmi when the output is an error or not a
  * sensor table. */

@@ -294,6 +294,68 @@ static void probe_ipmi(const char *dev_root, const char *path_env, const char *t
 
 /* ---- ground-truth sources ---------------------------------------------- */
 
+const char *wc_probe_redact_spec(const char *spec, char *buf, size_t cap)
+{
+    if (cap == 0)
+        return buf;
+    const char *sep = spec ? strstr(spec, "://") : NULL;
+    const char *at = sep ? strrchr(sep + 3, '@') : NULL;
+    if (!at) {
+        wc_copy_trunc(buf, cap, spec ? spec : "");
+        return buf;
+    }
+    size_t used = 0;
+    buf[0] = '\0';
+    wc_append(buf, cap, &used, "%.*s***%s", (int)(sep + 3 - spec), spec, at);
+    return buf;
+}
+
+/* Redacts free text in place (an error or description that may quote a
+ * spec): every occurrence of the raw spec becomes its redacted form; then
+ * after each "://", a "USERINFO@" (up to the last '@' before a blank)
+ * becomes "***@", and, with cut_prefix, so does a cut copy of the spec's
+ * own userinfo (a message that quotes the spec truncated, "%.64s..."). */
+static void redact_text(char *text, size_t cap, const char *spec, const char *redacted,
+                        int cut_prefix)
+{
+    char out[1024];
+    size_t used = 0;
+    out[0] = '\0';
+    size_t slen = strlen(spec);
+    int spec_has_secret = slen > 0 && strcmp(spec, redacted) != 0;
+    const char *sep = strstr(spec, "://");
+    const char *uinfo = spec_has_secret && sep ? sep + 3 : NULL;
+    const char *uend = uinfo ? strrchr(uinfo, '@') : NULL;
+    for (const char *p = text; *p;) {
+        if (spec_has_secret && strncmp(p, spec, slen) == 0) {
+            wc_append(out, sizeof out, &used, "%s", redacted);
+            p += slen;
+            continue;
+        }
+        if (strncmp(p, "://", 3) == 0) {
+            const char *tok = p + 3;
+            size_t n = strcspn(tok, " \t\r\n");
+            const char *at = NULL;
+            for (size_t i = 0; i < n; i++)
+                if (tok[i] == '@')
+                    at = tok + i;
+            size_t common = 0;
+            if (!at && cut_prefix && uend)
+                while (uinfo + common < uend && tok[common] && tok[common] == uinfo[common])
+                    common++;
+            if (at || common) {
+                wc_append(out, sizeof out, &used, "://***");
+                p = at ? at : tok + common;
+                continue;
+            }
+        }
+        wc_append(out, sizeof out, &used, "%c", *p);
+        p++;
+    }
+    wc_copy_trunc(text, cap, out);
+    explicit_bzero(out, sizeof out);
+}
+
 /* Opens, polls once and closes one --truth source into b (a file: log is
  * only listed). */
 static void probe_bmc(const char *spec, const wc_truth_config *cfg,
@@ -304,7 +366,7 @@ static void probe_bmc(const char *spec, const wc_truth_config *cfg,
     e.msg[0] = '\0';
     memset(&src, 0, sizeof src);
     memset(b, 0, sizeof *b);
-    wc_copy_trunc(b->spec, sizeof b->spec, spec);
+    wc_probe_redact_spec(spec, b->spec, sizeof b->spec); /* never the userinfo part */
     b->sample.watts = NAN;
     if (strncmp(spec, "file:", 5) == 0) { /* a log, not a device: nothing to poll */
         wc_copy_trunc(b->kind, sizeof b->kind, "file");
@@ -316,17 +378,23 @@ static void probe_bmc(const char *spec, const wc_truth_config *cfg,
     b->open_rc = open_fn(spec, cfg, &src, &e);
     if (b->open_rc != 0) {
         wc_copy_trunc(b->open_error, sizeof b->open_error, e.msg[0] ? e.msg : strerror(-b->open_rc));
+        redact_text(b->open_error, sizeof b->open_error, spec, b->spec, 1);
+        explicit_bzero(e.msg, sizeof e.msg);
         wc_truth_close(&src);
+        explicit_bzero(&src, sizeof src);
         return;
     }
     wc_copy_trunc(b->kind, sizeof b->kind, src.ops && src.ops->kind ? src.ops->kind : "");
     wc_copy_trunc(b->description, sizeof b->description, src.description);
     b->provenance = src.provenance;
+    redact_text(b->description, sizeof b->description, spec, b->spec, 0);
     if (src.ops && src.ops->poll) {
         b->poll_rc = wc_truth_poll(&src, &b->sample);
         b->polled = 1;
+        redact_text(b->sample.error, sizeof b->sample.error, spec, b->spec, 0);
     }
     wc_truth_close(&src);
+    explicit_bzero(&src, sizeof src);
 }
 
 static int probe_bmcs(const wc_probe_opts *o, const char *sysfs_root, wc_probe *p,

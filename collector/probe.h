@@ -93,9 +93,12 @@ typedef struct wc_probe_ipmi {
     char ipmitool[PATH_MAX];   /* ipmitool found on PATH, "" none */
 } wc_probe_ipmi;
 
-/* One --truth source: opened and polled once. */
+/* One --truth source: opened and polled once. Credentials in a spec are
+ * refused by every source; probe still never shows them: spec, open_error,
+ * description and the sample's error have any userinfo part
+ * ("scheme://USER:PASS@host") replaced by "***@" (wc_probe_redact_spec). */
 typedef struct wc_probe_bmc {
-    char spec[512];            /* as given (never holds credentials) */
+    char spec[512];            /* as given, USER:PASS@ redacted to ***@ */
     char kind[16];             /* ops->kind once opened ("ipmi", "redfish", "sim"), else "" */
     wc_provenance provenance;  /* ground truth, or simulated for sim */
     int open_rc;               /* 0 opened, else -errno */
@@ -160,6 +163,12 @@ void wc_probe_print(const wc_probe *p, FILE *out);
 /* The JSON report (fields in cmd_probe's --help and README), malloc'd,
  * NUL-terminated; NULL when out of memory. Caller frees. */
 char *wc_probe_json(const wc_probe *p);
+
+/* Copies spec into buf (cap bytes) with its userinfo part — everything
+ * between the first "://" and the last '@' after it — replaced by "***"
+ * ("redfish:https://admin:pw@bmc" is shown as "***@bmc" after the "://"); a spec
+ * without one is copied as is. Returns buf. */
+const char *wc_probe_redact_spec(const char *spec, char *buf, size_t cap);
 
 /* Copies an untrusted string for a terminal into buf (cap bytes): control
  * bytes, DEL and non-ASCII bytes become '?'. Returns buf. */

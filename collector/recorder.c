@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "collector/truth_poller.h"
 #include "common/wc_clock.h"
 #include "common/wc_fs.h"
+#include "common/wc_text.h"
 
 void wc_record_defaults(wc_record_opts *o)
 {
@@ -70,8 +72,9 @@ static void warn_once(int *warned, const wc_error *e)
     if (*warned || !e->msg[0])
         return;
     *warned = 1;
-    fprintf(stderr, "\nwattcal record: warning: %s (further errors of this kind are counted, "
-                    "not printed; the run goes on)\n", e->msg);
+    fputs("\nwattcal record: warning: ", stderr);
+    wc_fputs_safe(e->msg, stderr);
+    fputs(" (further errors of this kind are counted, not printed; the run goes on)\n", stderr);
 }
 
 static int open_meter(recording *r, wc_error *err)
@@ -136,6 +139,19 @@ static int count_sockets(const wc_meter *m)
     return n;
 }
 
+/* A file: log is imported after the run: check now that it can be. */
+static int check_truth_file(const char *path, wc_error *err)
+{
+    struct stat st;
+    if (!*path)
+        return wc_error_set(err, -EINVAL, "--truth file: needs a path (file:PATH)");
+    if (stat(path, &st) != 0)
+        return wc_error_set(err, -errno, "--truth file:%s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode) || access(path, R_OK) != 0)
+        return wc_error_set(err, -EINVAL, "--truth file:%s: not a readable regular file", path);
+    return 0;
+}
+
 /* Opens every polled ground-truth source (file: logs are imported at the
  * end). The simulated BMC reads the node's zones: the simulated tree when the
  * meter is simulated. */
@@ -150,8 +166,12 @@ static int open_truth(recording *r, wc_error *err)
     const char *sim_root = wc_meter_sim_root(&r->meter);
     cfg.sysfs_root = sim_root ? sim_root : o->sysfs_root;
     for (size_t i = 0; i < o->ntruth; i++) {
-        if (strncmp(o->truth_specs[i], "file:", 5) == 0)
+        if (strncmp(o->truth_specs[i], "file:", 5) == 0) {
+            int rc = check_truth_file(o->truth_specs[i] + 5, err);
+            if (rc)
+                return rc;
             continue;
+        }
         int rc = wc_truth_open(o->truth_specs[i], &cfg, &r->truth[r->ntruth], err);
         r->ntruth++; /* counted even on failure so teardown closes it */
         if (rc)
@@ -281,10 +301,12 @@ static int setup(recording *r, wc_error *err)
     r->zone_in = calloc(nz ? nz : 1, sizeof *r->zone_in);
     if (!r->attrib || !r->readings || !r->prev_readings || !r->zone_in)
         return wc_error_set(err, -ENOMEM, "out of memory");
+    /* Every --truth is checked before the DB file is created. */
+    rc = open_truth(r, err);
+    if (rc)
+        return rc;
     r->store = wc_store_open(o->db_path, WC_STORE_CREATE, err);
-    if (!r->store)
-        return -EIO;
-    return open_truth(r, err);
+    return r->store ? 0 : -EIO;
 }
 
 static void teardown(recording *r)
@@ -519,10 +541,34 @@ static int finish_truth(recording *r, int rc, wc_error *err)
         if (!rc)
             rc = wc_store_commit(r->store, err);
     }
-    for (size_t i = 0; i < r->opts->ntruth && !rc; i++)
-        if (strncmp(r->opts->truth_specs[i], "file:", 5) == 0)
-            rc = import_truth_file(r, r->opts->truth_specs[i], r->start_wall, r->start_mono, err);
     return rc;
+}
+
+/* Imports the file: logs after the run is closed. A log that cannot be read
+ * leaves the (complete, clean) run as it is, plus a truth_source row saying
+ * the log was not imported and why. */
+static int import_truth_files(recording *r, wc_error *err)
+{
+    int first_rc = 0;
+    for (size_t i = 0; i < r->opts->ntruth; i++) {
+        const char *spec = r->opts->truth_specs[i];
+        if (strncmp(spec, "file:", 5) != 0)
+            continue;
+        wc_error why = {{0}};
+        int rc = import_truth_file(r, spec, r->start_wall, r->start_mono, &why);
+        if (!rc)
+            continue;
+        char desc[256];
+        snprintf(desc, sizeof desc, "NOT imported: %.230s", why.msg);
+        int64_t id = 0;
+        wc_store_put_truth_source(r->store, spec, "file", WC_PROV_GROUND_TRUTH, desc, &id, NULL);
+        if (!first_rc) {
+            first_rc = rc;
+            wc_error_set(err, rc, "the run itself is complete; the log %.200s was not imported: %.400s",
+                         spec + 5, why.msg);
+        }
+    }
+    return first_rc;
 }
 
 int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record_result *res,
@@ -545,6 +591,8 @@ int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record
             if (err)
                 *err = ferr;
         }
+        if (!rc)
+            rc = import_truth_files(&r, err);
         if (!opts->quiet && isatty(STDERR_FILENO))
             fputc('\n', stderr);
     }

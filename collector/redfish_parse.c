@@ -138,8 +138,24 @@ static double get_number(const cJSON *obj, const char *key, int positive)
     return v->valuedouble;
 }
 
-/* Checks a reading value: a finite number, >= 0 W (allow_zero) or > 0 W.
- * field names it in the message ("PowerWatts.Reading"). */
+/* A power value a node can plausibly draw: finite, not the 65535 W 'no
+ * reading' marker, at most WC_REDFISH_MAX_NODE_WATTS. */
+static int watts_plausible(double w)
+{
+    return isfinite(w) && w != WC_REDFISH_NO_READING_WATTS && w <= WC_REDFISH_MAX_NODE_WATTS;
+}
+
+/* A statistics property (Average/Min/MaxConsumedWatts): >= 0 W and
+ * plausible, else NAN. */
+static double get_watts(const cJSON *obj, const char *key)
+{
+    double w = get_number(obj, key, 0);
+    return watts_plausible(w) ? w : NAN;
+}
+
+/* Checks a reading value: a finite number, >= 0 W (allow_zero) or > 0 W,
+ * and plausible (see watts_plausible). field names it in the message
+ * ("PowerWatts.Reading"). */
 static int reading_of(const cJSON *v, const char *url, const char *field, int allow_zero,
                       double *watts, wc_error *err)
 {
@@ -150,7 +166,16 @@ static int reading_of(const cJSON *v, const char *url, const char *field, int al
     if (!cJSON_IsNumber(v))
         return wc_error_set(err, -ENODATA, "%s: %s is not a number", url, field);
     double w = v->valuedouble;
-    if (!isfinite(w) || w < 0)
+    if (!isfinite(w) || w > WC_REDFISH_MAX_NODE_WATTS)
+        return wc_error_set(err, -ENODATA, "%s: %s: implausible reading %g W (%s)", url, field, w,
+                            isfinite(w) ? "over the plausibility ceiling 100 kW per node"
+                                        : "not a finite number");
+    if (w == WC_REDFISH_NO_READING_WATTS)
+        return wc_error_set(err, -ENODATA,
+                            "%s: %s: implausible reading 65535 W (a common 'no reading' "
+                            "marker)",
+                            url, field);
+    if (w < 0)
         return wc_error_set(err, -ENODATA, "%s: %s is %g W (invalid)", url, field, w);
     if (w == 0 && !allow_zero)
         return wc_error_set(err, -ENODATA,
@@ -355,7 +380,7 @@ static int power_control_member(const char *url, const cJSON *m, int i, wc_redfi
     out->member = i;
     const cJSON *pm = get(m, "PowerMetrics");
     double interval_min = get_number(pm, "IntervalInMin", 1);
-    out->avg_watts = get_number(pm, "AverageConsumedWatts", 0);
+    out->avg_watts = get_watts(pm, "AverageConsumedWatts");
     if (isfinite(interval_min)) {
         /* IntervalInMin is the window of the statistics. PowerConsumedWatts is
          * that window's mean only when it equals AverageConsumedWatts (B22:
@@ -367,8 +392,8 @@ static int power_control_member(const char *url, const cJSON *m, int i, wc_redfi
             out->window_known = 1;
         }
     }
-    out->min_watts = get_number(pm, "MinConsumedWatts", 0);
-    out->max_watts = get_number(pm, "MaxConsumedWatts", 0);
+    out->min_watts = get_watts(pm, "MinConsumedWatts");
+    out->max_watts = get_watts(pm, "MaxConsumedWatts");
     return 0;
 }
 

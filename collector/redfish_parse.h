@@ -7,7 +7,9 @@
  * and returns
  *     0          the property was found and is usable,
  *    -ENODATA    the resource answered but holds no usable reading (property
- *                missing, null, not a number, 0 W, empty list): err says which
+ *                missing, null, not a number, 0 W, empty list, or an
+ *                implausible value: non-finite, the 65535 W 'no reading'
+ *                marker, above WC_REDFISH_MAX_NODE_WATTS): err says which
  *                property of which URL and why — the caller records the
  *                sample as UNAVAILABLE, never as 0 W,
  *    -EBADMSG    the text is not JSON: err names the URL and the parse
@@ -50,6 +52,12 @@
 #define WC_REDFISH_MAX_BODY_BYTES (4u * 1024u * 1024u)
 /* Longest chassis/supply Id kept (sanitised) for sample paths and messages. */
 #define WC_REDFISH_ID_MAX 48
+/* Plausibility ceiling: 100 kW per node. A reading above it (one property,
+ * or the sum of the supplies' inputs) is "implausible reading N W":
+ * UNAVAILABLE, never stored as ok. */
+#define WC_REDFISH_MAX_NODE_WATTS 100000.0
+/* A common 'no reading' marker (0xFFFF W): UNAVAILABLE as well. */
+#define WC_REDFISH_NO_READING_WATTS 65535.0
 
 /* ---- Part 1: pure parsing (redfish_parse.c) ---------------------------- */
 
@@ -123,21 +131,24 @@ int wc_redfish_parse_supply(const char *url, const char *json, size_t len,
 
 /* Parses an EnvironmentMetrics resource: PowerWatts.Reading (W) into
  * out->watts (no window, no statistics). Returns 0, -ENODATA (no PowerWatts,
- * Reading null / not a number / <= 0 W) or -EBADMSG. */
+ * Reading null / not a number / <= 0 W / implausible) or -EBADMSG. */
 int wc_redfish_parse_environment_metrics(const char *url, const char *json, size_t len,
                                          wc_redfish_power *out, wc_error *err);
 
 /* Parses a PowerSupplyMetrics resource: InputPowerWatts.Reading (W, the
  * supply's input — never OutputPowerWatts) into *watts. 0 W is a valid
  * reading for one supply (an idle redundant unit). Returns 0, -ENODATA
- * (missing, null, not a number, negative) or -EBADMSG. */
+ * (missing, null, not a number, negative, implausible) or -EBADMSG. The
+ * walk also refuses a sum of supplies above WC_REDFISH_MAX_NODE_WATTS. */
 int wc_redfish_parse_supply_metrics(const char *url, const char *json, size_t len,
                                     double *watts, wc_error *err);
 
 /* Parses a Power resource (deprecated schema): the first PowerControl[]
  * member whose PowerConsumedWatts is a number > 0 W, with its PowerMetrics
  * (IntervalInMin -> window_s = 60 x IntervalInMin, window_known = 1;
- * Average/Min/MaxConsumedWatts -> avg/min/max). Also accepts a bare
+ * Average/Min/MaxConsumedWatts -> avg/min/max, NAN when implausible). A
+ * member whose PowerConsumedWatts is implausible is skipped like a null
+ * one. Also accepts a bare
  * PowerControl member as the whole document (iDRAC serves
  * .../Power/PowerControl as its own resource). Returns 0, -ENODATA (no
  * PowerControl, empty, every member null/0 W) or -EBADMSG. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A counter zone of the run (gauge zones are not attributed). */
 typedef struct zone_meta {
     char name[32];
     uint64_t max_uj;
@@ -22,7 +23,7 @@ typedef struct replay {
     wc_store *st;
     sqlite3 *db;
     zone_meta *zones;
-    int64_t first_zone_id;
+    int64_t *zone_ids;           /* zone_meta i is zone row zone_ids[i] */
     size_t nzones;
     wc_attr_zone_in *zone_in;
     wc_attr_proc_in *procs;
@@ -39,7 +40,9 @@ static int fail(replay *r, wc_error *err, const char *what)
 static int load_zones(replay *r, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(r->db, "SELECT id, name, max_energy_range_uj FROM zone ORDER BY id",
+    if (sqlite3_prepare_v2(r->db,
+                           "SELECT id, name, max_energy_range_uj FROM zone WHERE kind = 'counter_uj'"
+                           " ORDER BY id",
                            -1, &s, NULL) != SQLITE_OK)
         return fail(r, err, "reading zones");
     size_t cap = 0;
@@ -47,14 +50,17 @@ static int load_zones(replay *r, wc_error *err)
         if (r->nzones == cap) {
             cap = cap ? cap * 2 : 8;
             zone_meta *z = realloc(r->zones, cap * sizeof *z);
-            if (!z) {
+            if (z)
+                r->zones = z;
+            int64_t *ids = realloc(r->zone_ids, cap * sizeof *ids);
+            if (ids)
+                r->zone_ids = ids;
+            if (!z || !ids) {
                 sqlite3_finalize(s);
                 return wc_error_set(err, -ENOMEM, "out of memory");
             }
-            r->zones = z;
         }
-        if (r->nzones == 0)
-            r->first_zone_id = sqlite3_column_int64(s, 0);
+        r->zone_ids[r->nzones] = sqlite3_column_int64(s, 0);
         zone_meta *z = &r->zones[r->nzones++];
         const unsigned char *name = sqlite3_column_text(s, 1);
         strncpy(z->name, name ? (const char *)name : "", sizeof z->name - 1);
@@ -63,7 +69,7 @@ static int load_zones(replay *r, wc_error *err)
     }
     sqlite3_finalize(s);
     if (r->nzones == 0)
-        return wc_error_set(err, -EINVAL, "replay: the run has no zones");
+        return wc_error_set(err, -EINVAL, "replay: the run has no energy-counter zone to attribute");
     r->zone_in = calloc(r->nzones, sizeof *r->zone_in);
     if (!r->zone_in)
         return wc_error_set(err, -ENOMEM, "out of memory");
@@ -72,6 +78,20 @@ static int load_zones(replay *r, wc_error *err)
         r->zone_in[i].max_energy_range_uj = r->zones[i].max_uj;
     }
     return 0;
+}
+
+/* Input index of a zone row id (ids ascend), or -1 for a zone not attributed. */
+static int64_t zone_index(const replay *r, int64_t zone_id)
+{
+    size_t lo = 0, hi = r->nzones;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r->zone_ids[mid] < zone_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->nzones && r->zone_ids[lo] == zone_id ? (int64_t)lo : -1;
 }
 
 static int push_proc(replay *r, sqlite3_stmt *p, wc_error *err)
@@ -151,9 +171,9 @@ static int run_replay(replay *r, wc_attrib *a, int64_t model_id, int64_t *ticks,
         for (size_t i = 0; i < r->nzones; i++)
             r->zone_in[i].ok = 0;
         for (; zrc == SQLITE_ROW && sqlite3_column_int64(z, 0) == tick_id; zrc = sqlite3_step(z)) {
-            int64_t idx = sqlite3_column_int64(z, 1) - r->first_zone_id;
-            if (idx < 0 || (size_t)idx >= r->nzones)
-                continue;
+            int64_t idx = zone_index(r, sqlite3_column_int64(z, 1));
+            if (idx < 0)
+                continue; /* a gauge zone */
             r->zone_in[idx].energy_uj = (uint64_t)sqlite3_column_int64(z, 2);
             r->zone_in[idx].ok = sqlite3_column_int(z, 3) == 0 &&
                                  sqlite3_column_type(z, 2) != SQLITE_NULL;
@@ -210,6 +230,7 @@ int wc_replay(wc_store *st, wc_model model, int64_t *ticks, wc_error *err)
     }
     wc_attrib_free(a);
     free(r.zones);
+    free(r.zone_ids);
     free(r.zone_in);
     free(r.procs);
     free(r.proc_ids);

@@ -66,8 +66,8 @@ int wc_parse_decimal(const char *s, double *out)
     for (; is_digit(*p); p++, digits++) {
         if (mant < 1000000000000000000ULL)
             mant = mant * 10 + (uint64_t)(*p - '0');
-        else
-            exp10++;
+        else if (exp10 < 1000000)
+            exp10++; /* capped: the value is already far out of range */
     }
     if (*p == '.') {
         for (p++; is_digit(*p); p++, digits++) {
@@ -89,9 +89,40 @@ int wc_parse_decimal(const char *s, double *out)
         return -EINVAL;
     double v = scale_pow10(mant, exp10);
     if (!isfinite(v))
-        return -EINVAL;
+        return -ERANGE;
     *out = neg ? -v : v;
     return 0;
+}
+
+/* Why a 0 W reading is not taken as one. */
+#define ZERO_WATTS "0 W: a running node cannot draw 0 W at the wall (no meter or no reading)"
+
+int wc_truth_watts_class(double w, const char **why)
+{
+    if (!isfinite(w) || w > WC_TRUTH_MAX_WALL_WATTS)
+        return -ERANGE;
+    if (w == 0) {
+        *why = ZERO_WATTS;
+        return 1;
+    }
+    if (w == WC_TRUTH_NO_READING_WATTS) {
+        *why = "65535 W: the \"no reading\" marker (0xFFFF) of a BMC, not a measurement";
+        return 1;
+    }
+    return 0;
+}
+
+char *wc_csv_clean(char *buf, size_t cap, const char *s)
+{
+    size_t len = strlen(s), n = len < cap ? len : cap - 4;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        buf[i] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+    }
+    if (n < len)
+        memcpy(buf + n, "...", 3), n += 3;
+    buf[n] = '\0';
+    return buf;
 }
 
 int wc_parse_epoch_ns(const char *s, int64_t unit_ns, int64_t *out_ns)
@@ -174,18 +205,22 @@ typedef struct iso_fields {
     int64_t frac_ns;
 } iso_fields;
 
-/* Parses "YYYY-MM-DD?HH:MM:SS[.frac]" and returns the position after it. */
-static const char *parse_iso_fields(const char *s, iso_fields *f, wc_error *err)
+/* Room for a cell quoted in a message (40 bytes, or 40 and "..."). */
+#define QUOTE_CAP 44
+
+/* Parses "YYYY-MM-DD?HH:MM:SS[.frac]" and returns the position after it;
+ * q is s as quoted in messages. */
+static const char *parse_iso_fields(const char *s, const char *q, iso_fields *f, wc_error *err)
 {
     if (digits_n(s, 4, &f->year) || s[4] != '-' || digits_n(s + 5, 2, &f->month) ||
         s[7] != '-' || digits_n(s + 8, 2, &f->day)) {
-        wc_error_set(err, -EINVAL, "'%.40s' is not an ISO 8601 date (YYYY-MM-DD)", s);
+        wc_error_set(err, -EINVAL, "'%s' is not an ISO 8601 date (YYYY-MM-DD)", q);
         return NULL;
     }
     if ((s[10] != 'T' && s[10] != 't' && s[10] != ' ') || digits_n(s + 11, 2, &f->hour) ||
         s[13] != ':' || digits_n(s + 14, 2, &f->minute) || s[16] != ':' ||
         digits_n(s + 17, 2, &f->second)) {
-        wc_error_set(err, -EINVAL, "'%.40s' has no time of day THH:MM:SS", s);
+        wc_error_set(err, -EINVAL, "'%s' has no time of day THH:MM:SS", q);
         return NULL;
     }
     const char *p = s + 19;
@@ -193,7 +228,7 @@ static const char *parse_iso_fields(const char *s, iso_fields *f, wc_error *err)
     if (*p == '.' || *p == ',') {
         int64_t place = 100000000;
         if (!is_digit(p[1])) {
-            wc_error_set(err, -EINVAL, "'%.40s': empty fraction of a second", s);
+            wc_error_set(err, -EINVAL, "'%s': empty fraction of a second", q);
             return NULL;
         }
         for (p++; is_digit(*p); p++) {
@@ -204,17 +239,17 @@ static const char *parse_iso_fields(const char *s, iso_fields *f, wc_error *err)
     return p;
 }
 
-static int check_iso_ranges(const char *s, const iso_fields *f, wc_error *err)
+static int check_iso_ranges(const char *q, const iso_fields *f, wc_error *err)
 {
     if (f->year < 1970 || f->year > 2261)
-        return wc_error_set(err, -EINVAL, "'%.40s': year %d outside 1970..2261", s, f->year);
+        return wc_error_set(err, -EINVAL, "'%s': year %d outside 1970..2261", q, f->year);
     if (f->month < 1 || f->month > 12)
-        return wc_error_set(err, -EINVAL, "'%.40s': month %02d out of range", s, f->month);
+        return wc_error_set(err, -EINVAL, "'%s': month %02d out of range", q, f->month);
     if (f->day < 1 || (unsigned)f->day > days_in_month(f->year, f->month))
-        return wc_error_set(err, -EINVAL, "'%.40s': day %02d does not exist in %04d-%02d", s,
+        return wc_error_set(err, -EINVAL, "'%s': day %02d does not exist in %04d-%02d", q,
                             f->day, f->year, f->month);
     if (f->hour > 23 || f->minute > 59 || f->second > 60)
-        return wc_error_set(err, -EINVAL, "'%.40s': time of day out of range", s);
+        return wc_error_set(err, -EINVAL, "'%s': time of day out of range", q);
     return 0;
 }
 
@@ -222,28 +257,31 @@ int wc_parse_iso8601_ns(const char *s, const int *default_offset_s, int64_t *out
                         wc_error *err)
 {
     iso_fields f;
-    const char *p = parse_iso_fields(s, &f, err);
+    char q[QUOTE_CAP], z[20];
+    wc_csv_clean(q, sizeof q, s);
+    const char *p = parse_iso_fields(s, q, &f, err);
     if (!p)
         return -EINVAL;
-    int rc = check_iso_ranges(s, &f, err);
+    int rc = check_iso_ranges(q, &f, err);
     if (rc)
         return rc;
     int offset_s = 0;
     if (*p == '\0') {
         if (!default_offset_s)
             return wc_error_set(err, -EINVAL,
-                                "'%.40s' has no time zone: add Z or +HH:MM to the times, or "
+                                "'%s' has no time zone: add Z or +HH:MM to the times, or "
                                 "declare the zone of the clock that wrote them",
-                                s);
+                                q);
         offset_s = *default_offset_s;
     } else if (wc_parse_utc_offset(p, &offset_s)) {
         return wc_error_set(err, -EINVAL,
-                            "'%.40s': time zone '%.16s' is not Z, +HH:MM, +HHMM or +HH", s, p);
+                            "'%s': time zone '%s' is not Z, +HH:MM, +HHMM or +HH", q,
+                            wc_csv_clean(z, sizeof z, p));
     }
     int64_t days = wc_days_from_civil(f.year, (unsigned)f.month, (unsigned)f.day);
     int64_t secs = days * 86400 + f.hour * 3600 + f.minute * 60 + f.second - offset_s;
     if (secs < 0)
-        return wc_error_set(err, -EINVAL, "'%.40s' is before 1970-01-01T00:00:00Z", s);
+        return wc_error_set(err, -EINVAL, "'%s' is before 1970-01-01T00:00:00Z", q);
     *out_ns = secs * WC_NS_PER_S + f.frac_ns;
     return 0;
 }
@@ -387,7 +425,16 @@ int wc_csv_next(wc_csv *c, wc_error *err)
         if (*q == '\0' || (c->comments && *q == '#'))
             continue;
         c->nfields = 0;
+        int open_cell = c->delim == ' ' && is_blank(line[strlen(line) - 1]);
         int rc = c->delim == ' ' ? split_blanks(c, line, err) : split_delimited(c, line, err);
+        if (!nl && c->require_newline) { /* first: a cut line can also look malformed */
+            /* The cell it cuts: the last one split, or the one a failed split was in. */
+            size_t col = c->nfields + (size_t)(open_cell || rc || c->nfields == 0);
+            rc = wc_error_set(err, -EINVAL,
+                              "%s:%d:%zu: truncated last line (no newline at end of file: the "
+                              "logger was still writing or the copy was cut)",
+                              c->path, c->line, col);
+        }
         return rc ? rc : 1;
     }
     return 0;
@@ -428,9 +475,6 @@ static wc_truth_sample *push_sample(sample_vec *sv, wc_error *err)
     t->status = WC_TRUTH_OK;
     return t;
 }
-
-/* Why a 0 W reading is not taken as one. */
-#define ZERO_WATTS "0 W: a running node cannot draw 0 W at the wall (no meter or no reading)"
 
 static void mark_unavailable(wc_truth_sample *t, int line, const char *why)
 {
@@ -497,8 +541,11 @@ static int parse_time_cell(const wc_csv *c, int col, const file_format *ff, int6
     int rc;
     if (strchr(cell + (*cell ? 1 : 0), '-') || strchr(cell, ':'))
         rc = wc_parse_iso8601_ns(cell, ff->have_offset ? &ff->offset_s : NULL, ns, err);
-    else if ((rc = wc_parse_epoch_ns(cell, WC_NS_PER_S, ns)))
-        wc_error_set(err, rc, "'%.40s' is neither ISO 8601 nor epoch seconds", cell);
+    else if ((rc = wc_parse_epoch_ns(cell, WC_NS_PER_S, ns))) {
+        char q[QUOTE_CAP];
+        wc_error_set(err, rc, "'%s' is neither ISO 8601 nor epoch seconds",
+                     wc_csv_clean(q, sizeof q, cell));
+    }
     if (rc)
         return wc_error_prefix(err, rc, "%s:%d:%d: column 'time': ", c->path, c->line,
                                col + 1);
@@ -506,8 +553,8 @@ static int parse_time_cell(const wc_csv *c, int col, const file_format *ff, int6
 }
 
 /* A non-negative number cell; empty is allowed when *empty is non-NULL. */
-static int parse_watts_cell(const wc_csv *c, int col, const char *name, double *v, int *empty,
-                            wc_error *err)
+static int parse_number_cell(const wc_csv *c, int col, const char *name, double *v, int *empty,
+                             wc_error *err)
 {
     const char *cell = c->fields[col];
     if (!*cell && empty) {
@@ -516,12 +563,39 @@ static int parse_watts_cell(const wc_csv *c, int col, const char *name, double *
     }
     if (empty)
         *empty = 0;
-    if (wc_parse_decimal(cell, v) || *v < 0)
-        return wc_error_set(err, -EINVAL, "%s:%d:%d: column '%s': '%.40s' is not a %s",
-                            c->path, c->line, col + 1, name, cell,
+    char q[QUOTE_CAP];
+    int rc = wc_parse_decimal(cell, v);
+    if (rc == -ERANGE)
+        return wc_error_set(err, -EINVAL, "%s:%d:%d: column '%s': '%s' (%zu characters) is out "
+                                          "of range",
+                            c->path, c->line, col + 1, name, wc_csv_clean(q, sizeof q, cell),
+                            strlen(cell));
+    if (rc || *v < 0)
+        return wc_error_set(err, -EINVAL, "%s:%d:%d: column '%s': '%s' is not a %s",
+                            c->path, c->line, col + 1, name, wc_csv_clean(q, sizeof q, cell),
                             *cell == '-' ? "non-negative number" : "number");
     return 0;
 }
+
+/* Refuses an implausible wall power (err "FILE:LINE:COL: ... implausible wall
+ * power"); 1 with *why for a no-reading value (0 W, 65535 W), else 0. */
+static int classify_watts(const wc_csv *c, int col, const char *name, double w,
+                          const char **why, wc_error *err)
+{
+    int k = wc_truth_watts_class(w, why);
+    if (k < 0) {
+        char q[QUOTE_CAP];
+        return wc_error_set(err, -EINVAL,
+                            "%s:%d:%d: %s '%s': implausible wall power (%.6g W; a node draws "
+                            "at most %.0f W)",
+                            c->path, c->line, col + 1, name,
+                            wc_csv_clean(q, sizeof q, c->fields[col]), w,
+                            WC_TRUTH_MAX_WALL_WATTS);
+    }
+    return k;
+}
+
+#define MAX_WINDOW_S 86400.0
 
 /* The column indexes of the csv format. */
 typedef struct csv_cols {
@@ -535,11 +609,15 @@ static int find_csv_columns(const wc_csv *c, csv_cols *k, wc_error *err)
     k->watts = wc_csv_find(c, "watts", 1);
     k->window = wc_csv_find(c, "window_s", 1);
     if (k->time < 0 || k->watts < 0)
+    {
+        char q[64];
         return wc_error_set(err, -EINVAL,
                             "%s:%d: the header row needs a 'time' and a 'watts' column "
-                            "(found '%.60s'%s)",
-                            c->path, c->line, c->nfields ? c->fields[0] : "",
+                            "(found '%s'%s)",
+                            c->path, c->line,
+                            wc_csv_clean(q, sizeof q, c->nfields ? c->fields[0] : ""),
                             c->nfields > 1 ? ", ..." : "");
+    }
     int max = k->time > k->watts ? k->time : k->watts;
     if (k->window > max)
         max = k->window;
@@ -557,20 +635,31 @@ static int csv_row(const wc_csv *c, const csv_cols *k, const file_format *ff, sa
     if (!t)
         return -ENOMEM;
     int64_t ns = 0;
+    const char *why = "empty watts cell";
     int empty = 0, rc = parse_time_cell(c, k->time, ff, &ns, err);
     if (!rc)
         rc = set_time(c, sv, t, ns, k->time + 1, err);
     if (!rc)
-        rc = parse_watts_cell(c, k->watts, "watts", &t->watts, &empty, err);
+        rc = parse_number_cell(c, k->watts, "watts", &t->watts, &empty, err);
+    if (!rc && !empty && (rc = classify_watts(c, k->watts, "column 'watts'", t->watts, &why,
+                                              err)) == 1) {
+        empty = 1;
+        rc = 0;
+    }
     if (!rc && k->window >= 0 && *c->fields[k->window]) {
-        rc = parse_watts_cell(c, k->window, "window_s", &t->window_s, NULL, err);
+        rc = parse_number_cell(c, k->window, "window_s", &t->window_s, NULL, err);
+        if (!rc && t->window_s > MAX_WINDOW_S)
+            rc = wc_error_set(err, -EINVAL,
+                              "%s:%d:%d: column 'window_s': %.6g s is above %.0f s (one day): "
+                              "not the averaging window of a wall power reading",
+                              c->path, c->line, k->window + 1, t->window_s, MAX_WINDOW_S);
         t->window_known = 1;
     }
     if (rc)
         return rc;
     snprintf(t->path, sizeof t->path, "csv:watts");
-    if (empty || t->watts == 0)
-        mark_unavailable(t, c->line, empty ? "empty watts cell" : ZERO_WATTS);
+    if (empty)
+        mark_unavailable(t, c->line, why);
     return 0;
 }
 
@@ -593,10 +682,12 @@ static int parse_ptd_time(const wc_csv *c, const file_format *ff, int64_t *ns, w
 {
     const char *s = c->fields[1];
     char iso[64];
-    if (strlen(s) < 19 || strlen(s) > 40 || s[2] != '-' || s[5] != '-' || s[10] != ' ')
+    if (strlen(s) < 19 || strlen(s) > 40 || s[2] != '-' || s[5] != '-' || s[10] != ' ') {
+        char q[QUOTE_CAP];
         return wc_error_set(err, -EINVAL,
-                            "%s:%d:2: '%.40s' is not a PTDaemon time (MM-DD-YYYY HH:MM:SS.fff)",
-                            c->path, c->line, s);
+                            "%s:%d:2: '%s' is not a PTDaemon time (MM-DD-YYYY HH:MM:SS.fff)",
+                            c->path, c->line, wc_csv_clean(q, sizeof q, s));
+    }
     snprintf(iso, sizeof iso, "%.4s-%.2s-%.2sT%s", s + 6, s, s + 3, s + 11);
     int rc = wc_parse_iso8601_ns(iso, &ff->offset_s, ns, err);
     if (rc)
@@ -622,12 +713,19 @@ static int ptd_watts(const wc_csv *c, wc_truth_sample *t, wc_error *err)
         mark_unavailable(t, c->line, "PTDaemon reported no reading (Watts -1 or nan)");
         return 0;
     }
-    if (wc_parse_decimal(cell, &w) || w < 0)
-        return wc_error_set(err, -EINVAL, "%s:%d:4: Watts '%.40s' is not a non-negative number",
-                            c->path, c->line, cell);
+    int rc = wc_parse_decimal(cell, &w);
+    if (rc || w < 0) {
+        char q[QUOTE_CAP];
+        return wc_error_set(err, -EINVAL, "%s:%d:4: Watts '%s' is %s", c->path, c->line,
+                            wc_csv_clean(q, sizeof q, cell),
+                            rc == -ERANGE ? "out of range" : "not a non-negative number");
+    }
+    const char *why = NULL;
+    if ((rc = classify_watts(c, 3, "Watts", w, &why, err)) < 0)
+        return rc;
     t->watts = w;
-    if (w == 0)
-        mark_unavailable(t, c->line, ZERO_WATTS);
+    if (rc == 1)
+        mark_unavailable(t, c->line, why);
     return 0;
 }
 
@@ -684,6 +782,7 @@ int wc_truth_file_parse(const char *path, const char *format, wc_truth_sample **
     wc_csv c;
     if ((rc = wc_csv_open(&c, path, ',', err)))
         return rc;
+    c.require_newline = 1;
     sample_vec sv = {0};
     rc = ff.ptd ? parse_ptd_log(&c, &ff, &sv, err) : parse_csv_log(&c, &ff, &sv, err);
     if (!rc && sv.n == 0)

@@ -19,6 +19,7 @@
  *                    watts     the reading in W; an empty cell is stored as an
  *                              unavailable sample (never as 0 W)
  *                    window_s  optional: averaging window of the reading, seconds
+                              (at most 86400)
  *                  An ISO time without a zone is refused unless OFFSET (Z or
  *                  ±HH:MM) says which zone the meter's clock was in.
  *
@@ -36,9 +37,14 @@
  *
  * In both formats blank lines and lines starting with # are skipped, a UTF-8
  * byte order mark is ignored and CRLF line ends are accepted. A 0 W reading is
- * stored as unavailable too: a running node cannot draw 0 W at the wall.
+ * stored as unavailable too: a running node cannot draw 0 W at the wall; so is
+ * exactly 65535 W (0xFFFF, a BMC's "no reading" marker). A reading above
+ * 100 kW is an implausible wall power and refused. Every line must end in a
+ * newline: a last line without one (the logger was still writing, or the copy
+ * was cut) is refused, never read as a shorter number.
  * Errors never skip silently: a malformed line stops the parse with -EINVAL and
- * a message "FILE:LINE:COLUMN: what is wrong"; times must not go backwards.
+ * a message "FILE:LINE:COLUMN: what is wrong" (control characters of quoted
+ * cells shown as '?'); times must not go backwards.
  */
 #ifndef WC_TRUTH_FILE_H
 #define WC_TRUTH_FILE_H
@@ -75,8 +81,25 @@ void wc_truth_file_align(wc_truth_sample *s, size_t n, int64_t run_wall_ns, int6
 
 /* Parses a decimal number "[+-]digits[.digits][e[+-]digits]" occupying all of
  * s (no spaces, no locale: '.' is the only decimal separator, no "nan"/"inf").
- * Returns 0 or -EINVAL. */
+ * Returns 0; -EINVAL when s is not such a number; -ERANGE when it is one but
+ * too large for a double (e.g. 1e400, or a cell of a million digits). */
 int wc_parse_decimal(const char *s, double *out);
+
+/* Wall power readings (any source read from a file: --truth file: logs, the
+ * import's --truth-col and GMT AC log). */
+#define WC_TRUTH_MAX_WALL_WATTS 100000.0 /* above: implausible for one node */
+#define WC_TRUTH_NO_READING_WATTS 65535.0 /* 0xFFFF W: a BMC's "no reading" marker */
+
+/* Classifies a non-negative wall power reading w (W): 0 plausible; 1 no
+ * reading (0 W, or exactly 65535 W) with *why saying so, to be stored as
+ * unavailable; -ERANGE implausible (not finite, or above
+ * WC_TRUTH_MAX_WALL_WATTS): the caller refuses the line. */
+int wc_truth_watts_class(double w, const char **why);
+
+/* Copies s into buf (cap >= 8) for quoting in a message: bytes below 0x20 and
+ * 0x7f become '?', and text longer than cap - 1 is cut and ends in "...".
+ * Returns buf. */
+char *wc_csv_clean(char *buf, size_t cap, const char *s);
 
 /* Parses a Unix epoch time "digits[.digits]" in units of unit_ns (1e9 for
  * seconds, 1e6 ms, 1e3 µs, 1 ns) into ns, exactly (digits below 1 ns are
@@ -107,6 +130,10 @@ typedef struct wc_csv {
     size_t len, pos;
     char delim;                     /* ',' for CSV; ' ' splits on runs of blanks */
     int comments;                   /* 1: lines whose first non-blank is '#' are skipped */
+    int require_newline;            /* 1: a row without a terminating newline (the
+                                       last line of a file still being written, or
+                                       cut short by a copy) is refused; set after
+                                       wc_csv_open (which leaves it 0) */
     int line;                       /* 1-based line number of the current row */
     char *fields[WC_CSV_MAX_FIELDS];/* the current row's cells (unquoted, trimmed) */
     size_t nfields;
@@ -118,8 +145,10 @@ int wc_csv_open(wc_csv *c, const char *path, char delim, wc_error *err);
 
 /* Advances to the next row that is neither blank nor a # comment and splits it
  * into c->fields. Returns 1 with a row, 0 at the end, -EINVAL for a malformed
- * row (unterminated quote, more than WC_CSV_MAX_FIELDS cells) with err
- * "FILE:LINE: ...". */
+ * row (unterminated quote, more than WC_CSV_MAX_FIELDS cells; with
+ * require_newline, a last row without its newline: "FILE:LINE:COLUMN:
+ * truncated last line (no newline at end of file)", COLUMN the cell it cuts)
+ * with err "FILE:LINE: ...". */
 int wc_csv_next(wc_csv *c, wc_error *err);
 
 /* Index of the cell equal to name in the current row (the header), -1 when

@@ -18,7 +18,12 @@
  * Credentials: the user from IPMI_USER; the password through ipmitool
  * `-f FILE` when --truth-password-file is set, else `-E` (ipmitool reads
  * IPMI_PASSWORD from the environment itself). The password is never put in
- * argv, never read into wattcal's memory, never logged.
+ * argv, never logged, and not read into wattcal's memory: at open the file
+ * is only checked to be a readable regular file whose first line is not
+ * blank (read one byte at a time up to its first non-blank byte, which is
+ * then wiped), so a directory or an empty file fails at open naming the
+ * file instead of as an ipmitool timeout at poll time. An empty
+ * IPMI_PASSWORD is refused at open too.
  */
 #include "collector/truth.h"
 
@@ -32,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -235,6 +241,55 @@ static int program_found(const char *prog)
     return 0;
 }
 
+/* Checks --truth-password-file at open: a regular file that can be read,
+ * whose first line holds something other than blanks (' ', '\t', '\r').
+ * Reads byte by byte and stops at the first non-blank byte, so at most one
+ * byte of the password passes through memory (wiped). 0, or -errno with err
+ * naming the file. */
+static int check_password_file(const char *file, wc_error *err)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        int e = errno;
+        return wc_error_set(err, -e, "--truth-password-file %s: %s", file, strerror(e));
+    }
+    struct stat st;
+    int rc = 0;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        rc = wc_error_set(err, -e, "--truth-password-file %s: %s", file, strerror(e));
+    } else if (S_ISDIR(st.st_mode)) {
+        rc = wc_error_set(err, -EISDIR, "--truth-password-file %s: is a directory (expected a "
+                                        "file whose first line is the password)", file);
+    } else if (!S_ISREG(st.st_mode)) {
+        rc = wc_error_set(err, -EINVAL, "--truth-password-file %s: not a regular file (expected "
+                                        "a file whose first line is the password)", file);
+    }
+    int found = 0;
+    size_t n = 0;
+    while (rc == 0 && !found && n < 4096) {
+        char c = 0;
+        ssize_t r = read(fd, &c, 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        n++;
+        if (r < 0) {
+            int e = errno;
+            rc = wc_error_set(err, -e, "--truth-password-file %s: read: %s", file, strerror(e));
+        } else if (r == 0 || c == '\n') {
+            break;
+        } else if (c != ' ' && c != '\t' && c != '\r') {
+            found = 1;
+        }
+        explicit_bzero(&c, sizeof c);
+    }
+    close(fd);
+    if (rc == 0 && !found)
+        rc = wc_error_set(err, -EINVAL,
+                          "--truth-password-file %s: empty first line (no password)", file);
+    return rc;
+}
+
 /* User and password source for a remote BMC (the password itself is not read). */
 static int open_credentials(wc_truth_source *s, ipmi_priv *p, wc_error *err)
 {
@@ -247,19 +302,23 @@ static int open_credentials(wc_truth_source *s, ipmi_priv *p, wc_error *err)
         p->have_user = 1;
     }
     if (s->cfg.password_file && *s->cfg.password_file) {
-        if (access(s->cfg.password_file, R_OK) != 0) {
-            int e = errno;
-            return wc_error_set(err, -e, "--truth-password-file %s: %s", s->cfg.password_file,
-                                strerror(e));
-        }
+        int rc = check_password_file(s->cfg.password_file, err);
+        if (rc)
+            return wc_error_prefix(err, rc, "--truth %s: ", s->spec);
         p->use_password_file = 1;
         return 0;
     }
-    if (!getenv("IPMI_PASSWORD"))
+    const char *pw = getenv("IPMI_PASSWORD");
+    if (!pw)
         return wc_error_set(err, -ENOENT,
                             "--truth %s: no password: set IPMI_PASSWORD (and IPMI_USER) in the "
                             "environment or pass --truth-password-file FILE (never on the "
                             "command line)",
+                            s->spec);
+    if (!*pw)
+        return wc_error_set(err, -EINVAL,
+                            "--truth %s: IPMI_PASSWORD is empty (no password): set it, or pass "
+                            "--truth-password-file FILE",
                             s->spec);
     return 0;
 }

@@ -8,19 +8,28 @@
  * unit tests run the whole discovery over a mockup directory
  * (wc_truth_redfish_init_fetcher). Credentials: user from REDFISH_USER,
  * password from --truth-password-file or REDFISH_PASSWORD (wc_truth_secret);
- * never from the URL, never in a message. TLS is verified unless --insecure;
- * redirects are not followed, so credentials never leave the service host.
+ * never from the URL, never in a message; an empty password (empty first
+ * line of the file, empty REDFISH_PASSWORD) is refused at open. TLS is
+ * verified unless --insecure; redirects are not followed, so credentials
+ * never leave the service host. Plain http:// is accepted only for a
+ * loopback host (127.0.0.0/8, ::1, localhost: test services) and then
+ * never through a proxy: basic auth over plain HTTP would send the BMC
+ * password in clear text.
  */
 #include "collector/redfish_parse.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/wc_text.h"
 
@@ -147,6 +156,11 @@ static int read_supplies(wc_redfish_walker *w, const wc_redfish_plan *p, wc_trut
         return wc_error_set(err, -ENODATA,
                             "Chassis/%s: InputPowerWatts of %zu supplies sum to 0 W (not a reading)",
                             p->chassis, p->nsupplies);
+    if (!(sum_w <= WC_REDFISH_MAX_NODE_WATTS))
+        return wc_error_set(err, -ENODATA,
+                            "Chassis/%s: implausible reading %g W (sum of %zu supplies; over the "
+                            "plausibility ceiling 100 kW per node)",
+                            p->chassis, sum_w, p->nsupplies);
     out->watts = sum_w;
     snprintf(out->path, sizeof out->path, "redfish:%s:PowerSupplies.InputPowerWatts(sum of %zu)",
              p->chassis, p->nsupplies);
@@ -565,6 +579,8 @@ static int curl_setup(wc_truth_source *s, redfish_priv *p, wc_error *err)
     curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
     curl_easy_setopt(c, CURLOPT_USERNAME, p->user);
     curl_easy_setopt(c, CURLOPT_PASSWORD, p->password);
+    if (p->plain_http) /* loopback only: never hand the clear-text request to a proxy */
+        curl_easy_setopt(c, CURLOPT_PROXY, "");
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, s->cfg.insecure ? 0L : 1L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, s->cfg.insecure ? 0L : 2L);
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ms_of(s->cfg.connect_timeout_ns));
@@ -578,6 +594,33 @@ static int curl_setup(wc_truth_source *s, redfish_priv *p, wc_error *err)
 }
 
 /* ---- the source ----------------------------------------------------------- */
+
+/* 0 when the --truth-password-file path is a regular file that can be
+ * opened for reading; else an error naming it (a directory, a FIFO, a
+ * device, missing, no permission). Reads nothing. */
+static int password_file_regular(const char *file, wc_error *err)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        int e = errno;
+        return wc_error_set(err, -e, "--truth-password-file %s: %s", file, strerror(e));
+    }
+    struct stat st;
+    int rc = fstat(fd, &st);
+    int e = errno;
+    close(fd);
+    if (rc != 0)
+        return wc_error_set(err, -e, "--truth-password-file %s: %s", file, strerror(e));
+    if (S_ISDIR(st.st_mode))
+        return wc_error_set(err, -EISDIR,
+                            "--truth-password-file %s: is a directory (expected a file whose "
+                            "first line is the password)", file);
+    if (!S_ISREG(st.st_mode))
+        return wc_error_set(err, -EINVAL,
+                            "--truth-password-file %s: not a regular file (expected a file whose "
+                            "first line is the password)", file);
+    return 0;
+}
 
 /* REDFISH_USER and the password; the hint for 401 names where they came from. */
 static int read_credentials(wc_truth_source *s, redfish_priv *p, wc_error *err)
@@ -593,10 +636,21 @@ static int read_credentials(wc_truth_source *s, redfish_priv *p, wc_error *err)
         return wc_error_set(err, -EINVAL, "REDFISH_USER: longer than %zu bytes",
                             sizeof p->user - 1);
     snprintf(p->user, sizeof p->user, "%s", user);
-    int rc = wc_truth_secret(&s->cfg, "REDFISH_PASSWORD", p->password, sizeof p->password, err);
-    if (rc)
+    const char *file = s->cfg.password_file && *s->cfg.password_file ? s->cfg.password_file : NULL;
+    int rc = file ? password_file_regular(file, err) : 0;
+    if (rc == 0)
+        rc = wc_truth_secret(&s->cfg, "REDFISH_PASSWORD", p->password, sizeof p->password, err);
+    if (rc == 0 && !p->password[0])
+        rc = file ? wc_error_set(err, -EINVAL,
+                                 "--truth-password-file %s: empty first line (no password)", file)
+                  : wc_error_set(err, -EINVAL,
+                                 "REDFISH_PASSWORD is empty (no password): set it, or pass "
+                                 "--truth-password-file FILE");
+    if (rc) {
+        explicit_bzero(p->password, sizeof p->password);
         return wc_error_prefix(err, rc, "--truth %s: ", p->base);
-    if (s->cfg.password_file && *s->cfg.password_file)
+    }
+    if (file)
         snprintf(p->walker.auth_hint, sizeof p->walker.auth_hint,
                  "check REDFISH_USER (%.32s) and --truth-password-file %.96s",
                  p->user, s->cfg.password_file);
@@ -605,6 +659,8 @@ static int read_credentials(wc_truth_source *s, redfish_priv *p, wc_error *err)
                  "check REDFISH_USER (%.32s) and REDFISH_PASSWORD", p->user);
     return 0;
 }
+
+static void redfish_close(wc_truth_source *s);
 
 static int redfish_open(wc_truth_source *s, wc_error *err)
 {
@@ -617,11 +673,13 @@ static int redfish_open(wc_truth_source *s, wc_error *err)
         s->description[0] = '\0';
         wc_append(s->description, sizeof s->description, &used,
                   "Redfish %s as %s (basic auth; %s; timeout %g s)", p->base, p->user,
-                  p->plain_http ? "plain HTTP, test use only"
+                  p->plain_http ? "plain HTTP to a loopback host, test use only"
                   : s->cfg.insecure ? "TLS NOT verified: --insecure"
                                     : "TLS verified",
                   p->timeout_s);
     }
+    if (rc) /* wc_truth_open does not close a source that failed to open */
+        redfish_close(s);
     return rc;
 }
 
@@ -674,6 +732,38 @@ static size_t authority_len(const char *a)
     return n;
 }
 
+/* Is the host of an authority (a bracketed IPv6 literal or a name/IPv4,
+ * without the port) a loopback host: 127.0.0.0/8 in dotted-quad form, ::1
+ * (or ::ffff:127.x.y.z), or "localhost"? */
+static int loopback_host(const char *a, size_t alen)
+{
+    char host[64];
+    size_t hlen;
+    if (a[0] == '[') {
+        const char *close = memchr(a, ']', alen);
+        if (!close)
+            return 0;
+        a++;
+        hlen = (size_t)(close - a);
+    } else {
+        const char *colon = memchr(a, ':', alen);
+        hlen = colon ? (size_t)(colon - a) : alen;
+    }
+    if (hlen == 0 || hlen >= sizeof host)
+        return 0;
+    memcpy(host, a, hlen);
+    host[hlen] = '\0';
+    if (strcasecmp(host, "localhost") == 0)
+        return 1;
+    struct in_addr v4;
+    if (inet_pton(AF_INET, host, &v4) == 1)
+        return (ntohl(v4.s_addr) >> 24) == 127;
+    struct in6_addr v6;
+    if (inet_pton(AF_INET6, host, &v6) == 1)
+        return IN6_IS_ADDR_LOOPBACK(&v6) || (IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127);
+    return 0;
+}
+
 /* Splits "https://HOST[:PORT][/redfish/v1[/]]" into base (scheme://authority). */
 static int parse_service_url(const char *url, char *base, size_t cap, int *plain, wc_error *err)
 {
@@ -697,6 +787,12 @@ static int parse_service_url(const char *url, char *base, size_t cap, int *plain
         return wc_error_set(err, -EINVAL,
                             "--truth redfish:%.64s: bad host or port (expected HOST[:PORT], "
                             "port 1..65535)", url);
+    if (*plain && !loopback_host(a, alen))
+        return wc_error_set(err, -EINVAL,
+                            "--truth redfish:%.64s: plain HTTP would send the BMC password in "
+                            "clear text: use https:// (http:// is accepted only for a loopback "
+                            "test service: 127.0.0.0/8, ::1, localhost)",
+                            url);
     const char *rest = a + alen;
     if (*rest && strcmp(rest, "/") != 0 && strcmp(rest, "/redfish/v1") != 0 &&
         strcmp(rest, "/redfish/v1/") != 0)

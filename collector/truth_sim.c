@@ -12,6 +12,7 @@
  * Provenance is "simulated": never presented as ground truth.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "collector/meter_rapl.h"
 #include "collector/truth.h"
 #include "common/wc_clock.h"
+#include "common/wc_fs.h"
 
 #define SIM_HISTORY 4096
 
@@ -52,39 +54,64 @@ typedef struct sim_bmc {
     uint64_t rng;
 } sim_bmc;
 
+/* One spec parameter: its name, where it goes, and its accepted range. */
+typedef struct sim_param_def {
+    const char *key;
+    size_t offset;
+    double min, max;
+} sim_param_def;
+
+#define SIM_PARAM(k, field, lo, hi) {k, offsetof(sim_bmc_params, field), lo, hi}
+static const sim_param_def SIM_PARAMS[] = {
+    SIM_PARAM("lag", lag_s, 0, 3600),          SIM_PARAM("window", window_s, 0.01, 86400),
+    SIM_PARAM("period", period_s, 0.01, 86400), SIM_PARAM("eff", efficiency, 0.01, 1),
+    SIM_PARAM("base", base_watts, 0, 100000),  SIM_PARAM("quant", quant_watts, 0, 1000),
+    SIM_PARAM("noise", noise_watts, 0, 1000),
+};
+
+/* Parses "key=value,..." into p; every key at most once, every value in range. */
 static int parse_params(const char *args, sim_bmc_params *p, wc_error *err)
 {
     *p = (sim_bmc_params){.lag_s = 2, .window_s = 10, .period_s = 5, .efficiency = 0.92,
                           .base_watts = 40, .quant_watts = 1, .noise_watts = 0.5, .seed = 7};
     char buf[256];
+    if (args && strlen(args) >= sizeof buf)
+        return wc_error_set(err, -EINVAL, "--truth sim: parameters too long");
     snprintf(buf, sizeof buf, "%s", args ? args : "");
+    unsigned seen = 0;
     for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(kv, '=');
         if (!eq)
-            return wc_error_set(err, -EINVAL, "--truth sim:%s: expected key=value in '%s'", args, kv);
+            return wc_error_set(err, -EINVAL, "--truth sim: expected key=value, got '%.40s'", kv);
         *eq = '\0';
-        char *end = NULL;
-        double v = strtod(eq + 1, &end);
-        if (!end || *end || !isfinite(v) || v < 0)
-            return wc_error_set(err, -EINVAL, "--truth sim: %s=%s is not a non-negative number", kv,
-                                eq + 1);
-        if (!strcmp(kv, "lag")) p->lag_s = v;
-        else if (!strcmp(kv, "window")) p->window_s = v;
-        else if (!strcmp(kv, "period")) p->period_s = v;
-        else if (!strcmp(kv, "eff")) p->efficiency = v;
-        else if (!strcmp(kv, "base")) p->base_watts = v;
-        else if (!strcmp(kv, "quant")) p->quant_watts = v;
-        else if (!strcmp(kv, "noise")) p->noise_watts = v;
-        else if (!strcmp(kv, "seed")) p->seed = (uint64_t)v;
-        else
+        const char *val = eq + 1;
+        if (!strcmp(kv, "seed")) {
+            uint64_t seed = 0;
+            if (seen & (1u << 31) || wc_parse_u64(val, strlen(val), &seed) || seed > (1ULL << 53))
+                return wc_error_set(err, -EINVAL, "--truth sim: seed must be given once, as an "
+                                                  "integer from 0 to 2^53");
+            seen |= 1u << 31;
+            p->seed = seed;
+            continue;
+        }
+        size_t i = 0, n = sizeof SIM_PARAMS / sizeof *SIM_PARAMS;
+        while (i < n && strcmp(kv, SIM_PARAMS[i].key))
+            i++;
+        if (i == n)
             return wc_error_set(err, -EINVAL,
-                                "--truth sim: unknown parameter '%s' (lag, window, period, eff, "
+                                "--truth sim: unknown parameter '%.40s' (lag, window, period, eff, "
                                 "base, quant, noise, seed)", kv);
+        if (seen & (1u << i))
+            return wc_error_set(err, -EINVAL, "--truth sim: %s given twice", kv);
+        seen |= 1u << i;
+        char *end = NULL;
+        double v = strtod(val, &end);
+        if (!end || end == val || *end || !isfinite(v) || v < SIM_PARAMS[i].min ||
+            v > SIM_PARAMS[i].max)
+            return wc_error_set(err, -EINVAL, "--truth sim: %s=%.40s is outside %g..%g", kv, val,
+                                SIM_PARAMS[i].min, SIM_PARAMS[i].max);
+        *(double *)((char *)p + SIM_PARAMS[i].offset) = v;
     }
-    if (p->efficiency <= 0 || p->efficiency > 1)
-        return wc_error_set(err, -EINVAL, "--truth sim: eff must be in (0, 1]");
-    if (p->window_s <= 0 || p->period_s <= 0)
-        return wc_error_set(err, -EINVAL, "--truth sim: window and period must be positive");
     return 0;
 }
 
@@ -249,8 +276,6 @@ int wc_truth_sim_init(wc_truth_source *s, const char *args, wc_error *err)
     s->ops = &SIM_OPS;
     s->priv = b;
     s->provenance = WC_PROV_SIMULATED;
-    if (s->poll_interval_ns > WC_NS_PER_S / 2)
-        s->poll_interval_ns = WC_NS_PER_S / 2;
     snprintf(s->description, sizeof s->description,
              "SIMULATED BMC: wall = (package+dram + %.1f W)/%.2f, window %.1f s, lag %.1f s, "
              "update every %.1f s, quantum %.2f W, noise sd %.2f W, seed %llu",

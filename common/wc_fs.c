@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int wc_path(char *out, size_t cap, const char *root, const char *fmt, ...)
@@ -26,15 +27,37 @@ int wc_path(char *out, size_t cap, const char *root, const char *fmt, ...)
     return 0;
 }
 
-int wc_read_text(const char *path, char *buf, size_t cap, size_t *len, wc_error *err)
+/* Opens path read-only for a plain read. O_NONBLOCK keeps a FIFO planted in
+ * a tree from blocking the open; anything but a regular file (FIFO, device,
+ * socket, directory) is refused, so a read can neither hang nor run forever
+ * (/proc and /sys attributes are regular files). Returns the fd or -errno. */
+static int open_regular(const char *path, wc_error *err)
 {
-    if (cap == 0)
-        return wc_error_set(err, -EINVAL, "%s: zero-size buffer", path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         int e = errno;
         return wc_error_set(err, -e, "%s: %s", path, strerror(e));
     }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int dir = S_ISDIR(st.st_mode);
+        close(fd);
+        return wc_error_set(err, dir ? -EISDIR : -EINVAL, "%s: %s", path,
+                            dir ? "is a directory" : "not a regular file (FIFO, device or socket)");
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    return fd;
+}
+
+int wc_read_text(const char *path, char *buf, size_t cap, size_t *len, wc_error *err)
+{
+    if (cap == 0)
+        return wc_error_set(err, -EINVAL, "%s: zero-size buffer", path);
+    int fd = open_regular(path, err);
+    if (fd < 0)
+        return fd;
     size_t used = 0;
     for (;;) {
         if (used == cap - 1) {
@@ -70,11 +93,9 @@ int wc_read_text(const char *path, char *buf, size_t cap, size_t *len, wc_error 
 
 int wc_read_all(const char *path, char **out, size_t *len, wc_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        return wc_error_set(err, -e, "%s: %s", path, strerror(e));
-    }
+    int fd = open_regular(path, err);
+    if (fd < 0)
+        return fd;
     size_t cap = 4096, used = 0;
     char *buf = malloc(cap);
     if (!buf) {
@@ -83,6 +104,12 @@ int wc_read_all(const char *path, char **out, size_t *len, wc_error *err)
     }
     for (;;) {
         if (used + 1 >= cap) {
+            if (cap >= WC_READ_ALL_MAX) {
+                free(buf);
+                close(fd);
+                return wc_error_set(err, -EFBIG, "%s: larger than %d MiB", path,
+                                    (int)(WC_READ_ALL_MAX >> 20));
+            }
             char *nb = realloc(buf, cap * 2);
             if (!nb) {
                 free(buf);

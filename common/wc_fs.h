@@ -1,6 +1,8 @@
 /*
  * wc_fs.h — read-only file access below a configurable root.
  *
+ * Only regular files are read: a FIFO, device or socket where a file should be
+ * is an error (-EINVAL), never a hang or an endless read.
  * Every procfs/sysfs read in wattcal goes through these helpers with a root
  * (--procfs-root, default /proc; --sysfs-root, default /sys), as Kepler's
  * host.procfs/host.sysfs, so tests run on fixture trees and a container can
@@ -25,8 +27,12 @@ int wc_path(char *out, size_t cap, const char *root, const char *fmt, ...)
  * cap-1 bytes (buf then holds the first cap-1 bytes). */
 int wc_read_text(const char *path, char *buf, size_t cap, size_t *len, wc_error *err);
 
+/* Largest file wc_read_all accepts (bytes). */
+#define WC_READ_ALL_MAX ((size_t)1 << 30)
+
 /* Reads the whole file into a malloc'd NUL-terminated buffer (*out, caller
- * frees) and its size into *len. Returns 0 or -errno with err naming the file. */
+ * frees) and its size into *len. Returns 0 or -errno with err naming the file;
+ * -EFBIG above WC_READ_ALL_MAX. */
 int wc_read_all(const char *path, char **out, size_t *len, wc_error *err);
 
 /* Reads a file holding one unsigned decimal integer (e.g. energy_uj) with

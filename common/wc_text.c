@@ -40,3 +40,9 @@ void wc_textf(char *buf, size_t cap, const char *fmt, ...)
     vsnprintf(buf, cap, fmt, ap);
     va_end(ap);
 }
+
+void wc_fputs_safe(const char *text, FILE *out)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+        fputc(*c < 0x20 || *c == 0x7f ? '?' : *c, out);
+}

@@ -5,6 +5,7 @@
 #define WC_TEXT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Appends printf text to buf (cap bytes, NUL-terminated) at offset *used and
  * advances *used; stops quietly (truncating) when buf is full. */
@@ -17,5 +18,9 @@ void wc_copy_trunc(char *dst, size_t cap, const char *src);
 /* snprintf into a fixed buffer where truncation is intended (bounded
  * messages); always NUL-terminates. */
 void wc_textf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Writes text to a terminal stream with control bytes (< 0x20, 0x7f) shown
+ * as '?': text may quote files, BMC answers or process names. */
+void wc_fputs_safe(const char *text, FILE *out);
 
 #endif

@@ -2,7 +2,9 @@
 # testdata), 1 without (an empty sysfs; a KVM guest as in case B20, whose
 # verdict and "measured node power: UNAVAILABLE" line are checked verbatim),
 # 2 on usage errors; --json parses; a hostile sensor label never reaches the
-# terminal raw; --truth sources are listed even when they cannot be opened.
+# terminal raw; --truth sources are listed even when they cannot be opened;
+# credentials in a --truth spec never appear in the table or the JSON
+# (shown as ***@); an unusable --truth-password-file fails at open, naming it.
 . tests/integration/lib/common.sh
 F=${WATTCAL_FIXTURES:-../shared/fixtures}
 KS=$F/kepler/internal/device/testdata/sys
@@ -84,4 +86,34 @@ expect_contains "$T/h.out" 'Rail "A" \ 12V?line2?[2J'
 json_ok "$T/h.json"
 grep -q "$ESC" "$T/h.json" && fail "raw ESC in JSON"
 expect_contains "$T/h.json" 'Rail \"A\" \\ 12V\nline2\u001b[2J'
+
+# --- credentials in a --truth spec: refused by the sources, never echoed ---
+# (a stand-in ipmitool that must not run: refusals happen at open)
+mkdir -p "$T/bin"
+printf '#!/bin/sh\necho ran >>"%s/ipmitool.ran"\nexit 1\n' "$T" >"$T/bin/ipmitool"
+chmod 755 "$T/bin/ipmitool"
+for fmt in "" --json; do
+    # shellcheck disable=SC2086
+    PATH="$T/bin:$PATH" "$BIN" probe --sysfs-root "$T/empty/sys" --procfs-root "$T/empty/proc" $fmt \
+        --truth 'ipmi:lanplus://admin:S3cret@127.0.0.1' \
+        --truth 'redfish:https://admin:S3cret@bmc.example.com' >"$T/c.out" 2>"$T/c.err"
+    grep -q S3cret "$T/c.out" "$T/c.err" && { cat "$T/c.out" "$T/c.err"; fail "probe $fmt echoed the password of a --truth spec"; }
+    expect_contains "$T/c.out" 'ipmi:lanplus://***@127.0.0.1'
+    expect_contains "$T/c.out" 'redfish:https://***@bmc.example.com'
+    expect_contains "$T/c.out" 'credentials do not belong in the spec'
+    expect_contains "$T/c.out" 'credentials must not be in the URL'
+done
+json_ok "$T/c.out"
+expect_contains "$T/c.out" '"spec":'
+
+# --- an unusable password file fails at open, naming the file ---
+pw_refused() { # password file, expected reason
+    PATH="$T/bin:$PATH" "$BIN" probe --sysfs-root "$T/empty/sys" --procfs-root "$T/empty/proc" \
+        --truth ipmi:lanplus://127.0.0.1 --truth-password-file "$1" >"$T/p.out" 2>&1
+    expect_contains "$T/p.out" "not opened: --truth ipmi:lanplus://127.0.0.1: --truth-password-file $1: $2"
+}
+: >"$T/empty-pw"
+pw_refused "$T/empty-pw" "empty first line (no password)"
+pw_refused "$T" "is a directory"
+[ ! -e "$T/ipmitool.ran" ] || fail "ipmitool ran although the source was refused at open"
 exit 0

@@ -5,7 +5,9 @@
 # built from the repository sources (tests/integration/redfish/poll_once.c)
 # polls it through libcurl. Cases: reading and a changed reading, the cached
 # plan (one request per poll after discovery), fallback to PowerControl with
-# its 60 s window, null reading -> unavailable, HTTP 401 (forced and wrong
+# its 60 s window, null reading -> unavailable, an implausible reading
+# (1e308 W, 65535 W) -> unavailable, refusals at open (plain http:// to a
+# host that is not loopback, an empty or directory password file), HTTP 401 (forced and wrong
 # password), HTTP 500, a 10 s stall cut at the 2 s timeout, invalid JSON,
 # Kepler's public-rackmount mockup when the shared fixtures are present, and
 # connection refused once the server is stopped. Bounded well under 60 s.
@@ -119,6 +121,40 @@ poll --password-file "$T/pw"
 expect "status=unavailable rc=0 watts=nan"
 expect "PowerWatts.Reading is null"
 expect "PowerConsumedWatts is null"
+
+# 4b. above the 100 kW per node ceiling, or the 65535 W 'no reading' marker:
+#     unavailable with the reason, never ok (validate once printed "inf W")
+ctl '{"mode": "ok", "watts": 1e308}'
+poll --password-file "$T/pw"
+expect "status=unavailable rc=0 watts=nan"
+expect "PowerWatts.Reading: implausible reading 1e+308 W"
+expect "PowerConsumedWatts: implausible reading 1e+308"
+ctl '{"mode": "ok", "watts": 65535}'
+poll --password-file "$T/pw"
+expect "status=unavailable rc=0 watts=nan"
+expect "implausible reading 65535 W"
+
+# 4c. refused at open, before any request: plain http:// to a host that is
+#     not loopback (basic auth would carry the password in clear text), an
+#     empty password file, a directory as the password file
+ctl '{"mode": "ok", "watts": 300}'
+: >"$T/requests"
+refused() { # spec, password file, expected text
+    $LIMIT "$T/poll_once" "$1" --timeout 2 --connect-timeout 1 --password-file "$2" >"$T/out" 2>&1
+    rc=$?
+    [ $rc -eq 2 ] || { cat "$T/out"; fail "$1 with $2: driver exited $rc, expected 2 (refused at open)"; }
+    expect "$3"
+    no_secret
+}
+refused "redfish:http://192.0.2.1:$PORT" "$T/pw" \
+    "plain HTTP would send the BMC password in clear text: use https://"
+: >"$T/empty-pw"
+refused "redfish:http://127.0.0.1:$PORT" "$T/empty-pw" \
+    "--truth-password-file $T/empty-pw: empty first line (no password)"
+refused "redfish:http://127.0.0.1:$PORT" "$T" "--truth-password-file $T: is a directory"
+[ ! -s "$T/requests" ] || { cat "$T/requests"; fail "a source refused at open sent requests"; }
+"$BIN" probe --truth "redfish:http://192.0.2.1:$PORT" --truth-password-file "$T/pw" >"$T/out" 2>&1
+expect "not opened: --truth redfish:http://192.0.2.1:$PORT: plain HTTP would send the BMC password in clear text: use https://"
 
 # 5. authentication: forced 401, then a wrong password
 ctl '{"mode": "401"}'

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/wc_clock.h"
 #include "common/wc_error.h"
@@ -106,4 +108,23 @@ Test(error, prefix_keeps_message)
     wc_error_set(&err, -EIO, "disk %s", "full");
     cr_assert_eq(wc_error_prefix(&err, -EIO, "writing %s: ", "run.db"), -EIO);
     cr_assert_str_eq(err.msg, "writing run.db: disk full");
+}
+
+/* A FIFO (or device) planted where a file should be is refused at once: a
+ * read can neither block on it nor run forever. */
+Test(fs, fifo_and_device_refused_without_blocking)
+{
+    const char *d = wc_test_tmpdir();
+    char p[512], buf[64];
+    snprintf(p, sizeof p, "%s/energy_uj", d);
+    cr_assert_eq(mkfifo(p, 0600), 0);
+    wc_error err = {{0}};
+    uint64_t v;
+    cr_assert_eq(wc_read_u64(p, &v, &err), -EINVAL);
+    cr_assert(strstr(err.msg, p) && strstr(err.msg, "not a regular file"), "%s", err.msg);
+    char *all = NULL;
+    cr_assert_eq(wc_read_all("/dev/zero", &all, NULL, &err), -EINVAL);
+    cr_assert_null(all);
+    cr_assert_eq(wc_read_text(d, buf, sizeof buf, NULL, &err), -EISDIR);
+    unlink(p);
 }

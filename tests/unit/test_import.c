@@ -242,7 +242,8 @@ Test(import, gmt_psu_scale_change_within_one_file)
     char psu[512], db[512];
     snprintf(psu, sizeof psu, "%s/psu.log", dir);
     snprintf(db, sizeof db, "%s/run.db", dir);
-    wc_import_gmt_opts o = {.psu_path = psu};
+    wc_import_gmt_opts o = {.rapl_path = gmt_file("cpu_energy_rapl_msr_component.log"),
+                            .psu_path = psu};
     wc_import_summary sum;
     wc_error err = {{0}};
     wc_import_target t = target(db);
@@ -588,4 +589,421 @@ Test(import, csv_iso_times_without_zone_need_one_declared)
                  1795967237123000000LL + (6 * 3600 + 30 * 60) * 1000000000LL);
     cr_assert_eq(q_i64(d, "SELECT value FROM zone_sample WHERE tick_id=2"), 3 * 3600000000000LL);
     sqlite3_close(d);
+}
+
+/* --- refusals: truncated logs, implausible values, mappings that count twice --- */
+
+static const char *tmp_file(const char *dir, const char *name, const char *text)
+{
+    static char p[4][512];
+    static int next;
+    char *out = p[next++ % 4];
+    wc_test_write(dir, name, text);
+    snprintf(out, sizeof p[0], "%s/%s", dir, name);
+    return out;
+}
+
+/* The first n lines of a fixture, then the next line cut to keep bytes of it
+ * (keep < 0: the first n lines minus -keep bytes). malloc'd. */
+static char *fixture_head(const char *path, int n, int keep)
+{
+    size_t len = 0;
+    char *text = wc_test_slurp(path, &len);
+    size_t end = 0;
+    for (int i = 0; i < n; i++) {
+        char *nl = memchr(text + end, '\n', len - end);
+        cr_assert_not_null(nl, "%s has fewer than %d lines", path, n);
+        end = (size_t)(nl - text) + 1;
+    }
+    end = keep < 0 ? end - (size_t)-keep : end + (size_t)keep;
+    text[end] = '\0';
+    return text;
+}
+
+Test(import, gmt_truncated_last_line_is_refused_not_misread)
+{
+    const char *dir = wc_test_tmpdir();
+    char db[512];
+    snprintf(db, sizeof db, "%s/run.db", dir);
+    wc_import_target t = target(db);
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *rapl = gmt_file("cpu_energy_rapl_msr_component.log");
+    const char *psu_fixture = gmt_file("psu_energy_ac_mcp_machine.log");
+
+    /* head -n 120 psu_energy_ac_mcp_machine.log: line 120 reads 7322 W. */
+    char *whole = fixture_head(psu_fixture, 120, 0);
+    wc_import_gmt_opts o = {.rapl_path = rapl, .psu_path = tmp_file(dir, "psu.log", whole)};
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), 0, "%s", err.msg);
+    sqlite3 *d = open_db(db);
+    double last_w = q_dbl(d, "SELECT watts FROM truth_sample ORDER BY poll_wall_ns DESC LIMIT 1");
+    sqlite3_close(d);
+    cr_assert(last_w > 7000 && last_w < 8000, "line 120: %.1f W", last_w);
+    free(whole);
+    remove(db);
+
+    /* ... | head -c -2: the newline and the last digit gone. Refused as cut
+     * short (not a 732 W reading, nor a "scale change" without a line). */
+    char *cut = fixture_head(psu_fixture, 120, -2);
+    o.psu_path = tmp_file(dir, "psu.log", cut);
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "psu.log:120:2: truncated last line (no newline at end of file"),
+              "%s", err.msg);
+    cr_assert_neq(access(db, F_OK), 0);
+    free(cut);
+
+    /* A RAPL log cut inside the domain name. */
+    char *packa = fixture_head(rapl, 8, 0);
+    char *name = packa + strlen(packa) - strlen("Package_0\n");
+    cr_assert_str_eq(name, "Package_0\n");
+    name[strlen("Packa")] = '\0';
+    o = (wc_import_gmt_opts){.rapl_path = tmp_file(dir, "rapl.log", packa)};
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "rapl.log:8:3: truncated last line"), "%s", err.msg);
+    free(packa);
+    /* Cut after a blank: the cell it cuts is the next one. */
+    o.rapl_path = tmp_file(dir, "rapl.log",
+                           "1759592247529773 397277 Package_0\n1759592247629050 378050 ");
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "rapl.log:2:3: truncated last line"), "%s", err.msg);
+    /* The utilisation log too. */
+    o = (wc_import_gmt_opts){.rapl_path = rapl,
+                             .util_path = tmp_file(dir, "util.log", "1759592247529773 126\n"
+                                                                    "1759592247629050 16")};
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "util.log:2:2: truncated last line"), "%s", err.msg);
+    cr_assert_neq(access(db, F_OK), 0);
+}
+
+Test(import, gmt_rapl_domains_are_the_ones_gmt_writes)
+{
+    const char *dir = wc_test_tmpdir();
+    char db[512];
+    snprintf(db, sizeof db, "%s/run.db", dir);
+    wc_import_target t = target(db);
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    struct {
+        const char *line2, *want;
+    } bad[] = {
+        {"1759592247629050 378050 Packa\n",
+         "rapl.log:2:3: 'Packa' is not a RAPL domain of a GMT log (Package_N, DRAM_N or PSYS_N)"},
+        {"1759592247629050 378050 package_0\n", "rapl.log:2:3: 'package_0' is not a RAPL domain"},
+        {"1759592247629050 378050 Package_01\n", "rapl.log:2:3: 'Package_01' is not"},
+        {"1759592247629050 378050 Package_\n", "rapl.log:2:3: 'Package_' is not"},
+        {"1759592247629050 378050 Package\n", "rapl.log:2:3: 'Package' is not"},
+        {"1759592247629050 378050 Pack\033[2Jage_0\n", "rapl.log:2:3: 'Pack?[2Jage_0' is not"},
+        {"1759592247629050 378050 Package_0 Package_0\n",
+         "rapl.log:2:4: 4 fields, a GMT line has 3 (<unix_us> <value> <detail>): 'Package_0' is "
+         "one too many"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "1759592247529773 397277 Package_0\n%s", bad[i].line2);
+        wc_import_gmt_opts o = {.rapl_path = tmp_file(dir, "rapl.log", text)};
+        cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), -EINVAL, "case %zu imported", i);
+        cr_assert(strstr(err.msg, bad[i].want), "case %zu: '%s' lacks '%s'", i, err.msg,
+                  bad[i].want);
+        cr_assert_null(strchr(err.msg, '\033'), "case %zu: control byte in '%s'", i, err.msg);
+        cr_assert_neq(access(db, F_OK), 0);
+    }
+    /* A value too large for 64 bits is out of range, not "not a number". */
+    wc_import_gmt_opts big = {.rapl_path = tmp_file(dir, "rapl.log",
+                                                    "1759592247529773 397277 Package_0\n"
+                                                    "1759592247629050 99999999999999999999999 "
+                                                    "Package_0\n")};
+    cr_assert_eq(wc_import_gmt(&big, &t, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "rapl.log:2:2: '99999999999999999999999' is out of range"), "%s",
+              err.msg);
+    /* A 3rd field in the AC log is refused too. */
+    wc_import_gmt_opts o = {
+        .rapl_path = gmt_file("cpu_energy_rapl_msr_component.log"),
+        .psu_path = tmp_file(dir, "psu.log", "1759592247532228 9553228173 x\n")};
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "psu.log:1:3: 3 fields, a GMT line has 2"), "%s", err.msg);
+
+    /* Package_N, DRAM_N and PSYS_N: one counter zone each. */
+    o = (wc_import_gmt_opts){.rapl_path = tmp_file(dir, "rapl.log",
+                                                   "1759592247529773 397277 Package_0\n"
+                                                   "1759592247529773 39727 DRAM_0\n"
+                                                   "1759592247529773 497277 PSYS_0\n"
+                                                   "1759592247529773 397277 Package_1\n"
+                                                   "1759592247629050 378050 Package_0\n"
+                                                   "1759592247629050 37805 DRAM_0\n"
+                                                   "1759592247629050 478050 PSYS_0\n"
+                                                   "1759592247629050 378050 Package_1\n")};
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), 0, "%s", err.msg);
+    cr_assert_eq(sum.zones, 4);
+    sqlite3 *d = open_db(db);
+    cr_assert_str_eq(q_text(d, "SELECT group_concat(name||'-'||socket||'/'||zone_index, ' ') FROM "
+                               "(SELECT * FROM zone ORDER BY id)"),
+                     "package-0/0 dram-0/0 psys-0/0 package-1/0");
+    sqlite3_close(d);
+}
+
+Test(import, gmt_implausible_ac_power_is_refused)
+{
+    const char *dir = wc_test_tmpdir();
+    char db[512];
+    snprintf(db, sizeof db, "%s/run.db", dir);
+    wc_import_target t = target(db);
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *rapl = gmt_file("cpu_energy_rapl_msr_component.log");
+    /* 200 kW read as declared microwatts: refused with its line. */
+    wc_import_gmt_opts o = {.rapl_path = rapl,
+                            .psu_path = tmp_file(dir, "psu.log",
+                                                 "1759592247532228 9553228173\n"
+                                                 "1759592247631431 200000000000\n"),
+                            .psu_unit = WC_GMT_PSU_UW};
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "psu.log:2:2: 200000000000 uW is an implausible wall power "
+                              "(200000 W; a node draws at most 100000 W) (is --gmt-psu-unit "
+                              "right?)"),
+              "%s", err.msg);
+    cr_assert_neq(access(db, F_OK), 0);
+    /* Exactly 65535 W is the "no reading" marker: unavailable, never a reading. */
+    o.psu_path = tmp_file(dir, "psu.log",
+                          "1759592247532228 9553228173\n1759592247631431 65535000000\n");
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), 0, "%s", err.msg);
+    cr_assert_eq(sum.truth_unavailable, 1);
+    sqlite3 *d = open_db(db);
+    cr_assert_str_eq(q_text(d, "SELECT status||' '||ifnull(watts,'NULL')||' '||error FROM "
+                               "truth_sample ORDER BY poll_wall_ns DESC LIMIT 1"),
+                     "unavailable NULL line 2: 65535 W: the \"no reading\" marker (0xFFFF) of a "
+                     "BMC, not a measurement");
+    sqlite3_close(d);
+}
+
+Test(import, gmt_without_rapl_log_is_refused)
+{
+    /* The AC log and utilisation alone make a run without zones: validate
+     * could not replay it, so nothing is written. */
+    const char *dir = wc_test_tmpdir();
+    tmp_file(dir, "psu_energy_ac_mcp_machine.log",
+             "1759592247532228 9553228173\n1759592247631431 8005980000\n");
+    tmp_file(dir, "cpu_utilization_procfs_system.log",
+             "1759592247532228 126\n1759592247631431 1666\n");
+    char db[512];
+    snprintf(db, sizeof db, "%s/run.db", dir);
+    wc_import_target t = target(db);
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    wc_import_gmt_opts o = {.dir = dir};
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), -ENOENT);
+    cr_assert(strstr(err.msg, ": no RAPL log (cpu_energy_rapl_msr_component.log), and a run "
+                              "needs an energy series: give --gmt-rapl FILE"),
+              "%s", err.msg);
+    cr_assert_neq(access(db, F_OK), 0);
+    o.rapl_path = "";
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), -ENOENT);
+    cr_assert(strstr(err.msg, "--gmt-rapl -: no RAPL log"), "%s", err.msg);
+    cr_assert_neq(access(db, F_OK), 0);
+}
+
+/* Runs a CSV import of text with mappings (NULL-terminated "KIND:ARG": c, e,
+ * p or t); returns its result. */
+static char csv_db[512]; /* the DB of the last import_text */
+
+static int import_text(const char *text, const char *const *maps, wc_import_summary *sum,
+                       wc_error *err)
+{
+    const char *dir = wc_test_tmpdir();
+    char *db = csv_db;
+    snprintf(csv_db, sizeof csv_db, "%s/run.db", dir);
+    wc_import_csv_opts o = csv_opts(tmp_file(dir, "c.csv", text), "t");
+    for (size_t i = 0; maps[i]; i++) {
+        wc_import_col_kind k = maps[i][0] == 'c'   ? WC_IMPORT_COUNTER
+                               : maps[i][0] == 'e' ? WC_IMPORT_ENERGY
+                               : maps[i][0] == 'p' ? WC_IMPORT_POWER
+                                                   : WC_IMPORT_TRUTH;
+        if (maps[i][0] == 'u')
+            o.util_col = maps[i] + 2;
+        else
+            map(&o, maps[i] + 2, k);
+    }
+    wc_import_target t = target(db);
+    int rc = wc_import_csv(&o, &t, sum, err);
+    if (rc)
+        cr_assert_neq(access(db, F_OK), 0, "a refused import left %s", db);
+    return rc;
+}
+
+Test(import, csv_truth_col_refuses_implausible_wall_power)
+{
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *const m[] = {"c:e:package:j", "t:w:w", NULL};
+    struct {
+        const char *cell, *want;
+    } bad[] = {
+        {"1e308", "c.csv:3:3: column 'w': '1e308' w is an implausible wall power (1e+308 W; a "
+                  "node draws at most 100000 W)"},
+        {"100000.5", "c.csv:3:3: column 'w': '100000.5' w is an implausible wall power"},
+        {"1e400", "c.csv:3:3: column 'w': '1e400' (5 characters) is out of range"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "t,e,w\n1795967237,1,200\n1795967238,2,%s\n", bad[i].cell);
+        cr_assert_eq(import_text(text, m, &sum, &err), -EINVAL, "case %zu", i);
+        cr_assert(strstr(err.msg, bad[i].want), "case %zu: '%s' lacks '%s'", i, err.msg,
+                  bad[i].want);
+    }
+    /* In kW the limit holds after scaling. */
+    const char *const kw[] = {"c:e:package:j", "t:w:kw", NULL};
+    cr_assert_eq(import_text("t,e,w\n1795967237,1,0.2\n1795967238,2,101\n", kw, &sum, &err),
+                 -EINVAL);
+    cr_assert(strstr(err.msg, "c.csv:3:3: column 'w': '101' kw is an implausible wall power "
+                              "(101000 W"),
+              "%s", err.msg);
+    /* 65535 W: the BMC "no reading" marker, unavailable; 100 kW itself is accepted. */
+    cr_assert_eq(import_text("t,e,w\n1795967237,1,65535\n1795967238,2,100000\n", m, &sum, &err),
+                 0, "%s", err.msg);
+    cr_assert_eq(sum.truth_samples, 2);
+    cr_assert_eq(sum.truth_unavailable, 1);
+    cr_assert(strstr(sum.notes, "1 of 2 samples stored as unavailable"), "%s", sum.notes);
+    sqlite3 *d = open_db(csv_db);
+    cr_assert_str_eq(q_text(d, "SELECT status||' '||ifnull(watts,'NULL')||' '||error FROM "
+                               "truth_sample ORDER BY poll_wall_ns LIMIT 1"),
+                     "unavailable NULL line 2: 65535 W: the \"no reading\" marker (0xFFFF) of a "
+                     "BMC, not a measurement");
+    cr_assert_float_eq(q_dbl(d, "SELECT watts FROM truth_sample ORDER BY poll_wall_ns DESC LIMIT 1"),
+                       100000.0, 0);
+    sqlite3_close(d);
+}
+
+Test(import, csv_zone_or_column_mapped_twice_is_refused)
+{
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *text = "t,e,f,w\n1795967237,1,1,200\n1795967238,2,2,210\n";
+    struct {
+        const char *maps[4], *want;
+    } bad[] = {
+        {{"c:e:package:j", "c:e:package:j", NULL},
+         "--counter-col e:package:j: column 'e' is already mapped by --counter-col e:package:j"},
+        {{"c:e:package:j", "c:f:package:j", NULL},
+         "--counter-col f:package:j: zone package-0 is already fed by --counter-col e:package:j "
+         "(one energy series per zone, or its energy would count twice)"},
+        {{"c:e:package-0:j", "e:f:package:j", NULL}, "zone package-0 is already fed by"},
+        {{"p:e:dram-1:w", "p:f:dram-1:w", NULL}, "zone dram-1 is already fed by --power-col "
+                                                 "e:dram-1:w (one power series"},
+        {{"c:e:psys:j", "c:f:psys:j", NULL}, "zone psys is already fed"},
+        {{"c:e:package:j", "t:e:w", NULL},
+         "--truth-col e:w: column 'e' is already mapped by --counter-col e:package:j"},
+        {{"c:t:package:j", NULL}, "--counter-col t:package:j: column 't' is the --time-col"},
+        {{"c:e:package:j", "u:e", NULL}, "column 'e' is the --util-col"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cr_assert_eq(import_text(text, bad[i].maps, &sum, &err), -EINVAL, "case %zu", i);
+        cr_assert(strstr(err.msg, bad[i].want), "case %zu: '%s' lacks '%s'", i, err.msg,
+                  bad[i].want);
+    }
+    /* Other sockets, or an energy and a power view of one zone, are distinct. */
+    const char *const ok[] = {"c:e:package:j", "c:f:package-1:j", "p:w:package:w", NULL};
+    cr_assert_eq(import_text(text, ok, &sum, &err), 0, "%s", err.msg);
+    cr_assert_eq(sum.zones, 3);
+}
+
+Test(import, csv_duplicate_header_names_are_refused)
+{
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *const m[] = {"c:e:package:j", NULL};
+    cr_assert_eq(import_text("t,e,x,e\n1795967237,1,0,5\n1795967238,2,0,6\n", m, &sum, &err),
+                 -EINVAL);
+    cr_assert(strstr(err.msg, "c.csv:1:4: duplicate column name 'e' (also column 2)"), "%s",
+              err.msg);
+    /* An unmapped duplicate is ambiguous all the same. */
+    cr_assert_eq(import_text("# c\nt,e,x,x\n1795967237,1,0,5\n1795967238,2,0,6\n", m, &sum, &err),
+                 -EINVAL);
+    cr_assert(strstr(err.msg, "c.csv:2:4: duplicate column name 'x' (also column 3)"), "%s",
+              err.msg);
+    /* Unnamed columns (trailing delimiters, an index) may repeat while unmapped. */
+    cr_assert_eq(import_text("t,e,,\n1795967237,1,,\n1795967238,2,,\n", m, &sum, &err), 0, "%s",
+                 err.msg);
+}
+
+Test(import, csv_needs_an_energy_or_power_series)
+{
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *text = "t,w,u\n1795967237,200,10\n1795967238,210,20\n";
+    const char *const truth_only[] = {"t:w:w", NULL};
+    cr_assert_eq(import_text(text, truth_only, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "no energy or power series: map at least one --counter-col, "
+                              "--energy-col or --power-col"),
+              "%s", err.msg);
+    const char *const util_only[] = {"u:u", NULL};
+    cr_assert_eq(import_text(text, util_only, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "no energy or power series"), "%s", err.msg);
+    const char *const none[] = {NULL};
+    cr_assert_eq(import_text(text, none, &sum, &err), -EINVAL);
+}
+
+Test(import, csv_empty_file_is_bad_input)
+{
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *const m[] = {"c:e:package:j", NULL};
+    cr_assert_eq(import_text("", m, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "c.csv: empty (no header row)"), "%s", err.msg);
+    cr_assert_eq(import_text("# only a comment\n\n", m, &sum, &err), -EINVAL);
+    /* A header without rows is a run too short to measure. */
+    cr_assert_eq(import_text("t,e\n", m, &sum, &err), -ENODATA);
+}
+
+Test(import, csv_huge_number_cell_is_out_of_range)
+{
+    size_t n = 1 << 20;
+    char *text = malloc(n + 64);
+    cr_assert_not_null(text);
+    int k = snprintf(text, 64, "t,e\n1795967237,1\n1795967238,");
+    memset(text + k, '9', n);
+    memcpy(text + k + n, "\n", 2);
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *const m[] = {"c:e:package:j", NULL};
+    cr_assert_eq(import_text(text, m, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "c.csv:3:2: column 'e': '9999999999999999999999999999999999999999..."
+                              "' (1048576 characters) is out of range"),
+              "%s", err.msg);
+    free(text);
+}
+
+Test(import, csv_messages_show_control_characters_as_question_marks)
+{
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *const m[] = {"c:e:package:j", NULL};
+    cr_assert_eq(import_text("t,e\n1795967237,1\n1795967238,\033]0;pwned\a\n", m, &sum, &err),
+                 -EINVAL);
+    cr_assert(strstr(err.msg, "c.csv:3:2: column 'e': '?]0;pwned?' is not a number"), "%s",
+              err.msg);
+    cr_assert_eq(import_text("t,e\n179596\0337237,1\n", m, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "'179596?7237' is not an epoch time"), "%s", err.msg);
+    const char *const missing[] = {"c:nope:package:j", NULL};
+    cr_assert_eq(import_text("t,e\r\x7f\n1795967237,1\n", missing, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "no such column in the header ('t', 'e?" "?')"), "%s", err.msg);
+    for (const char *p = err.msg; *p; p++)
+        cr_assert(*(const unsigned char *)p >= 0x20 && *p != 0x7f, "control byte in '%s'",
+                  err.msg);
+}
+
+Test(import, column_mapping_with_too_many_fields)
+{
+    wc_import_col c;
+    wc_error err = {{0}};
+    cr_assert_eq(wc_import_parse_col("pkg:package:j:x", WC_IMPORT_COUNTER, &c, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "--counter-col pkg:package:j:x: the mapping has too many fields: "
+                              "expected NAME:ZONE:UNIT with the unit last ('x' follows the unit "
+                              "'j')"),
+              "%s", err.msg);
+    cr_assert_eq(wc_import_parse_col("w:w:x:y", WC_IMPORT_TRUTH, &c, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "too many fields: expected NAME:UNIT with the unit last ('x:y' "
+                              "follows the unit 'w')"),
+              "%s", err.msg);
+    /* Without a unit anywhere: the unit is what is wrong. */
+    cr_assert_eq(wc_import_parse_col("pkg:package:joule", WC_IMPORT_COUNTER, &c, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "unit 'joule' is not one of uj|mj|j|wh|kwh"), "%s", err.msg);
 }

@@ -617,6 +617,24 @@ Test(ipmi_sdr_edge, unreadable_psu_makes_the_sum_unavailable)
     expect_unavailable(&s, "all read 0 W");
 }
 
+/* Each PSU reads below the 65535 W sentinel, but the sum is above the
+ * 100 kW per node plausibility ceiling: unavailable, never ok. */
+Test(ipmi_sdr_edge, psu_sum_above_100_kw_is_implausible)
+{
+    wc_truth_sample s;
+    wc_error e;
+    cr_assert_eq(parse_str(wc_ipmi_parse_sdr,
+                           "PS1 Power In     | 52h | ok  | 10.1 | 60000 Watts\n"
+                           "PS2 Power In     | 53h | ok  | 10.2 | 60000 Watts\n", &s, &e), 0);
+    expect_unavailable(&s, "implausible reading 120000 W");
+    expect_unavailable(&s, "100 kW");
+    cr_assert(isnan(s.watts), "an implausible sum is not a reading (%g)", s.watts);
+    cr_assert_eq(parse_str(wc_ipmi_parse_sdr,
+                           "PS1 Power In     | 52h | ok  | 10.1 | 50000 Watts\n"
+                           "PS2 Power In     | 53h | ok  | 10.2 | 50000 Watts\n", &s, &e), 0);
+    expect_ok(&s, 100000, "sdr:sum(PS1 Power In,PS2 Power In)");
+}
+
 Test(ipmi_sdr_edge, component_sensors_only)
 {
     wc_truth_sample s;
@@ -942,6 +960,70 @@ Test(truth_ipmi, password_file_goes_through_dash_f)
     cfg.password_file = "/nonexistent/wattcal-pw";
     cr_assert_eq(wc_truth_open("ipmi:lan://10.0.0.9", &cfg, &s, &e), -ENOENT);
     cr_assert(strstr(e.msg, "--truth-password-file /nonexistent/wattcal-pw"), "%s", e.msg);
+    fake_done(&f);
+}
+
+/* A directory, an empty file or a blank first line as the password file
+ * fails at open naming the file (it used to surface at poll time as an
+ * ipmitool timeout); nothing runs. An empty IPMI_PASSWORD is refused too. */
+Test(truth_ipmi, unusable_password_file_fails_at_open)
+{
+    fake f;
+    fake_init(&f);
+    unsetenv("IPMI_USER");
+    unsetenv("IPMI_PASSWORD");
+    cr_assert_eq(mkdir(fake_path(&f, "pwdir"), 0700), 0);
+    wc_test_write(f.dir, "empty", "");
+    wc_test_write(f.dir, "blank", " \t\r\nsecond-line-is-not-the-password\n");
+    wc_test_write(f.dir, "unreadable", "secret\n");
+    static const struct {
+        const char *file, *reason;
+        int rc;
+    } cases[] = {
+        {"pwdir", "is a directory", -EISDIR},
+        {"empty", "empty first line (no password)", -EINVAL},
+        {"blank", "empty first line (no password)", -EINVAL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wc_truth_config cfg;
+        wc_truth_config_defaults(&cfg);
+        cfg.ipmitool = f.tool;
+        char pw[300];
+        snprintf(pw, sizeof pw, "%s/%s", f.dir, cases[i].file);
+        cfg.password_file = pw;
+        wc_truth_source s;
+        wc_error e;
+        memset(&e, 0, sizeof e);
+        cr_assert_eq(wc_truth_open("ipmi:lanplus://127.0.0.1:9001", &cfg, &s, &e), cases[i].rc,
+                     "%s: %s", pw, e.msg);
+        char want[400];
+        snprintf(want, sizeof want, "--truth-password-file %s: %s", pw, cases[i].reason);
+        cr_assert(strstr(e.msg, want), "'%s' lacks '%s'", e.msg, want);
+        cr_assert(strstr(e.msg, "--truth ipmi:lanplus://127.0.0.1:9001: "), "%s", e.msg);
+        cr_assert_null(s.priv);
+        wc_truth_close(&s);
+    }
+    if (geteuid() != 0) { /* root reads anything */
+        cr_assert_eq(chmod(fake_path(&f, "unreadable"), 0), 0);
+        wc_truth_config cfg;
+        wc_truth_config_defaults(&cfg);
+        cfg.ipmitool = f.tool;
+        char pw[300];
+        snprintf(pw, sizeof pw, "%s/unreadable", f.dir);
+        cfg.password_file = pw;
+        wc_truth_source s;
+        wc_error e;
+        cr_assert_eq(wc_truth_open("ipmi:lan://10.0.0.9", &cfg, &s, &e), -EACCES, "%s", e.msg);
+        cr_assert(strstr(e.msg, "Permission denied"), "%s", e.msg);
+        cr_assert_null(strstr(e.msg, "secret"), "%s", e.msg);
+    }
+    cr_assert_neq(access(fake_path(&f, "log"), F_OK), 0, "ipmitool ran at open");
+    setenv("IPMI_PASSWORD", "", 1);
+    wc_truth_source s;
+    wc_error e;
+    cr_assert_eq(open_fake(&f, "ipmi:lanplus://127.0.0.1", &s, &e), -EINVAL);
+    cr_assert(strstr(e.msg, "IPMI_PASSWORD is empty"), "%s", e.msg);
+    unsetenv("IPMI_PASSWORD");
     fake_done(&f);
 }
 

@@ -795,3 +795,106 @@ Test(probe_bmc, unknown_spec_and_file_log_are_listed_unpolled)
     wc_probe_free(&p);
     tree_free(&t);
 }
+
+/* ---- credentials in a --truth spec are never shown ---------------------- */
+
+Test(probe_bmc, redact_spec_hides_userinfo)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"ipmi:lanplus://admin:S3cret@127.0.0.1", "ipmi:lanplus://***@127.0.0.1"},
+        {"redfish:https://admin:S3cret@bmc.example.com:8443",
+         "redfish:https://***@bmc.example.com:8443"},
+        {"redfish:https://adm@in:p@ss/w@rd@bmc", "redfish:https://***@bmc"},
+        {"redfish:https://bmc.example.com", "redfish:https://bmc.example.com"},
+        {"ipmi:local", "ipmi:local"},
+        {"file:/var/log/pdu@rack1.csv", "file:/var/log/pdu@rack1.csv"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[128];
+        cr_expect_str_eq(wc_probe_redact_spec(cases[i].in, buf, sizeof buf), cases[i].out);
+    }
+    char small[12];
+    cr_expect_str_eq(wc_probe_redact_spec("ipmi:lan://u:pw@h", small, sizeof small), "ipmi:lan://");
+}
+
+/* `wattcal probe --truth 'ipmi:lanplus://admin:S3cret@127.0.0.1'` once printed
+ * the whole spec in its table and JSON. */
+Test(probe_bmc, credentials_in_a_spec_are_redacted_everywhere)
+{
+    tree t;
+    tree_new(&t);
+    put(t.sys, "class/.keep", "");
+    static char longspec[700];
+    int n = snprintf(longspec, sizeof longspec, "redfish:https://admin:");
+    for (int i = 0; i < 100; i++)
+        n += snprintf(longspec + n, sizeof longspec - (size_t)n, "S3cret");
+    snprintf(longspec + n, sizeof longspec - (size_t)n, "@bmc.example.com");
+    const char *specs[] = {"ipmi:lanplus://admin:S3cret@127.0.0.1",
+                           "redfish:https://admin:S3cret@bmc.example.com", longspec,
+                           "weird://admin:S3cret@host"};
+    wc_probe_opts o = opts_for(&t, t.sys, t.proc);
+    o.truth_specs = specs;
+    o.ntruth = 4;
+    wc_probe p;
+    run_probe(&o, &p);
+    cr_assert_eq(p.nbmcs, 4);
+    cr_expect_str_eq(p.bmcs[0].spec, "ipmi:lanplus://***@127.0.0.1");
+    cr_expect_str_eq(p.bmcs[1].spec, "redfish:https://***@bmc.example.com");
+    cr_expect_str_eq(p.bmcs[2].spec, "redfish:https://***@bmc.example.com");
+    cr_expect_str_eq(p.bmcs[3].spec, "weird://***@host");
+    for (size_t i = 0; i < 4; i++) {
+        cr_expect_neq(p.bmcs[i].open_rc, 0, "%s opened", p.bmcs[i].spec);
+        cr_expect_null(strstr(p.bmcs[i].open_error, "S3c"), "%s", p.bmcs[i].open_error);
+    }
+    cr_expect(strstr(p.bmcs[0].open_error, "credentials do not belong"), "%s",
+              p.bmcs[0].open_error);
+    cr_expect(strstr(p.bmcs[1].open_error, "credentials must not be in the URL"), "%s",
+              p.bmcs[1].open_error);
+    char *text = wc_probe_json(&p);
+    cr_assert_not_null(text);
+    cr_expect_null(strstr(text, "S3c"), "%s", text);
+    cr_expect(strstr(text, "\"spec\":\t\"ipmi:lanplus://***@127.0.0.1\"") ||
+                  strstr(text, "\"spec\":\"ipmi:lanplus://***@127.0.0.1\""),
+              "%s", text);
+    free(text);
+    char *table = table_of(&p);
+    cr_expect_null(strstr(table, "S3c"), "%s", table);
+    cr_expect(strstr(table, "  ipmi:lanplus://***@127.0.0.1\n"), "%s", table);
+    cr_expect(strstr(table, "  redfish:https://***@bmc.example.com\n"), "%s", table);
+    free(table);
+    wc_probe_free(&p);
+    tree_free(&t);
+}
+
+/* A source that echoes its spec (description, poll error) still shows it
+ * redacted, and so does the verdict's ground-truth line. */
+Test(probe_bmc, a_source_echoing_its_spec_is_redacted)
+{
+    tree t;
+    tree_new(&t);
+    put(t.sys, "class/.keep", "");
+    static const char *const specs[] = {"fake:ok://root:S3cret@bmc", "fake:refuse://root:S3cret@bmc"};
+    wc_probe_opts o = opts_for(&t, t.sys, t.proc);
+    o.truth_specs = specs;
+    o.ntruth = 2;
+    o.truth_open = fake_open;
+    wc_probe p;
+    run_probe(&o, &p);
+    cr_assert_eq(p.nbmcs, 2);
+    cr_expect_eq(p.bmcs[0].sample.status, WC_TRUTH_OK);
+    cr_expect_str_eq(p.bmcs[0].description, "fake BMC for fake:ok://***@bmc");
+    cr_expect_str_eq(p.verdict.ground_truth, "fake:ok://***@bmc");
+    cr_expect_str_eq(p.bmcs[1].open_error, "fake:refuse://***@bmc: BMC said \"no\\\033[2J\"");
+    char *text = wc_probe_json(&p);
+    cr_expect_null(strstr(text, "S3cret"), "%s", text);
+    free(text);
+    char *table = table_of(&p);
+    cr_expect_null(strstr(table, "S3cret"), "%s", table);
+    cr_expect(strstr(table, "ground truth          fake:ok://***@bmc\n"), "%s", table);
+    free(table);
+    wc_probe_free(&p);
+    tree_free(&t);
+}

@@ -501,7 +501,7 @@ Test(redfish_parse, readings_null_missing_not_numbers)
         {"{\"PowerWatts\":{\"Reading\":\"374\"}}", "is not a number"},
         {"{\"PowerWatts\":{\"Reading\":-5}}", "-5 W (invalid)"},
         {"{\"PowerWatts\":{\"Reading\":0}}", "0 W (host off or no sensor"},
-        {"{\"PowerWatts\":{\"Reading\":1e999}}", "(invalid)"},
+        {"{\"PowerWatts\":{\"Reading\":1e999}}", "implausible reading inf W"},
         {"{}", "no PowerWatts"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -515,6 +515,70 @@ Test(redfish_parse, readings_null_missing_not_numbers)
         expect_contains(err.msg, cases[i].reason);
         cr_expect(isnan(pw.watts));
     }
+}
+
+/* Above the 100 kW per node ceiling, non-finite, or the 65535 W marker:
+ * unavailable ("implausible reading N W"), never an ok reading. */
+Test(redfish_parse, implausible_readings_are_unavailable)
+{
+    static const char *const URL = "/redfish/v1/Chassis/1U/EnvironmentMetrics";
+    static const struct {
+        const char *json, *reason;
+    } bad[] = {
+        {"{\"PowerWatts\":{\"Reading\":1e308}}", "implausible reading 1e+308 W"},
+        {"{\"PowerWatts\":{\"Reading\":100000.5}}", "implausible reading 100000 W"},
+        {"{\"PowerWatts\":{\"Reading\":250000}}", "over the plausibility ceiling 100 kW per node"},
+        {"{\"PowerWatts\":{\"Reading\":65535}}", "implausible reading 65535 W"},
+        {"{\"PowerWatts\":{\"Reading\":-1e999}}", "implausible reading -inf W"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        wc_redfish_power pw;
+        wc_error err = {{0}};
+        int rc = wc_redfish_parse_environment_metrics(URL, bad[i].json, strlen(bad[i].json), &pw,
+                                                      &err);
+        cr_expect_eq(rc, -ENODATA, "%s -> %d", bad[i].json, rc);
+        expect_contains(err.msg, URL);
+        expect_contains(err.msg, "PowerWatts.Reading");
+        expect_contains(err.msg, bad[i].reason);
+        cr_expect(isnan(pw.watts), "%s gave %g W", bad[i].json, pw.watts);
+    }
+    /* the ceiling itself and a large but real node are readings */
+    static const char *const ok[] = {"{\"PowerWatts\":{\"Reading\":100000}}",
+                                     "{\"PowerWatts\":{\"Reading\":65534}}"};
+    for (size_t i = 0; i < 2; i++) {
+        wc_redfish_power pw;
+        wc_error err = {{0}};
+        cr_expect_eq(wc_redfish_parse_environment_metrics(URL, ok[i], strlen(ok[i]), &pw, &err), 0,
+                     "%s: %s", ok[i], err.msg);
+    }
+    /* one supply's input */
+    double w = 0;
+    wc_error err = {{0}};
+    const char *sm = "{\"InputPowerWatts\":{\"Reading\":1e308}}";
+    cr_expect_eq(wc_redfish_parse_supply_metrics("/m", sm, strlen(sm), &w, &err), -ENODATA);
+    expect_contains(err.msg, "InputPowerWatts.Reading: implausible reading 1e+308 W");
+    cr_expect(isnan(w));
+    sm = "{\"InputPowerWatts\":{\"Reading\":65535}}";
+    cr_expect_eq(wc_redfish_parse_supply_metrics("/m", sm, strlen(sm), &w, &err), -ENODATA);
+    expect_contains(err.msg, "implausible reading 65535 W");
+    /* PowerControl: the only member implausible -> no reading */
+    wc_redfish_power pw;
+    const char *pc = "{\"PowerControl\":[{\"PowerConsumedWatts\":1e308}]}";
+    cr_expect_eq(wc_redfish_parse_power_control("/p", pc, strlen(pc), &pw, &err), -ENODATA);
+    expect_contains(err.msg, "PowerControl[0].PowerConsumedWatts: implausible reading 1e+308 W");
+    cr_expect(isnan(pw.watts));
+    /* ...an implausible member is skipped; implausible statistics are dropped */
+    pc = "{\"PowerControl\":[{\"PowerConsumedWatts\":65535},{\"PowerConsumedWatts\":412,"
+         "\"PowerMetrics\":{\"IntervalInMin\":1,\"AverageConsumedWatts\":1e308,"
+         "\"MinConsumedWatts\":300,\"MaxConsumedWatts\":2e5}}]}";
+    cr_assert_eq(wc_redfish_parse_power_control("/p", pc, strlen(pc), &pw, &err), 0, "%s",
+                 err.msg);
+    cr_expect_eq(pw.member, 1);
+    cr_expect_float_eq(pw.watts, 412, 1e-9);
+    cr_expect(isnan(pw.avg_watts), "avg %g", pw.avg_watts);
+    cr_expect(isnan(pw.max_watts), "max %g", pw.max_watts);
+    cr_expect_float_eq(pw.min_watts, 300, 1e-9);
+    cr_expect_eq(pw.window_known, 0);
 }
 
 /* ---- PowerSupplyMetrics: INPUT power --------------------------------------- */
@@ -997,6 +1061,64 @@ Test(redfish_walk, present_supply_without_reading_makes_the_sum_unavailable)
     cr_expect_eq(w.plan.kind, WC_REDFISH_PLAN_NONE);
 }
 
+/* 1e308 W from the deprecated Power resource goes through the whole source
+ * as UNAVAILABLE (validate once printed "inf W" from it). */
+Test(redfish_source, implausible_power_consumed_is_unavailable_never_ok)
+{
+    static const route routes[] = {
+        {"/redfish/v1/Chassis", NULL,
+         "{\"Members\":[{\"@odata.id\":\"/redfish/v1/Chassis/1\"}]}", 200, 0},
+        {"/redfish/v1/Chassis/1", NULL,
+         "{\"Id\":\"1\",\"Power\":{\"@odata.id\":\"/redfish/v1/Chassis/1/Power\"},"
+         "\"EnvironmentMetrics\":{\"@odata.id\":\"/redfish/v1/Chassis/1/EnvironmentMetrics\"}}",
+         200, 0},
+        {"/redfish/v1/Chassis/1/EnvironmentMetrics", NULL,
+         "{\"PowerWatts\":{\"Reading\":1e308}}", 200, 0},
+        {"/redfish/v1/Chassis/1/Power", NULL,
+         "{\"PowerControl\":[{\"PowerConsumedWatts\":1e308}]}", 200, 0},
+    };
+    tree_fetcher f;
+    memset(&f, 0, sizeof f);
+    f.routes = routes;
+    f.nroutes = 4;
+    wc_truth_config cfg;
+    wc_truth_config_defaults(&cfg);
+    wc_truth_source s;
+    memset(&s, 0, sizeof s);
+    s.cfg = cfg;
+    wc_error err = {{0}};
+    cr_assert_eq(wc_truth_redfish_init_fetcher(&s, "mock://bmc", tree_fetch, &f, &err), 0);
+    wc_truth_sample t;
+    cr_assert_eq(wc_truth_poll(&s, &t), 0, "%s", t.error);
+    cr_expect_eq(t.status, WC_TRUTH_UNAVAILABLE, "status %s", wc_truth_status_name(t.status));
+    cr_expect(isnan(t.watts), "watts %g", t.watts);
+    expect_contains(t.error, "EnvironmentMetrics: PowerWatts.Reading: implausible reading 1e+308 W");
+    expect_contains(t.error, "PowerConsumedWatts: implausible reading 1e+308 W");
+    cr_expect_eq(wc_truth_redfish_walker(&s)->plan.kind, WC_REDFISH_PLAN_NONE);
+    wc_truth_close(&s);
+}
+
+Test(redfish_walk, sum_of_supplies_above_100_kw_is_unavailable)
+{
+    static const route routes[] = {
+        {"/redfish/v1/Chassis/Tower/PowerSubsystem/PowerSupplies/Bay1/Metrics", NULL,
+         "{\"InputPowerWatts\":{\"Reading\":60000}}", 200, 0},
+        {"/redfish/v1/Chassis/Tower/PowerSubsystem/PowerSupplies/Bay2/Metrics", NULL,
+         "{\"InputPowerWatts\":{\"Reading\":60000}}", 200, 0},
+        {"/redfish/v1/Chassis/Tower/EnvironmentMetrics", NULL, "{}", 404, 0},
+        {"/redfish/v1/Chassis/Tower/Power", NULL, "{}", 404, 0},
+    };
+    tree_fetcher f = tree(RF "dmtf-pub-2026-tower/redfish/v1");
+    f.routes = routes;
+    f.nroutes = 4;
+    wc_redfish_walker w = walker(&f);
+    wc_truth_sample t = blank_sample();
+    int rc = wc_redfish_walk_poll(&w, &t);
+    expect_unavailable(rc, &t, "Chassis/Tower: implausible reading 120000 W");
+    expect_contains(t.error, "100 kW");
+    cr_expect_eq(w.plan.kind, WC_REDFISH_PLAN_NONE);
+}
+
 /* The Kepler unit-test fixtures served as a one-chassis service. */
 static tree_fetcher kepler_service(route *routes, const char *power_file, long power_status)
 {
@@ -1208,6 +1330,19 @@ Test(redfish_http, spec_urls)
         {"https://10.0.0.5/", 0},
         {"https://[fe80::1]:443/redfish/v1", 0},
         {"http://127.0.0.1:8000/redfish/v1/", 0},
+        {"http://127.3.2.1", 0},
+        {"http://localhost:8000", 0},
+        {"http://LocalHost", 0},
+        {"http://[::1]:8000/", 0},
+        {"http://[::ffff:127.0.0.1]:8000", 0},
+        {"http://bmc.example.com", -EINVAL},
+        {"http://10.0.0.5:80", -EINVAL},
+        {"http://128.0.0.1", -EINVAL},
+        {"http://127.0.0.1.evil.example", -EINVAL},
+        {"http://localhost.evil.example", -EINVAL},
+        {"http://127.1", -EINVAL},
+        {"http://[fe80::1]", -EINVAL},
+        {"http://[::2]", -EINVAL},
         {"ftp://bmc", -EINVAL},
         {"https://", -EINVAL},
         {"https://bmc:0", -EINVAL},
@@ -1227,6 +1362,36 @@ Test(redfish_http, spec_urls)
         cr_expect_eq(rc, cases[i].rc, "%s: %d %s", cases[i].url, rc, err.msg);
         wc_truth_close(&s);
     }
+}
+
+/* Basic auth over plain HTTP is the password in clear text: refused for any
+ * host but loopback, before anything is sent. */
+Test(redfish_http, plain_http_to_a_remote_host_is_refused)
+{
+    setenv("REDFISH_USER", "admin", 1);
+    setenv("REDFISH_PASSWORD", "s3cret-pw", 1);
+    wc_truth_config cfg;
+    wc_truth_config_defaults(&cfg);
+    wc_truth_source s;
+    wc_error err = {{0}};
+    cr_expect_eq(wc_truth_open("redfish:http://bmc.example.com", &cfg, &s, &err), -EINVAL);
+    expect_contains(err.msg, "plain HTTP would send the BMC password in clear text: use https://");
+    expect_contains(err.msg, "bmc.example.com");
+    cr_expect_null(strstr(err.msg, "s3cret-pw"));
+    cr_expect_null(s.priv);
+    cfg.insecure = 1; /* --insecure is about TLS; it does not allow clear text */
+    cr_expect_eq(wc_truth_open("redfish:HTTP://10.1.2.3:8080/redfish/v1", &cfg, &s, &err),
+                 -EINVAL);
+    expect_contains(err.msg, "use https://");
+    cfg.insecure = 0;
+    cr_assert_eq(wc_truth_open("redfish:http://localhost:8000", &cfg, &s, &err), 0, "%s",
+                 err.msg);
+    expect_contains(s.description, "plain HTTP to a loopback host");
+    wc_truth_close(&s);
+    cr_assert_eq(wc_truth_open("redfish:https://bmc.example.com", &cfg, &s, &err), 0, "%s",
+                 err.msg);
+    expect_contains(s.description, "TLS verified");
+    wc_truth_close(&s);
 }
 
 Test(redfish_http, credentials_in_the_url_are_refused_and_not_echoed)
@@ -1286,6 +1451,57 @@ Test(redfish_http, password_file_is_named_in_the_auth_hint)
                  err.msg);
     expect_contains(wc_truth_redfish_walker(&s)->auth_hint, pwfile);
     expect_contains(s.description, "TLS NOT verified");
+    wc_truth_close(&s);
+}
+
+/* An empty password (file or environment) or a password "file" that is a
+ * directory is refused at open, naming the file; nothing is sent. */
+Test(redfish_http, empty_or_unusable_password_source_is_refused_at_open)
+{
+    const char *dir = wc_test_tmpdir();
+    wc_test_write(dir, "empty", "");
+    wc_test_write(dir, "blank", "  \r\nsecond-line\n");
+    wc_test_write(dir, "good", "pw-ok\n");
+    setenv("REDFISH_USER", "admin", 1);
+    unsetenv("REDFISH_PASSWORD");
+    static const struct {
+        const char *file, *reason;
+        int rc;
+    } cases[] = {
+        {"empty", "empty first line (no password)", -EINVAL},
+        {"blank", "empty first line (no password)", -EINVAL},
+        {"", "is a directory", -EISDIR},
+        {"missing", "No such file", -ENOENT},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char pwfile[512];
+        snprintf(pwfile, sizeof pwfile, "%s/%s", dir, cases[i].file);
+        wc_truth_config cfg;
+        wc_truth_config_defaults(&cfg);
+        cfg.password_file = pwfile;
+        wc_truth_source s;
+        wc_error err = {{0}};
+        cr_expect_eq(wc_truth_open("redfish:https://bmc.example.com", &cfg, &s, &err),
+                     cases[i].rc, "%s: %s", pwfile, err.msg);
+        char want[600];
+        snprintf(want, sizeof want, "--truth-password-file %s: %s", pwfile, cases[i].reason);
+        expect_contains(err.msg, want);
+        expect_contains(err.msg, "--truth https://bmc.example.com: ");
+        cr_expect_null(s.priv, "a refused source is not kept");
+    }
+    wc_truth_config cfg;
+    wc_truth_config_defaults(&cfg);
+    wc_truth_source s;
+    wc_error err = {{0}};
+    setenv("REDFISH_PASSWORD", "", 1);
+    cr_expect_eq(wc_truth_open("redfish:https://bmc.example.com", &cfg, &s, &err), -EINVAL);
+    expect_contains(err.msg, "REDFISH_PASSWORD is empty");
+    unsetenv("REDFISH_PASSWORD");
+    char pwfile[512];
+    snprintf(pwfile, sizeof pwfile, "%s/good", dir);
+    cfg.password_file = pwfile;
+    cr_assert_eq(wc_truth_open("redfish:https://bmc.example.com", &cfg, &s, &err), 0, "%s",
+                 err.msg);
     wc_truth_close(&s);
 }
 

@@ -318,3 +318,147 @@ Test(truth_file, ptd_requires_the_hosts_offset_and_good_lines)
     snprintf(path, sizeof path, "%s/v.log", dir);
     parse_fails(path, "ptd:+01:00", -EINVAL, "v.log:1:4: Watts 'abc'");
 }
+
+/* --- refusals: truncated logs, implausible values, control characters --- */
+
+static const char *write_log(const char *name, const char *text)
+{
+    static char path[4][512];
+    static int next;
+    const char *dir = wc_test_tmpdir();
+    char *out = path[next++ % 4];
+    wc_test_write(dir, name, text);
+    snprintf(out, sizeof path[0], "%s/%s", dir, name);
+    return out;
+}
+
+Test(truth_file, truncated_last_line_is_refused)
+{
+    /* A meter log copied while the logger was writing: 2 of "245.3" kept. */
+    parse_fails(write_log("cut.csv", "time,watts\n1795967237.123,250\n1795967238.123,24"), "csv",
+                -EINVAL,
+                "cut.csv:3:2: truncated last line (no newline at end of file: the logger was "
+                "still writing or the copy was cut)");
+    parse_fails(write_log("cut.log", "Time,11-29-2026 16:47:17.123,Watts,245.3,Volts,230.1\n"
+                                     "Time,11-29-2026 16:47:18.123,Watts,24"),
+                "ptd:Z", -EINVAL, "cut.log:2:4: truncated last line");
+    /* Cut inside a quoted cell: still reported as the cut, not a bad quote. */
+    parse_fails(write_log("q.csv", "time,watts\n1795967237.123,\"24"), "csv", -EINVAL,
+                "q.csv:2:2: truncated last line");
+    /* The last line complete, or a trailing comment without its newline: fine. */
+    size_t n = 0;
+    wc_truth_sample *s = parse_ok(write_log("ok.csv", "time,watts\r\n1795967237.123,250\r\n"),
+                                  "csv", &n);
+    cr_assert_eq(n, 1);
+    free(s);
+    s = parse_ok(write_log("ok2.csv", "time,watts\n1795967237.123,250\n# end"), "csv", &n);
+    cr_assert_eq(n, 1);
+    free(s);
+    /* wc_csv itself only refuses when asked to. */
+    wc_csv c;
+    wc_error err = {{0}};
+    cr_assert_eq(wc_csv_open(&c, write_log("raw.csv", "a,b\n1,2"), ',', &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_csv_next(&c, &err), 1);
+    cr_assert_eq(wc_csv_next(&c, &err), 1, "%s", err.msg);
+    cr_assert_str_eq(c.fields[1], "2");
+    wc_csv_close(&c);
+}
+
+Test(truth_file, implausible_wall_power_is_refused)
+{
+    parse_fails(write_log("big.csv", "time,watts\n1795967237.123,250\n1795967238.123,1e308\n"),
+                "csv", -EINVAL,
+                "big.csv:3:2: column 'watts' '1e308': implausible wall power (1e+308 W; a node "
+                "draws at most 100000 W)");
+    parse_fails(write_log("big2.csv", "time,watts\n1795967237.123,100000.001\n"), "csv", -EINVAL,
+                "big2.csv:2:2: column 'watts' '100000.001': implausible wall power");
+    parse_fails(write_log("inf.csv", "time,watts\n1795967237.123,1e400\n"), "csv", -EINVAL,
+                "inf.csv:2:2: column 'watts': '1e400' (5 characters) is out of range");
+    parse_fails(write_log("big.log", "Time,11-29-2026 16:47:17.123,Watts,1e308,Volts,230.1\n"),
+                "ptd:Z", -EINVAL,
+                "big.log:1:4: Watts '1e308': implausible wall power (1e+308 W; a node draws at "
+                "most 100000 W)");
+    parse_fails(write_log("inf.log", "Time,11-29-2026 16:47:17.123,Watts,1e999\n"), "ptd:Z",
+                -EINVAL, "inf.log:1:4: Watts '1e999' is out of range");
+    /* Exactly 65535 W is the BMC "no reading" marker: unavailable, not a reading;
+     * 100 kW itself is a (large) reading. */
+    size_t n = 0;
+    wc_truth_sample *s = parse_ok(
+        write_log("ff.csv", "time,watts\n1795967237.123,65535\n1795967238.123,100000\n"), "csv",
+        &n);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(s[0].status, WC_TRUTH_UNAVAILABLE);
+    cr_assert(isnan(s[0].watts));
+    cr_assert(strstr(s[0].error, "line 2: 65535 W: the \"no reading\" marker"), "%s", s[0].error);
+    cr_assert_eq(s[1].status, WC_TRUTH_OK);
+    cr_assert_float_eq(s[1].watts, 100000.0, 0);
+    free(s);
+    s = parse_ok(write_log("ff.log", "Time,11-29-2026 16:47:17.123,Watts,65535.0\n"), "ptd:Z", &n);
+    cr_assert_eq(s[0].status, WC_TRUTH_UNAVAILABLE);
+    cr_assert(isnan(s[0].watts));
+    free(s);
+}
+
+Test(truth_file, window_above_a_day_is_refused)
+{
+    parse_fails(write_log("w.csv", "time,watts,window_s\n1795967237.123,250,86400.5\n"), "csv",
+                -EINVAL,
+                "w.csv:2:3: column 'window_s': 86400.5 s is above 86400 s (one day)");
+    parse_fails(write_log("w2.csv", "time,watts,window_s\n1795967237.123,250,1e309\n"), "csv",
+                -EINVAL, "w2.csv:2:3: column 'window_s': '1e309' (5 characters) is out of range");
+    size_t n = 0;
+    wc_truth_sample *s =
+        parse_ok(write_log("w3.csv", "time,watts,window_s\n1795967237.123,250,86400\n"), "csv", &n);
+    cr_assert_float_eq(s[0].window_s, 86400.0, 0);
+    free(s);
+}
+
+Test(truth_file, decimals_out_of_range_are_told_apart)
+{
+    double v = 0;
+    cr_assert_eq(wc_parse_decimal("1e400", &v), -ERANGE);
+    cr_assert_eq(wc_parse_decimal("-1e400", &v), -ERANGE);
+    size_t n = 1 << 20;
+    char *big = malloc(n + 1);
+    cr_assert_not_null(big);
+    memset(big, '9', n);
+    big[n] = '\0';
+    cr_assert_eq(wc_parse_decimal(big, &v), -ERANGE);
+    big[n - 1] = 'x';
+    cr_assert_eq(wc_parse_decimal(big, &v), -EINVAL);
+    free(big);
+    cr_assert_eq(wc_parse_decimal("1e-400", &v), 0);
+    cr_assert_eq(v, 0.0);
+    cr_assert_eq(wc_parse_decimal("1.7e308", &v), 0);
+}
+
+Test(truth_file, wall_watts_classes)
+{
+    const char *why = NULL;
+    cr_assert_eq(wc_truth_watts_class(245.3, &why), 0);
+    cr_assert_eq(wc_truth_watts_class(100000.0, &why), 0);
+    cr_assert_eq(wc_truth_watts_class(65534.9, &why), 0);
+    cr_assert_eq(wc_truth_watts_class(0.0, &why), 1);
+    cr_assert(strstr(why, "0 W"), "%s", why);
+    cr_assert_eq(wc_truth_watts_class(65535.0, &why), 1);
+    cr_assert(strstr(why, "65535 W"), "%s", why);
+    cr_assert_eq(wc_truth_watts_class(100000.01, &why), -ERANGE);
+    cr_assert_eq(wc_truth_watts_class(INFINITY, &why), -ERANGE);
+    cr_assert_eq(wc_truth_watts_class(NAN, &why), -ERANGE);
+}
+
+Test(truth_file, quoted_text_has_no_control_characters)
+{
+    char q[12];
+    cr_assert_str_eq(wc_csv_clean(q, sizeof q, "a\033[2J\x7f\tb"), "a?[2J??b");
+    cr_assert_str_eq(wc_csv_clean(q, sizeof q, "0123456789abcdef"), "01234567...");
+    cr_assert_str_eq(wc_csv_clean(q, sizeof q, "0123456789a"), "0123456789a");
+    cr_assert_str_eq(wc_csv_clean(q, sizeof q, "caf\xc3\xa9"), "caf\xc3\xa9");
+    iso_fails("2026-11-29T16:47:17\033]0;x\a", "'2026-11-29T16:47:17?]0;x?': time zone '?]0;x?'");
+    parse_fails(write_log("c.csv", "time,watts\n1795967237.123,2\0335\n"), "csv", -EINVAL,
+                "c.csv:2:2: column 'watts': '2?5' is not a number");
+    parse_fails(write_log("h.csv", "\033[31mtime,power\n1,2\n"), "csv", -EINVAL,
+                "found '?[31mtime', ...");
+    parse_fails(write_log("p.log", "Time,11-29-2026\a16:47:17.123,Watts,245.3\n"), "ptd:Z",
+                -EINVAL, "p.log:1:2: '11-29-2026?16:47:17.123' is not a PTDaemon time");
+}
