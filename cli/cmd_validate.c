@@ -356,6 +356,8 @@ int cmd_validate(int argc, char **argv)
             exit_code = WC_EXIT_NO_DATA;
         } else if (check_tolerances(&o, rep)) {
             exit_code = WC_EXIT_CHECK_FAILED;
+        } else if (wants_gate) {
+            printf("PASS: every zone within the tolerances (model %s)\n", rep->model);
         }
     }
     free(rep);
