@@ -1,72 +1,220 @@
 /*
  * cmd_stress.c — `wattcal stress`: run one built-in stressor
- * (workloads/stressor.c) in the foreground.
+ * (workloads/stressor.c) in the foreground, or, with --workers N > 1 or
+ * --class burst, start it as child processes (workloads/spawn.c), wait, and
+ * print their true CPU time from wait4.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/wc_clock.h"
+#include "workloads/avx.h"
+#include "workloads/membound.h"
+#include "workloads/spawn.h"
 #include "workloads/stressor.h"
 
 static const char STRESS_HELP[] =
-    "usage: wattcal stress --class cpu|idle [--duration DUR] [--resident-mb N]\n"
+    "usage: wattcal stress --class cpu|avx|membound|idle|burst [--duration DUR]\n"
+    "                      [--duty PCT] [--workers N] [--resident-mb N]\n"
+    "                      [--count N] [--child-cpu DUR] [--batch N]\n"
     "\n"
-    "Runs one stress workload in this process until DUR elapses or SIGINT/SIGTERM:\n"
-    "cpu keeps one CPU busy with a scalar loop; idle holds N MiB resident and sleeps.\n"
+    "Runs one stress workload until DUR elapses or SIGINT/SIGTERM: cpu keeps one\n"
+    "CPU busy with a scalar loop; avx runs a vector FMA loop (avx512f, avx2 or sse2,\n"
+    "chosen at run time and printed); membound chases pointers through a random\n"
+    "cycle over a buffer far larger than the last-level cache; idle holds N MiB\n"
+    "resident and sleeps; burst starts COUNT short-lived children, BATCH at a time,\n"
+    "each burning DUR of CPU. With --workers N > 1, or for burst, the workload runs\n"
+    "as child processes in their own process group (killed with this process) and\n"
+    "their true CPU time (wait4, children included) is printed at the end.\n"
     "\n"
-    "  --class C         cpu or idle\n"
-    "  --duration DUR    how long (default 60s)\n"
-    "  --resident-mb N   memory the idle stressor keeps resident (default 64)\n";
+    "  --class C         cpu, avx, membound, idle or burst\n"
+    "  --duration DUR    how long (default 60s); burst: starts no child after it\n"
+    "  --duty PCT        percent busy in each 100 ms period, 1-100 (default 100)\n"
+    "  --workers N       run N worker processes and report their CPU (default 1)\n"
+    "  --resident-mb N   memory held by idle (default 64) or chased by membound\n"
+    "                    (default 256)\n"
+    "  --count N         burst: children to start (default 200)\n"
+    "  --child-cpu DUR   burst: CPU time each child burns (default 50ms)\n"
+    "  --batch N         burst: children running at once, 1-64 (default 1)\n"
+    "  --parent-pid PID  (set for workers) exit unless PID is the parent\n"
+    "  --test-crash      (testing) die at once by SIGSEGV\n";
 
-int cmd_stress(int argc, char **argv)
+typedef struct stress_opts {
+    wc_workload_spec spec;
+    int have_class;
+    int resident_given;
+    long parent_pid;
+    int test_crash;
+} stress_opts;
+
+/* Parses a decimal long in lo..hi; returns 0 or -1. */
+static int parse_long(const char *text, long lo, long hi, long *out)
+{
+    char *end = NULL;
+    long v = strtol(text, &end, 10);
+    if (!end || end == text || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Applies one getopt result to o; returns 0, or -1 on a bad value. */
+static int apply_opt(stress_opts *o, int c, const char *arg)
+{
+    wc_workload_spec *s = &o->spec;
+    long v = 0;
+    switch (c) {
+    case 'c': o->have_class = 1; return wc_stress_class_parse(arg, &s->cls) ? -1 : 0;
+    case 'd': return wc_parse_duration_ns(arg, &s->duration_ns) ? -1 : 0;
+    case 'D': if (parse_long(arg, 1, 100, &v)) return -1; s->duty_pct = (int)v; return 0;
+    case 'w':
+        if (parse_long(arg, 1, WC_WORKLOAD_MAX_WORKERS, &v)) return -1;
+        s->workers = (int)v;
+        return 0;
+    case 'r':
+        if (parse_long(arg, 0, 1 << 20, &v)) return -1;
+        s->resident_bytes = (size_t)v << 20;
+        o->resident_given = 1;
+        return 0;
+    case 'n': if (parse_long(arg, 1, 1000000, &v)) return -1; s->burst_count = (int)v; return 0;
+    case 'C': return wc_parse_duration_ns(arg, &s->burst_child_cpu_ns) ? -1 : 0;
+    case 'b':
+        if (parse_long(arg, 1, WC_BURST_MAX_BATCH, &v)) return -1;
+        s->burst_batch = (int)v;
+        return 0;
+    case 'p': return parse_long(arg, 1, 1L << 30, &o->parent_pid);
+    case 'T': o->test_crash = 1; return 0;
+    }
+    return -1;
+}
+
+/* Fills o from argv. Returns -1 to go on, or the exit code to return now. */
+static int parse_args(int argc, char **argv, stress_opts *o)
 {
     static const struct option opts[] = {
-        {"class", required_argument, NULL, 'c'},
-        {"duration", required_argument, NULL, 'd'},
-        {"resident-mb", required_argument, NULL, 'r'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"class", required_argument, NULL, 'c'},     {"duration", required_argument, NULL, 'd'},
+        {"duty", required_argument, NULL, 'D'},      {"workers", required_argument, NULL, 'w'},
+        {"resident-mb", required_argument, NULL, 'r'}, {"count", required_argument, NULL, 'n'},
+        {"child-cpu", required_argument, NULL, 'C'}, {"batch", required_argument, NULL, 'b'},
+        {"parent-pid", required_argument, NULL, 'p'}, {"test-crash", no_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
     };
-    wc_stress_class cls = WC_STRESS_CPU;
-    int have_class = 0, c;
-    int64_t duration_ns = 60 * WC_NS_PER_S;
-    long resident_mb = 64;
-    char *end = NULL;
+    int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c':
-            if (wc_stress_class_parse(optarg, &cls))
-                goto bad;
-            have_class = 1;
-            break;
-        case 'd':
-            if (wc_parse_duration_ns(optarg, &duration_ns))
-                goto bad;
-            break;
-        case 'r':
-            resident_mb = strtol(optarg, &end, 10);
-            if (!end || *end || resident_mb < 0 || resident_mb > 1 << 20)
-                goto bad;
-            break;
-        case 'h': fputs(STRESS_HELP, stdout); return WC_EXIT_OK;
-        default: fputs(STRESS_HELP, stderr); return WC_EXIT_USAGE;
+        if (c == 'h') {
+            fputs(STRESS_HELP, stdout);
+            return WC_EXIT_OK;
+        }
+        if (c == '?' || c == ':') {
+            fputs(STRESS_HELP, stderr);
+            return WC_EXIT_USAGE;
+        }
+        if (apply_opt(o, c, optarg)) {
+            fprintf(stderr, "wattcal stress: invalid value '%s'\n", optarg ? optarg : "");
+            return WC_EXIT_USAGE;
         }
     }
-    if (!have_class) {
-        fprintf(stderr, "wattcal stress: --class cpu|idle is required\n");
+    if (!o->have_class) {
+        fprintf(stderr, "wattcal stress: --class cpu|avx|membound|idle|burst is required\n");
         return WC_EXIT_USAGE;
     }
-    wc_cli_install_stop_handlers();
+    return -1;
+}
+
+/* Default memory per class when --resident-mb is absent; warns when a
+ * membound buffer would fit in four last-level caches. */
+static void settle_memory(stress_opts *o)
+{
+    wc_workload_spec *s = &o->spec;
+    if (!o->resident_given)
+        s->resident_bytes = s->cls == WC_STRESS_MEMBOUND ? WC_CHASE_DEFAULT_BYTES
+                            : s->cls == WC_STRESS_IDLE   ? (size_t)64 << 20
+                                                         : 0;
+    size_t llc = wc_llc_bytes("/sys/devices/system/cpu/cpu0/cache");
+    if (s->cls == WC_STRESS_MEMBOUND && llc && s->resident_bytes < 4 * llc)
+        fprintf(stderr, "wattcal stress: note: membound buffer %zu MiB is under 4x the %zu MiB "
+                        "last-level cache; hops will hit in cache\n",
+                s->resident_bytes >> 20, llc >> 20);
+}
+
+/* Spawner mode: start the workers, wait (or kill them on SIGINT/SIGTERM),
+ * print their true CPU. */
+static int run_spawned(const wc_workload_spec *s)
+{
     wc_error err = {{0}};
-    if (wc_stress_run(cls, duration_ns, (size_t)resident_mb << 20, &wc_cli_stop, &err)) {
+    wc_workload *h = wc_workload_start(s, &err);
+    if (!h) {
+        wc_cli_error("stress", err.msg);
+        return WC_EXIT_USAGE;
+    }
+    fprintf(stderr, "wattcal stress: %d %s worker(s) started in process group %d\n", h->n,
+            wc_stress_class_name(s->cls), (int)h->pgid);
+    if (wc_workload_wait(h, &wc_cli_stop) == -EINTR)
+        wc_workload_kill(h, WC_NS_PER_S);
+    if (s->cls == WC_STRESS_AVX)
+        printf("avx variant: %s\n", wc_avx_variant_name(wc_avx_detect()));
+    printf("true CPU: %.3f s (user %.3f s, system %.3f s) over %d worker(s)\n",
+           (double)wc_workload_cpu_ns(h) / 1e9, (double)h->user_ns / 1e9,
+           (double)h->sys_ns / 1e9, h->n);
+    if (h->crashed)
+        printf("crashed: %d worker(s), first by signal %d (%s)\n", h->crashed, h->crash_signal,
+               strsignal(h->crash_signal));
+    wc_workload_free(h);
+    return WC_EXIT_OK;
+}
+
+/* In-process mode: this process is the stressor (or the burst leader). */
+static int run_here(const stress_opts *o)
+{
+    const wc_workload_spec *s = &o->spec;
+    wc_error err = {{0}};
+    if (o->test_crash) {
+        signal(SIGSEGV, SIG_DFL);
+        raise(SIGSEGV);
+    }
+    if (s->cls == WC_STRESS_BURST) {
+        int rc = wc_burst_lead(s->burst_count, s->burst_batch, s->burst_child_cpu_ns,
+                               s->duration_ns, &wc_cli_stop, &err);
+        if (rc < 0)
+            wc_cli_error("stress", err.msg);
+        return rc < 0 ? WC_EXIT_USAGE : WC_EXIT_OK;
+    }
+    if (s->cls == WC_STRESS_AVX && !o->parent_pid) {
+        printf("avx variant: %s\n", wc_avx_variant_name(wc_avx_detect()));
+        fflush(stdout);
+    }
+    wc_stress_params p = {.cls = s->cls, .duration_ns = s->duration_ns, .duty_pct = s->duty_pct,
+                          .resident_bytes = s->resident_bytes, .seed = (uint64_t)getpid()};
+    if (wc_stress_exec(&p, &wc_cli_stop, NULL, &err)) {
         wc_cli_error("stress", err.msg);
         return WC_EXIT_USAGE;
     }
     return WC_EXIT_OK;
-bad:
-    fprintf(stderr, "wattcal stress: invalid value '%s'\n", optarg);
-    return WC_EXIT_USAGE;
+}
+
+int cmd_stress(int argc, char **argv)
+{
+    stress_opts o;
+    memset(&o, 0, sizeof o);
+    wc_workload_spec_init(&o.spec, WC_STRESS_CPU);
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    /* A stressor never outlives the process that started it. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (o.parent_pid && getppid() != (pid_t)o.parent_pid)
+        return WC_EXIT_USAGE; /* the spawner died before PR_SET_PDEATHSIG took hold */
+    settle_memory(&o);
+    wc_cli_install_stop_handlers();
+    if (!o.parent_pid && (o.spec.workers > 1 || o.spec.cls == WC_STRESS_BURST))
+        return run_spawned(&o.spec);
+    return run_here(&o);
 }
