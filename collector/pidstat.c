@@ -27,6 +27,7 @@ static const char *field_name(int field)
     case 2: return "comm";
     case 3: return "state";
     case 4: return "ppid";
+    case 5: return "pgrp";
     case 14: return "utime";
     case 15: return "stime";
     case 20: return "num_threads";
@@ -75,9 +76,13 @@ static int store_field(int field, const char *tok, size_t n, const char *origin,
         out->state = tok[0];
         return 0;
     case 4:
+    case 5:
         if (wc_parse_u64(tok, n, &u) != 0 || u > INT32_MAX)
             return bad_field(origin, field, tok, n, err);
-        out->ppid = (int32_t)u;
+        if (field == 4)
+            out->ppid = (int32_t)u;
+        else
+            out->pgrp = (int32_t)u;
         return 0;
     case 14:
     case 15:

@@ -20,6 +20,7 @@ typedef struct wc_pidstat {
     char comm[64];        /* kernel truncates to 15 bytes; kept verbatim */
     char state;
     int32_t ppid;
+    int32_t pgrp;         /* field 5: process group (a workload's processes share one) */
     uint64_t utime, stime; /* fields 14, 15 */
     int64_t num_threads;  /* field 20 */
     uint64_t starttime;   /* field 22 */

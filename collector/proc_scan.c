@@ -223,6 +223,7 @@ static scan_entry *new_entry(wc_proc_scanner *s, int32_t pid, const wc_pidstat *
     e->id.pid = pid;
     e->id.starttime = ps->starttime;
     e->id.ppid = ps->ppid;
+    e->id.pgid = ps->pgrp;
     e->id.store_id = -1;
     memcpy(e->id.comm, ps->comm, sizeof e->id.comm);
     read_exe(s, pid, e->id.exe, sizeof e->id.exe);

@@ -32,6 +32,7 @@ typedef struct wc_proc_identity {
     int32_t pid;            /* the <procfs_root>/<pid> directory name */
     uint64_t starttime;     /* ticks since boot: with pid, the identity */
     int32_t ppid;
+    int32_t pgid;           /* process group when first seen (a workload's processes share one) */
     char comm[64];          /* from stat (first '(' .. last ')') */
     char exe[256];          /* readlink of /proc/<pid>/exe; "" for kernel threads or when unreadable
                              * (truncated to 255 bytes) */

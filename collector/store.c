@@ -28,8 +28,8 @@ static const char *const QUERIES[Q_COUNT] = {
                "cpu_ok,nprocs,scan_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [Q_ZONE_SAMPLE] = "INSERT INTO zone_sample(tick_id,zone_id,value,status) VALUES(?,?,?,?)",
     [Q_PROC] = "INSERT INTO process(pid,starttime,ppid,comm,exe,cgroup_path,container_id,"
-               "runtime,pod_uid,qos,runtime_monitor,first_tick_id,last_tick_id)"
-               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+               "runtime,pod_uid,qos,runtime_monitor,first_tick_id,last_tick_id,pgid)"
+               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [Q_PROC_SAMPLE] = "INSERT INTO proc_sample(tick_id,process_id,utime,stime,num_threads)"
                       " VALUES(?,?,?,?,?)",
     [Q_PROC_LAST] = "UPDATE process SET last_tick_id=? WHERE id=?",
@@ -396,6 +396,7 @@ static int put_identity(wc_store *st, int64_t tick_id, wc_proc_identity *id, wc_
     sqlite3_bind_int(s, 11, id->cgroup.is_runtime_monitor);
     sqlite3_bind_int64(s, 12, tick_id);
     sqlite3_bind_null(s, 13);
+    sqlite3_bind_int(s, 14, id->pgid);
     int rc = step_reset(st, s, err, "writing process");
     if (rc)
         return rc;

@@ -23,7 +23,7 @@
 #include "collector/truth.h"
 #include "common/wc_error.h"
 
-#define WC_STORE_SCHEMA_VERSION 2
+#define WC_STORE_SCHEMA_VERSION 3
 
 typedef struct wc_store wc_store;
 

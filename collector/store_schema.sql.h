@@ -1,5 +1,5 @@
 /*
- * store_schema.sql.h — the SQL text of the wattcal store schema (version 2),
+ * store_schema.sql.h — the SQL text of the wattcal store schema (version 3),
  * included by collector/store.c only. docs/schema.md explains every column.
  */
 #ifndef WC_STORE_SCHEMA_SQL_H
@@ -30,7 +30,7 @@ static const char WC_SCHEMA_SQL[] =
     " id INTEGER PRIMARY KEY, pid INTEGER, starttime INTEGER, ppid INTEGER,"
     " comm TEXT, exe TEXT, cgroup_path TEXT, container_id TEXT, runtime TEXT,"
     " pod_uid TEXT, qos TEXT, runtime_monitor INTEGER,"
-    " first_tick_id INTEGER, last_tick_id INTEGER);"
+    " first_tick_id INTEGER, last_tick_id INTEGER, pgid INTEGER);"
     "CREATE TABLE proc_sample("
     " tick_id INTEGER, process_id INTEGER, utime INTEGER, stime INTEGER, num_threads INTEGER);"
     "CREATE TABLE container("

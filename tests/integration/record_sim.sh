@@ -6,7 +6,7 @@
     || { cat "$T/rec.err"; fail "record exited $?"; }
 kill $burner 2>/dev/null; wait $burner 2>/dev/null
 [ "$(sql "$T/run.db" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"
-[ "$(sql "$T/run.db" 'PRAGMA user_version')" = 2 ] || fail "user_version"
+[ "$(sql "$T/run.db" 'PRAGMA user_version')" = 3 ] || fail "user_version"
 ticks=$(sql "$T/run.db" 'SELECT COUNT(*) FROM tick')
 [ "$ticks" -ge 6 ] && [ "$ticks" -le 10 ] || fail "expected 9 ticks (6 on a loaded machine), got $ticks"
 [ "$(sql "$T/run.db" 'SELECT provenance FROM run')" = simulated ] || fail "provenance"
@@ -21,6 +21,9 @@ off=$(sql "$T/run.db" 'SELECT MAX(ABS((mono_ns - (SELECT MIN(mono_ns) FROM tick)
 # the burner is recorded with its CPU, identified by (pid, starttime)
 n=$(sql "$T/run.db" "SELECT COUNT(*) FROM process WHERE pid=$burner")
 [ "$n" = 1 ] || fail "burner pid $burner recorded $n times"
+# its process group as the kernel reports it (field 5 of /proc/PID/stat)
+pg=$(sed 's/.*) //' /proc/$burner/stat 2>/dev/null | cut -d' ' -f3)
+[ -z "$pg" ] || [ "$(sql "$T/run.db" "SELECT pgid FROM process WHERE pid=$burner")" = "$pg" ] || fail "pgid"
 "$BIN" validate --db "$T/run.db" >"$T/val.out" || { cat "$T/val.out"; fail "validate exited $?"; }
 expect_contains "$T/val.out" "SIMULATED"
 expect_contains "$T/val.out" "package"

@@ -397,3 +397,22 @@ Test(pidstat, self_from_real_proc)
     cr_assert_neq(ps.state, '\0');
     free(text);
 }
+
+/* Field 5 (pgrp): the process group, which ties a replayed workload's
+ * processes together. Line from Kepler's procfs fixture (pid 3456208). */
+Test(pidstat, process_group)
+{
+    static const char line[] =
+        "3456208 (prometheus) S 3456165 3456208 3456208 0 -1 4194560 11610543 0 22909 0 572479 "
+        "27124 0 0 20 0 23 0 633412975 8254799872 426889\n";
+    wc_pidstat ps;
+    wc_error err = {{0}};
+    cr_assert_eq(wc_pidstat_parse(line, sizeof line - 1, "fixture", &ps, &err), 0, "%s", err.msg);
+    cr_assert_eq(ps.ppid, 3456165);
+    cr_assert_eq(ps.pgrp, 3456208);
+    cr_assert_eq(ps.utime, 572479);
+    cr_assert_eq(ps.starttime, 633412975ULL);
+    static const char bad[] = "42 (x) S 1 -7 0 0 0 0 0 0 0 0 1 2 0 0 20 0 1 0 99\n";
+    cr_assert_eq(wc_pidstat_parse(bad, sizeof bad - 1, "bad", &ps, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "pgrp") != NULL, "%s", err.msg);
+}
