@@ -4,7 +4,7 @@
 # measures the sampler and the SQLite ingest. `make deps` installs what is missing.
 
 CC      ?= cc
-PKGS    := sqlite3 libcurl libcjson
+PKGS    := sqlite3 libcurl libcjson yaml-0.1
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 VERSION := 0.1.0
@@ -87,7 +87,7 @@ install: wattcal
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/wattcal
 	install -m 0755 wattcal $(DESTDIR)$(PREFIX)/bin/wattcal
 	install -m 0644 docs/wattcal.1 $(DESTDIR)$(PREFIX)/share/man/man1/wattcal.1
-	install -m 0644 README.md runbook.md docs/schema.md $(DESTDIR)$(PREFIX)/share/doc/wattcal/
+	install -m 0644 README.md runbook.md docs/schema.md docs/scenarios.md $(DESTDIR)$(PREFIX)/share/doc/wattcal/
 
 clean:
 	rm -rf build wattcal

@@ -18,6 +18,7 @@ int cmd_attribute(int argc, char **argv);
 int cmd_stress(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 /* Set by SIGINT/SIGTERM once wc_cli_install_stop_handlers has run. */
 extern volatile sig_atomic_t wc_cli_stop;
@@ -29,6 +30,11 @@ void wc_cli_install_stop_handlers(void);
 /* Prints "wattcal CMD: MSG" to stderr with control characters in MSG (which
  * may quote file content, BMC text or process names) shown as '?'. */
 void wc_cli_error(const char *cmd, const char *msg);
+
+struct wc_record_opts;
+/* Parses `wattcal record` options into o (defaults already set); shared by
+ * `record` and `run`. Returns 0, -1 after --help, or WC_EXIT_USAGE. */
+int wc_cli_parse_record_opts(int argc, char **argv, struct wc_record_opts *o);
 
 /* Joins argv into buf with spaces (for the run's stored command line). */
 void wc_cli_join_argv(int argc, char **argv, char *buf, int cap);

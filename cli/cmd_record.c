@@ -89,7 +89,7 @@ static int bad(const char *opt, const char *val)
 
 static const char *truth_specs[MAX_TRUTH];
 
-static int parse(int argc, char **argv, wc_record_opts *o)
+int wc_cli_parse_record_opts(int argc, char **argv, wc_record_opts *o)
 {
     int c;
     optind = 1;
@@ -180,7 +180,7 @@ int cmd_record(int argc, char **argv)
 {
     wc_record_opts o;
     wc_record_defaults(&o);
-    int rc = parse(argc, argv, &o);
+    int rc = wc_cli_parse_record_opts(argc, argv, &o);
     if (rc)
         return rc < 0 ? WC_EXIT_OK : rc;
     char cmdline[512];

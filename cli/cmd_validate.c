@@ -238,6 +238,25 @@ static void print_truth(const wc_gap_report *r)
     }
 }
 
+static void print_workloads(const wc_gap_report *r)
+{
+    if (!r->nworkloads)
+        return;
+    printf("\nReplayed workloads (known answers): true CPU from wait4 rusage of the whole subtree;"
+           "\nseen = CPU /proc sampling saw of its processes; coverage = seen / true\n");
+    printf("%-18s %4s %-9s %7s %10s %10s %9s %8s\n", "phase", "rep", "class", "workers",
+           "true_cpu_s", "seen_cpu_s", "coverage", "crashed");
+    char name[64], cov[32];
+    for (size_t i = 0; i < r->nworkloads; i++) {
+        const wc_gap_workload *w = &r->workloads[i];
+        printf("%-18s %4d %-9s %7d %10.2f %10.2f %9s %8d\n", term_safe(w->phase, name, 19),
+               w->repetition, w->cls, w->workers, w->true_cpu_s, w->seen_cpu_s,
+               pct_cell(100.0 * w->coverage, cov, sizeof cov), w->crashed);
+    }
+    printf("(coverage in %%: short-lived processes that start and end between two samples are"
+           " invisible to /proc polling)\n");
+}
+
 static int check_tolerances(const validate_opts *o, const wc_gap_report *r)
 {
     int failed = 0;
@@ -347,6 +366,7 @@ int cmd_validate(int argc, char **argv)
         print_quirks(rep);
         print_top(rep);
         print_truth(rep);
+        print_workloads(rep);
         int wants_gate = !isnan(o.max_unattr_pct) || !isnan(o.max_over_pct);
         if (!measurable(rep)) {
             printf("\nno measurable interval: nothing to validate\n");

@@ -53,6 +53,7 @@ static const struct {
     {"record", cmd_record, "sample meters and /proc, attribute energy, write a SQLite run"},
     {"validate", cmd_validate, "attribution gap per zone and level, top workloads, CI exit code"},
     {"attribute", cmd_attribute, "re-attribute a recorded run offline under another model"},
+    {"run", cmd_run, "replay a scenario of stress workloads in labelled phases while recording"},
     {"stress", cmd_stress, "run a built-in stress workload (cpu, avx, membound, idle, burst)"},
     {"probe", cmd_probe, "list the node's power sources (RAPL, hwmon, IPMI, BMCs, VM guest): measure or estimate"},
     {"import", cmd_import, "bring a run recorded elsewhere (CSV, Green Metrics Tool logs) into a wattcal DB"},

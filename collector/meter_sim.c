@@ -18,9 +18,18 @@
  * take the normal code path. Before each read the counters advance by the
  * power model over the monotonic time since the previous read:
  *   busy CPUs = Δbusy/Δtotal ticks of <procfs_root>/stat × number of cpuN lines
- *   package_i = package_idle + package_per_cpu × busy/2 + noise
- *   dram_i    = dram_idle + dram_per_cpu × busy/2 + noise
+ *   busy_c    = Δ(utime+stime) of the processes of class c / (Δtotal/ncpus)
+ *   other     = max(0, busy CPUs − Σ_c busy_c)
+ *   package_i = package_idle + package_per_cpu × (Σ_c factor_c × busy_c + other)/2 + noise
+ *   dram_i    = dram_idle + dram_per_cpu × (Σ_c dram_factor_c × busy_c + other)/2 + noise
  *   psys      = Σ package + Σ dram + psys_base + noise
+ * The classes come from one scan of <procfs_root>/[0-9]* /stat per advance:
+ * one openat+read per pid, a prefix test on the comm before any parsing, and
+ * only classified processes kept, in two reused tables (previous and
+ * current scan) sorted by (pid, starttime) so a reused pid is a new process.
+ * A classified process absent from the previous scan started since then, so
+ * all its CPU time falls in the interval. The interval's length is the
+ * /proc/stat one (Δtotal ticks per CPU), so USER_HZ cancels out.
  * noise is seeded Gaussian (xorshift64* + Box-Muller), so one seed gives one
  * sequence. Counters are written atomically (temp file + rename), so a reader
  * never sees a half-written number.
@@ -30,6 +39,7 @@
 #endif
 #include "collector/meter_sim.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -42,6 +52,7 @@
 #include <unistd.h>
 
 #include "collector/meter_rapl.h"
+#include "collector/pidstat.h"
 #include "collector/procstat.h"
 #include "common/wc_clock.h"
 #include "common/wc_fs.h"
@@ -68,6 +79,20 @@ static const sim_zone_def SIM_ZONES[SIM_NZONES] = {
 };
 #define SIM_NPACKAGES 2
 
+/* One classified process as of a scan. */
+typedef struct sim_proc {
+    int32_t pid;
+    uint64_t starttime;  /* ticks since boot: (pid, starttime) names a process */
+    uint64_t ticks;      /* utime + stime */
+    int cls;             /* wc_sim_class */
+} sim_proc;
+
+/* A reusable table of classified processes, sorted by (pid, starttime). */
+typedef struct sim_table {
+    sim_proc *v;
+    size_t n, cap;
+} sim_table;
+
 /* Everything the simulated node keeps. */
 typedef struct sim_priv {
     wc_meter rapl;                    /* RAPL meter over <root> */
@@ -79,6 +104,9 @@ typedef struct sim_priv {
     double frac_uj[SIM_NZONES];       /* sub-µJ remainder carried to the next advance */
     uint64_t prev_busy_ticks, prev_total_ticks;
     double busy_cpus;                 /* from the latest /proc/stat interval */
+    double class_busy[WC_SIM_NCLASSES]; /* busy CPUs per class, same interval */
+    double other_busy;                /* busy_cpus less the classified ones, >= 0 */
+    sim_table procs, scan;            /* previous scan; the one being built */
     int64_t last_mono_ns;             /* time of the previous read's advance */
     int root_made;                    /* mkdtemp succeeded: close/cleanup removes root */
 } sim_priv;
@@ -101,8 +129,45 @@ wc_sim_params wc_sim_default_params(void)
          * intervals of several seconds — one wrap is all a counter can show. */
         .max_energy_range_uj = 1000000000ull,
         .seed = 42,
+        /* watts per CPU-second relative to the per-CPU watts: vector units
+         * draw more than scalar code, a memory-stalled core less (while the
+         * DIMMs draw more) */
+        .class_factor = {[WC_SIM_CLASS_CPU] = 1.0, [WC_SIM_CLASS_AVX] = 1.6,
+                         [WC_SIM_CLASS_MEMBOUND] = 0.7, [WC_SIM_CLASS_BURST] = 1.0,
+                         [WC_SIM_CLASS_IDLE] = 1.0},
+        .class_dram_factor = {[WC_SIM_CLASS_CPU] = 1.0, [WC_SIM_CLASS_AVX] = 1.0,
+                              [WC_SIM_CLASS_MEMBOUND] = 3.0, [WC_SIM_CLASS_BURST] = 1.0,
+                              [WC_SIM_CLASS_IDLE] = 1.0},
     };
     return p;
+}
+
+static const char *const CLASS_NAMES[WC_SIM_NCLASSES] = {"cpu", "avx", "membound", "burst",
+                                                        "idle"};
+
+const char *wc_sim_class_name(wc_sim_class c)
+{
+    return (int)c >= 0 && (int)c < WC_SIM_NCLASSES ? CLASS_NAMES[c] : "?";
+}
+
+#define COMM_PREFIX "wattcal-"
+#define COMM_PREFIX_LEN 8
+#define COMM_MAX 15 /* TASK_COMM_LEN - 1: the kernel truncates names to this */
+
+int wc_sim_class_of_comm(const char *comm)
+{
+    if (!comm || strncmp(comm, COMM_PREFIX, COMM_PREFIX_LEN) != 0)
+        return -1;
+    const char *s = comm + COMM_PREFIX_LEN;
+    size_t len = strlen(s);
+    for (int c = 0; c < WC_SIM_NCLASSES; c++) {
+        size_t full = strlen(CLASS_NAMES[c]);
+        if (len == full ? memcmp(s, CLASS_NAMES[c], len) == 0
+                        : (len < full && COMM_PREFIX_LEN + len == COMM_MAX &&
+                           memcmp(s, CLASS_NAMES[c], len) == 0))
+            return c;
+    }
+    return -1;
 }
 
 /* Shortest %g text of v that reads back as v ("null" when not finite). */
@@ -130,14 +195,26 @@ char *wc_sim_params_json(const wc_sim_params *p, char *buf, size_t cap)
     format_double(p->dram_watts_per_cpu, v[3], sizeof v[3]);
     format_double(p->psys_base_watts, v[4], sizeof v[4]);
     format_double(p->noise_sd_watts, v[5], sizeof v[5]);
-    int n = snprintf(buf, cap,
-                     "{\"package_idle_watts\":%s,\"package_watts_per_cpu\":%s,"
-                     "\"dram_idle_watts\":%s,\"dram_watts_per_cpu\":%s,"
-                     "\"psys_base_watts\":%s,\"noise_sd_watts\":%s,"
-                     "\"max_energy_range_uj\":%" PRIu64 ",\"seed\":%" PRIu64 "}",
-                     v[0], v[1], v[2], v[3], v[4], v[5], p->max_energy_range_uj, p->seed);
-    if (n < 0)
-        buf[0] = '\0';
+    buf[0] = '\0';
+    size_t used = 0;
+    wc_append(buf, cap,  &used,
+              "{\"package_idle_watts\":%s,\"package_watts_per_cpu\":%s,"
+              "\"dram_idle_watts\":%s,\"dram_watts_per_cpu\":%s,"
+              "\"psys_base_watts\":%s,\"noise_sd_watts\":%s,"
+              "\"max_energy_range_uj\":%" PRIu64 ",\"seed\":%" PRIu64,
+              v[0], v[1], v[2], v[3], v[4], v[5], p->max_energy_range_uj, p->seed);
+    static const char *const keys[2] = {"class_factor", "class_dram_factor"};
+    for (int k = 0; k < 2; k++) {
+        const double *f = k == 0 ? p->class_factor : p->class_dram_factor;
+        wc_append(buf, cap, &used, ",\"%s\":{", keys[k]);
+        for (int c = 0; c < WC_SIM_NCLASSES; c++) {
+            char t[32];
+            format_double(f[c], t, sizeof t);
+            wc_append(buf, cap, &used, "%s\"%s\":%s", c ? "," : "", CLASS_NAMES[c], t);
+        }
+        wc_append(buf, cap, &used, "}");
+    }
+    wc_append(buf, cap, &used, "}");
     return buf;
 }
 
@@ -150,6 +227,12 @@ static int check_params(const wc_sim_params *p, wc_error *err)
         if (!isfinite(w[i]) || w[i] < 0)
             return wc_error_set(err, -EINVAL,
                                 "simulated node: power parameters must be finite watts >= 0");
+    for (int c = 0; c < WC_SIM_NCLASSES; c++)
+        if (!isfinite(p->class_factor[c]) || p->class_factor[c] < 0 ||
+            !isfinite(p->class_dram_factor[c]) || p->class_dram_factor[c] < 0)
+            return wc_error_set(err, -EINVAL,
+                                "simulated node: class factors (%s) must be finite and >= 0",
+                                CLASS_NAMES[c]);
     if (p->max_energy_range_uj == 0)
         return wc_error_set(err, -EINVAL,
                             "simulated node: max_energy_range_uj must be > 0 (the counter modulus)");
@@ -304,8 +387,115 @@ static int read_ticks(const char *procfs_root, uint64_t *busy, uint64_t *total, 
     return 0;
 }
 
-/* Updates p->busy_cpus from the /proc/stat interval since the last call; an
- * empty or backwards interval keeps the previous value. */
+static int proc_cmp(const void *a, const void *b)
+{
+    const sim_proc *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return (x->starttime > y->starttime) - (x->starttime < y->starttime);
+}
+
+/* Appends to t, growing it geometrically (the only allocation of a scan,
+ * amortised away once the table has reached the node's size). */
+static int table_push(sim_table *t, const sim_proc *e)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        sim_proc *v = realloc(t->v, cap * sizeof *v);
+        if (!v)
+            return -ENOMEM;
+        t->v = v;
+        t->cap = cap;
+    }
+    t->v[t->n++] = *e;
+    return 0;
+}
+
+/* Reads <dirfd>/<name>/stat; 1 and *out filled when it is a classified
+ * process, 0 when not (or gone, unreadable, malformed: a race with exit). */
+static int read_classified(int dirfd, const char *name, size_t namelen, sim_proc *out)
+{
+    char path[32], text[1024];
+    if (namelen + sizeof "/stat" > sizeof path)
+        return 0;
+    memcpy(path, name, namelen);
+    memcpy(path + namelen, "/stat", sizeof "/stat");
+    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n;
+    do
+        n = read(fd, text, sizeof text - 1);
+    while (n < 0 && errno == EINTR);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    /* cheap test first: comm starts right after the first '(' */
+    const char *lp = memchr(text, '(', (size_t)n);
+    if (!lp || (size_t)(text + n - lp) < 1 + COMM_PREFIX_LEN ||
+        memcmp(lp + 1, COMM_PREFIX, COMM_PREFIX_LEN) != 0)
+        return 0;
+    wc_pidstat ps;
+    wc_error ignored;
+    if (wc_pidstat_parse(text, (size_t)n, path, &ps, &ignored) != 0)
+        return 0;
+    int cls = wc_sim_class_of_comm(ps.comm);
+    if (cls < 0)
+        return 0;
+    *out = (sim_proc){.pid = ps.pid, .starttime = ps.starttime, .ticks = ps.utime + ps.stime,
+                      .cls = cls};
+    return 1;
+}
+
+/* Scans <procfs_root>/[0-9]* into p->scan (sorted). 0, or -errno when the
+ * directory cannot be listed or the table cannot grow. */
+static int scan_procs(sim_priv *p)
+{
+    p->scan.n = 0;
+    DIR *d = opendir(p->procfs_root);
+    if (!d)
+        return -errno;
+    int fd = dirfd(d), rc = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        const char *s = de->d_name;
+        size_t len = 0;
+        while (s[len] >= '0' && s[len] <= '9')
+            len++;
+        if (len == 0 || s[len] != '\0')
+            continue;
+        if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN && de->d_type != DT_LNK)
+            continue;
+        sim_proc e;
+        if (read_classified(fd, s, len, &e) && (rc = table_push(&p->scan, &e)) != 0)
+            break;
+    }
+    closedir(d);
+    if (rc == 0 && p->scan.n > 1)
+        qsort(p->scan.v, p->scan.n, sizeof *p->scan.v, proc_cmp);
+    return rc;
+}
+
+/* CPU ticks each class used between the previous scan and p->scan. */
+static void class_ticks(const sim_priv *p, uint64_t ticks[WC_SIM_NCLASSES])
+{
+    memset(ticks, 0, WC_SIM_NCLASSES * sizeof *ticks);
+    for (size_t i = 0; i < p->scan.n; i++) {
+        const sim_proc *e = &p->scan.v[i];
+        const sim_proc *was =
+            p->procs.n ? bsearch(e, p->procs.v, p->procs.n, sizeof *e, proc_cmp) : NULL;
+        uint64_t before = was ? was->ticks : 0; /* new since the last scan: all its time */
+        if (e->ticks > before)
+            ticks[e->cls] += e->ticks - before;
+    }
+}
+
+/* Updates p->busy_cpus and the class split from the /proc/stat interval
+ * since the last call; an empty or backwards interval keeps the previous
+ * values (an empty one also skips the process scan, so the time it would
+ * have seen goes to the next interval). A process directory that cannot be
+ * listed only loses the split: every CPU counts as unclassified. */
 static int update_busy(sim_priv *p, wc_error *err)
 {
     uint64_t busy, total;
@@ -313,9 +503,34 @@ static int update_busy(sim_priv *p, wc_error *err)
     int rc = read_ticks(p->procfs_root, &busy, &total, &ncpus, err);
     if (rc)
         return rc;
+    if (total == p->prev_total_ticks && busy == p->prev_busy_ticks)
+        return 0;
+    int scanned = scan_procs(p) == 0;
     if (total > p->prev_total_ticks && busy >= p->prev_busy_ticks) {
-        double frac = (double)(busy - p->prev_busy_ticks) / (double)(total - p->prev_total_ticks);
+        double dtotal = (double)(total - p->prev_total_ticks);
+        double frac = (double)(busy - p->prev_busy_ticks) / dtotal;
         p->busy_cpus = (frac > 1.0 ? 1.0 : frac) * (double)ncpus;
+        uint64_t ticks[WC_SIM_NCLASSES] = {0};
+        if (scanned)
+            class_ticks(p, ticks);
+        /* interval length in ticks of one CPU */
+        double per_cpu = ncpus ? dtotal / (double)ncpus : 0;
+        double sum = 0;
+        for (int c = 0; c < WC_SIM_NCLASSES; c++) {
+            p->class_busy[c] = per_cpu > 0 ? (double)ticks[c] / per_cpu : 0;
+            sum += p->class_busy[c];
+        }
+        if (sum > (double)ncpus) { /* sampling skew: never more than the machine */
+            for (int c = 0; c < WC_SIM_NCLASSES; c++)
+                p->class_busy[c] *= (double)ncpus / sum;
+            sum = (double)ncpus;
+        }
+        p->other_busy = p->busy_cpus > sum ? p->busy_cpus - sum : 0;
+    }
+    if (scanned) { /* the scan becomes the baseline */
+        sim_table t = p->procs;
+        p->procs = p->scan;
+        p->scan = t;
     }
     p->prev_busy_ticks = busy;
     p->prev_total_ticks = total;
@@ -326,7 +541,13 @@ static int update_busy(sim_priv *p, wc_error *err)
 static void model_watts(sim_priv *p, double watts[SIM_NZONES])
 {
     const wc_sim_params *q = &p->params;
-    double per_package = p->busy_cpus / SIM_NPACKAGES;
+    /* effective busy CPUs for the package and the dram model */
+    double pkg_cpus = p->other_busy, dram_cpus = p->other_busy;
+    for (int c = 0; c < WC_SIM_NCLASSES; c++) {
+        pkg_cpus += q->class_factor[c] * p->class_busy[c];
+        dram_cpus += q->class_dram_factor[c] * p->class_busy[c];
+    }
+    double per_package = pkg_cpus / SIM_NPACKAGES, per_dram = dram_cpus / SIM_NPACKAGES;
     double sum = 0;
     for (size_t i = 0; i < SIM_NZONES; i++) {
         double w;
@@ -335,7 +556,7 @@ static void model_watts(sim_priv *p, double watts[SIM_NZONES])
             w = q->package_idle_watts + q->package_watts_per_cpu * per_package;
             break;
         case SIM_DRAM:
-            w = q->dram_idle_watts + q->dram_watts_per_cpu * per_package;
+            w = q->dram_idle_watts + q->dram_watts_per_cpu * per_dram;
             break;
         default: /* psys: after the packages and drams (last in SIM_ZONES) */
             w = sum + q->psys_base_watts;
@@ -424,6 +645,8 @@ static void sim_close(wc_meter *m)
     wc_meter_close(&p->rapl);
     if (p->root_made)
         remove_tree(p->root);
+    free(p->procs.v);
+    free(p->scan.v);
     free(p);
     m->priv = NULL;
 }
@@ -462,6 +685,11 @@ static int sim_setup(sim_priv *p, wc_error *err)
     int rc = read_ticks(p->procfs_root, &p->prev_busy_ticks, &p->prev_total_ticks, &ncpus, err);
     if (rc)
         return rc;
+    if (scan_procs(p) == 0) { /* baseline: processes running now are not new */
+        sim_table t = p->procs;
+        p->procs = p->scan;
+        p->scan = t;
+    }
     if ((rc = make_root(p, err)) != 0)
         return rc;
     if ((rc = make_tree(p, err)) != 0)
@@ -492,6 +720,8 @@ int wc_meter_sim_init(wc_meter *m, const char *procfs_root, const wc_sim_params 
     if (rc) {
         if (p->root_made)
             remove_tree(p->root);
+        free(p->procs.v);
+        free(p->scan.v);
         free(p);
         return rc;
     }
@@ -519,4 +749,19 @@ int wc_meter_sim_advance(wc_meter *m, int64_t dt_ns, wc_error *err)
         return wc_error_set(err, -EINVAL, "wc_meter_sim_advance: negative interval %" PRId64
                             " ns", dt_ns);
     return advance(m->priv, dt_ns, err);
+}
+
+int wc_meter_sim_class_busy(const wc_meter *m, double busy[WC_SIM_NCLASSES], double *other,
+                            size_t *nclassified)
+{
+    if (!m || m->ops != &SIM_OPS || !m->priv)
+        return -EINVAL;
+    const sim_priv *p = m->priv;
+    if (busy)
+        memcpy(busy, p->class_busy, sizeof p->class_busy);
+    if (other)
+        *other = p->other_busy;
+    if (nclassified)
+        *nclassified = p->procs.n;
+    return 0;
 }

@@ -502,7 +502,8 @@ static int loop(recording *r, volatile sig_atomic_t *stop, wc_error *err)
         rc = one_tick(r, k, &prev_mono, err);
         if (rc)
             return rc;
-        r->res->ticks++;
+        if (r->res->ticks++ == 0 && o->on_first_tick)
+            o->on_first_tick(o->ctx);
         if (*stop)
             break;
         int64_t next = start + (k + 1) * o->interval_ns;

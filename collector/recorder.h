@@ -35,6 +35,9 @@ typedef struct wc_record_opts {
                                        file:PATH, imported after the run by wall clock */
     size_t ntruth;
     wc_truth_config truth;       /* timeouts, credentials file, --insecure, --truth-format */
+    void (*on_first_tick)(void *ctx); /* called once the run row and first tick are
+                                         committed (e.g. to start a scenario); may be NULL */
+    void *ctx;
 } wc_record_opts;
 
 /* Summary of a finished recording. */

@@ -632,6 +632,37 @@ int wc_store_put_phase(wc_store *st, const char *name, const char *phase_class,
     return rc == SQLITE_DONE ? 0 : db_fail(st, err, "writing phase");
 }
 
+int64_t wc_store_last_insert_id(wc_store *st) { return sqlite3_last_insert_rowid(st->db); }
+
+int wc_store_put_workload(wc_store *st, int64_t phase_id, const char *cls, int workers,
+                          int duty_pct, int64_t pgid, const char *leaders, int64_t user_ns,
+                          int64_t sys_ns, int crashed, int crash_signal, int failed,
+                          const char *variant, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db,
+                           "INSERT INTO workload(phase_id,class,workers,duty_pct,pgid,leaders,"
+                           "true_user_ns,true_sys_ns,crashed,crash_signal,failed,variant)"
+                           " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+                           -1, &s, NULL) != SQLITE_OK)
+        return db_fail(st, err, "writing workload");
+    sqlite3_bind_int64(s, 1, phase_id);
+    bind_text(s, 2, cls);
+    sqlite3_bind_int(s, 3, workers);
+    sqlite3_bind_int(s, 4, duty_pct);
+    sqlite3_bind_int64(s, 5, pgid);
+    bind_text(s, 6, leaders);
+    sqlite3_bind_int64(s, 7, user_ns);
+    sqlite3_bind_int64(s, 8, sys_ns);
+    sqlite3_bind_int(s, 9, crashed);
+    sqlite3_bind_int(s, 10, crash_signal);
+    sqlite3_bind_int(s, 11, failed);
+    bind_text(s, 12, variant);
+    int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : db_fail(st, err, "writing workload");
+}
+
 int wc_store_set_tick_util(wc_store *st, int64_t tick_id, double util_pct, wc_error *err)
 {
     sqlite3_stmt *s = NULL;

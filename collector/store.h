@@ -37,7 +37,7 @@ typedef struct wc_run_info {
     char meter_kind[16];          /* "rapl", "sim" */
     wc_provenance provenance;
     char meter_description[256];
-    char sim_params_json[512];    /* "" unless simulated */
+    char sim_params_json[1024];   /* "" unless simulated */
     char procfs_root[256], sysfs_root[256];
     char command_line[512];       /* argv as run (never contains credentials) */
 } wc_run_info;
@@ -117,6 +117,18 @@ int wc_store_put_truth_sample(wc_store *st, int64_t source_id, const wc_truth_sa
 int wc_store_put_phase(wc_store *st, const char *name, const char *phase_class,
                        int64_t start_mono_ns, int64_t end_mono_ns, int64_t start_wall_ns,
                        int64_t end_wall_ns, int repetition, wc_error *err);
+
+/* Row id of the last row this connection inserted (e.g. a phase). */
+int64_t wc_store_last_insert_id(wc_store *st);
+
+/* The known answer of one replayed workload: its class and shape, its process
+ * group and leaders ("pid:starttime,..."), its TRUE CPU time from wait4
+ * rusage of the whole subtree (ns), crashes and failures, and the code path it
+ * ran (e.g. the avx variant). Returns 0 or -EIO. */
+int wc_store_put_workload(wc_store *st, int64_t phase_id, const char *cls, int workers,
+                          int duty_pct, int64_t pgid, const char *leaders, int64_t user_ns,
+                          int64_t sys_ns, int crashed, int crash_signal, int failed,
+                          const char *variant, wc_error *err);
 
 /* Sets the CPU utilisation (percent of all CPUs) of a tick, for imported runs
  * that have a utilisation column instead of /proc/stat counters. */

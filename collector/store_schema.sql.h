@@ -55,13 +55,18 @@ static const char WC_SCHEMA_SQL[] =
     " window_known INTEGER, stats_window_s REAL, path TEXT, status TEXT, error TEXT);"
     "CREATE TABLE phase("
     " id INTEGER PRIMARY KEY, name TEXT, class TEXT, start_mono_ns INTEGER, end_mono_ns INTEGER,"
-    " start_wall_ns INTEGER, end_wall_ns INTEGER, repetition INTEGER);";
+    " start_wall_ns INTEGER, end_wall_ns INTEGER, repetition INTEGER);"
+    "CREATE TABLE workload("
+    " id INTEGER PRIMARY KEY, phase_id INTEGER, class TEXT, workers INTEGER, duty_pct INTEGER,"
+    " pgid INTEGER, leaders TEXT, true_user_ns INTEGER, true_sys_ns INTEGER, crashed INTEGER,"
+    " crash_signal INTEGER, failed INTEGER, variant TEXT);";
 
 /* Indexes built when a run finishes (or by readers on a run killed early):
  * keeping them out of the recording path keeps ingest fast. */
 static const char WC_INDEX_SQL[] =
     "CREATE INDEX IF NOT EXISTS zone_sample_tick ON zone_sample(tick_id);"
     "CREATE INDEX IF NOT EXISTS proc_sample_tick ON proc_sample(tick_id);"
+    "CREATE INDEX IF NOT EXISTS proc_sample_process ON proc_sample(process_id);"
     "CREATE INDEX IF NOT EXISTS node_attr_model ON node_attr(model_id, tick_id);"
     "CREATE INDEX IF NOT EXISTS work_attr_model ON work_attr(model_id, level, tick_id);"
     "CREATE INDEX IF NOT EXISTS truth_sample_source ON truth_sample(source_id, poll_mono_ns);";

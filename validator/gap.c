@@ -317,6 +317,40 @@ static int load_truth(sqlite3 *db, wc_gap_report *rep, wc_error *err)
     return 0;
 }
 
+/* Replayed workloads: true CPU (wait4) against the CPU /proc sampling saw
+ * of the processes in the workload's process group that were first seen
+ * during its phase (coverage ratio; short-lived processes lower it). */
+static int load_workloads(sqlite3 *db, wc_gap_report *rep, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(
+            db,
+            "SELECT ph.name, ph.repetition, w.class, w.workers, w.crashed,"
+            " (w.true_user_ns + w.true_sys_ns) / 1e9,"
+            " (SELECT COALESCE(SUM(mx), 0) / 100.0 FROM"
+            "   (SELECT MAX(ps.utime + ps.stime) AS mx FROM process pr"
+            "    JOIN tick t ON t.id = pr.first_tick_id"
+            "    JOIN proc_sample ps ON ps.process_id = pr.id"
+            "    WHERE pr.pgid = w.pgid AND t.mono_ns >= ph.start_mono_ns"
+            "      AND t.mono_ns <= ph.end_mono_ns + 10000000000 GROUP BY pr.id))"
+            " FROM workload w JOIN phase ph ON ph.id = w.phase_id ORDER BY w.id",
+            -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "reading workloads");
+    while (sqlite3_step(s) == SQLITE_ROW && rep->nworkloads < WC_GAP_MAX_WORKLOADS) {
+        wc_gap_workload *w = &rep->workloads[rep->nworkloads++];
+        copy_text(w->phase, sizeof w->phase, sqlite3_column_text(s, 0));
+        w->repetition = sqlite3_column_int(s, 1);
+        copy_text(w->cls, sizeof w->cls, sqlite3_column_text(s, 2));
+        w->workers = sqlite3_column_int(s, 3);
+        w->crashed = sqlite3_column_int(s, 4);
+        w->true_cpu_s = sqlite3_column_double(s, 5);
+        w->seen_cpu_s = sqlite3_column_double(s, 6);
+        w->coverage = w->true_cpu_s > 0 ? w->seen_cpu_s / w->true_cpu_s : NAN;
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
 static int model_id_of(sqlite3 *db, wc_model model, int64_t *id)
 {
     sqlite3_stmt *s = NULL;
@@ -360,5 +394,7 @@ int wc_gap_compute(wc_store *st, wc_model model, wc_gap_report *rep, wc_error *e
         rc = count_quirk_rows(db, model_id, rep, err);
     if (!rc)
         rc = load_truth(db, rep, err);
+    if (!rc)
+        rc = load_workloads(db, rep, err);
     return rc;
 }

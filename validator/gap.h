@@ -57,6 +57,18 @@ typedef struct wc_gap_truth {
     char last_error[256];         /* most recent error/unavailable reason */
 } wc_gap_truth;
 
+#define WC_GAP_MAX_WORKLOADS 64
+
+/* A replayed workload's known answer beside what /proc sampling saw of it. */
+typedef struct wc_gap_workload {
+    char phase[64], cls[16];
+    int repetition, workers, crashed;
+    double true_cpu_s;            /* wait4 rusage of the whole subtree */
+    double seen_cpu_s;            /* Σ over its processes (same pgid, first seen in the
+                                     phase) of the largest cumulative CPU sampled */
+    double coverage;              /* seen / true; NAN when true is 0 */
+} wc_gap_workload;
+
 /* The whole report. */
 typedef struct wc_gap_report {
     char model[32];
@@ -74,7 +86,9 @@ typedef struct wc_gap_report {
     size_t ntop_processes, ntop_containers;
     int64_t negative_share_rows, lifetime_delta_rows;
     wc_gap_truth truth[WC_GAP_MAX_TRUTH];
-    size_t ntruth; /* process rows that received energy through that quirk */
+    size_t ntruth;
+    wc_gap_workload workloads[WC_GAP_MAX_WORKLOADS];
+    size_t nworkloads; /* process rows that received energy through that quirk */
 } wc_gap_report;
 
 /* Computes the report for model from an open store (attribution rows of that

@@ -4,6 +4,8 @@
  * procfs (a temp dir whose stat file the test rewrites with known ticks),
  * they wrap at the configured range (and counter.c sees WRAPPED with the
  * right delta), one seed gives one sequence, and close removes the tree.
+ * Workload classes: pid directories in the fake procfs whose stat files
+ * (comm wattcal-avx, ...) the test rewrites give exact per-class energies.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -355,11 +357,311 @@ Test(meter_sim, default_params_and_json)
     cr_assert_str_eq(buf, "{\"package_idle_watts\":20,\"package_watts_per_cpu\":10,"
                           "\"dram_idle_watts\":3,\"dram_watts_per_cpu\":0.5,"
                           "\"psys_base_watts\":15,\"noise_sd_watts\":0.5,"
-                          "\"max_energy_range_uj\":1000000000,\"seed\":42}");
+                          "\"max_energy_range_uj\":1000000000,\"seed\":42,"
+                          "\"class_factor\":{\"cpu\":1,\"avx\":1.6,\"membound\":0.7,"
+                          "\"burst\":1,\"idle\":1},"
+                          "\"class_dram_factor\":{\"cpu\":1,\"avx\":1,\"membound\":3,"
+                          "\"burst\":1,\"idle\":1}}");
+    cr_assert_lt(strlen(buf), 512, "fits the run table's column");
     p.noise_sd_watts = 0.1;
     wc_sim_params_json(&p, buf, sizeof buf);
     cr_assert_not_null(strstr(buf, "\"noise_sd_watts\":0.1,"), "%s", buf);
     char tiny[8];
     wc_sim_params_json(&p, tiny, sizeof tiny);
     cr_assert_eq(strlen(tiny), 7, "truncated, still terminated");
+}
+
+/* ---- workload classes -------------------------------------------------- */
+
+/* Writes <procfs>/<pid>/stat: a process named comm with utime/stime ticks,
+ * started at `start` ticks after boot. */
+static void write_pid(const char *procfs, int pid, const char *comm, uint64_t utime,
+                      uint64_t stime, uint64_t start)
+{
+    char rel[64], text[512];
+    snprintf(rel, sizeof rel, "%d/stat", pid);
+    snprintf(text, sizeof text,
+             "%d (%s) R 1 1 1 0 -1 4194304 0 0 0 0 %" PRIu64 " %" PRIu64
+             " 0 0 20 0 1 0 %" PRIu64 " 1000000 100 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n",
+             pid, comm, utime, stime, start);
+    wc_test_write(procfs, rel, text);
+}
+
+static void class_busy(const wc_meter *m, double busy[WC_SIM_NCLASSES], double *other,
+                       size_t *n)
+{
+    cr_assert_eq(wc_meter_sim_class_busy(m, busy, other, n), 0);
+}
+
+Test(meter_sim, comm_names_the_class)
+{
+    cr_assert_eq(wc_sim_class_of_comm("wattcal-cpu"), WC_SIM_CLASS_CPU);
+    cr_assert_eq(wc_sim_class_of_comm("wattcal-avx"), WC_SIM_CLASS_AVX);
+    cr_assert_eq(wc_sim_class_of_comm("wattcal-memboun"), WC_SIM_CLASS_MEMBOUND); /* kernel's 15 */
+    cr_assert_eq(wc_sim_class_of_comm("wattcal-membound"), WC_SIM_CLASS_MEMBOUND);
+    cr_assert_eq(wc_sim_class_of_comm("wattcal-burst"), WC_SIM_CLASS_BURST);
+    cr_assert_eq(wc_sim_class_of_comm("wattcal-idle"), WC_SIM_CLASS_IDLE);
+    cr_assert_eq(wc_sim_class_of_comm("wattcal-mem"), -1, "a short prefix is not a truncation");
+    cr_assert_eq(wc_sim_class_of_comm("wattcal-avx2"), -1);
+    cr_assert_eq(wc_sim_class_of_comm("wattcal-"), -1);
+    cr_assert_eq(wc_sim_class_of_comm("wattcal"), -1);
+    cr_assert_eq(wc_sim_class_of_comm("bash"), -1);
+    cr_assert_eq(wc_sim_class_of_comm("xwattcal-avx"), -1);
+    cr_assert_eq(wc_sim_class_of_comm(NULL), -1);
+    cr_assert_str_eq(wc_sim_class_name(WC_SIM_CLASS_MEMBOUND), "membound");
+    cr_assert_str_eq(wc_sim_class_name(WC_SIM_NCLASSES), "?");
+}
+
+Test(meter_sim, an_avx_second_costs_its_class_factor)
+{
+    char *procfs = fake_procfs(4);
+    write_pid(procfs, 101, "wattcal-avx", 0, 0, 5000);
+    wc_sim_params p = exact_params();
+    wc_meter m;
+    start(&m, procfs, &p);
+    uint64_t a[5], b[5];
+    snapshot(&m, a);
+    /* 100 of 400 ticks busy on 4 CPUs (1 s of 100 ticks per CPU): 1 busy
+     * CPU, and that is the avx process's 60 + 40 ticks */
+    write_stat(procfs, 100, 300, 4);
+    write_pid(procfs, 101, "wattcal-avx", 60, 40, 5000);
+    advance(&m, WC_NS_PER_S);
+    snapshot(&m, b);
+    /* package: 20 + 10 × 1.6 × 1 / 2 = 28 W; dram: 3 + 0.5 × 1 / 2 = 3.25 W */
+    cr_assert_eq(b[0] - a[0], 28000000ull);
+    cr_assert_eq(b[2] - a[2], 28000000ull);
+    cr_assert_eq(b[1] - a[1], 3250000ull);
+    cr_assert_eq(b[3] - a[3], 3250000ull);
+    cr_assert_eq(b[4] - a[4], 77500000ull); /* 56 + 6.5 + 15 */
+    double busy[WC_SIM_NCLASSES], other;
+    size_t n;
+    class_busy(&m, busy, &other, &n);
+    cr_assert_float_eq(busy[WC_SIM_CLASS_AVX], 1.0, 1e-12);
+    cr_assert_float_eq(busy[WC_SIM_CLASS_CPU], 0.0, 1e-12);
+    cr_assert_float_eq(other, 0.0, 1e-12);
+    cr_assert_eq(n, 1);
+
+    /* the avx process stops using CPU, the machine idles: idle power only */
+    write_stat(procfs, 100, 700, 4);
+    advance(&m, WC_NS_PER_S);
+    snapshot(&m, a);
+    cr_assert_eq(a[0] - b[0], 20000000ull);
+    cr_assert_eq(a[1] - b[1], 3000000ull);
+    wc_meter_close(&m);
+    rm_tree(procfs);
+    free(procfs);
+}
+
+Test(meter_sim, membound_draws_less_package_and_more_dram)
+{
+    char *procfs = fake_procfs(4);
+    write_pid(procfs, 7, "wattcal-memboun", 1000, 0, 100); /* truncated by the kernel */
+    wc_sim_params p = exact_params();
+    wc_meter m;
+    start(&m, procfs, &p);
+    uint64_t a[5], b[5];
+    snapshot(&m, a);
+    /* 3 busy CPUs over 1 s: 2 are the membound process (200 ticks since
+     * the baseline), 1 is unclassified */
+    write_stat(procfs, 300, 100, 4);
+    write_pid(procfs, 7, "wattcal-memboun", 1150, 50, 100);
+    advance(&m, WC_NS_PER_S);
+    snapshot(&m, b);
+    /* package: 20 + 10 × (0.7 × 2 + 1) / 2 = 32 W; dram: 3 + 0.5 × (3 × 2 + 1) / 2 = 4.75 W */
+    cr_assert_eq(b[0] - a[0], 32000000ull);
+    cr_assert_eq(b[2] - a[2], 32000000ull);
+    cr_assert_eq(b[1] - a[1], 4750000ull);
+    cr_assert_eq(b[3] - a[3], 4750000ull);
+    cr_assert_eq(b[4] - a[4], 88500000ull); /* 64 + 9.5 + 15 */
+    double busy[WC_SIM_NCLASSES], other;
+    class_busy(&m, busy, &other, NULL);
+    cr_assert_float_eq(busy[WC_SIM_CLASS_MEMBOUND], 2.0, 1e-12);
+    cr_assert_float_eq(other, 1.0, 1e-12);
+    wc_meter_close(&m);
+    rm_tree(procfs);
+    free(procfs);
+}
+
+Test(meter_sim, unclassified_processes_count_one_and_factors_are_configurable)
+{
+    char *procfs = fake_procfs(4);
+    write_pid(procfs, 10, "wattcal-cpu", 0, 0, 1);
+    write_pid(procfs, 11, "bash", 0, 0, 1);
+    write_pid(procfs, 12, "wattcal", 0, 0, 1);      /* the CLI itself */
+    write_pid(procfs, 13, "wattcal-avx2", 0, 0, 1); /* not a class */
+    wc_sim_params p = exact_params();
+    p.class_factor[WC_SIM_CLASS_CPU] = 2.5;
+    p.class_dram_factor[WC_SIM_CLASS_CPU] = 0;
+    wc_meter m;
+    start(&m, procfs, &p);
+    uint64_t a[5], b[5];
+    snapshot(&m, a);
+    /* 4 busy CPUs over 2 s (200 ticks per CPU): 1 is wattcal-cpu, 3 unclassified */
+    write_stat(procfs, 800, 0, 4);
+    write_pid(procfs, 10, "wattcal-cpu", 200, 0, 1);
+    write_pid(procfs, 11, "bash", 200, 0, 1);
+    write_pid(procfs, 12, "wattcal", 200, 0, 1);
+    write_pid(procfs, 13, "wattcal-avx2", 200, 0, 1);
+    advance(&m, 2 * WC_NS_PER_S);
+    snapshot(&m, b);
+    /* package: (20 + 10 × (2.5 × 1 + 3) / 2) W × 2 s = 47.5 W × 2 s;
+     * dram: (3 + 0.5 × (0 × 1 + 3) / 2) W × 2 s = 3.75 W × 2 s */
+    cr_assert_eq(b[0] - a[0], 95000000ull);
+    cr_assert_eq(b[1] - a[1], 7500000ull);
+    cr_assert_eq(b[4] - a[4], 2 * (95000000ull + 7500000ull) + 30000000ull);
+    size_t n;
+    double other;
+    class_busy(&m, NULL, &other, &n);
+    cr_assert_eq(n, 1, "only the classified process is tracked");
+    cr_assert_float_eq(other, 3.0, 1e-12);
+
+    char buf[1024];
+    wc_sim_params_json(&p, buf, sizeof buf);
+    cr_assert_not_null(strstr(buf, "\"class_factor\":{\"cpu\":2.5,\"avx\":1.6,\"membound\":0.7,"
+                                   "\"burst\":1,\"idle\":1}"), "%s", buf);
+    cr_assert_not_null(strstr(buf, "\"class_dram_factor\":{\"cpu\":0,\"avx\":1,\"membound\":3,"
+                                   "\"burst\":1,\"idle\":1}}"), "%s", buf);
+    wc_meter_close(&m);
+    rm_tree(procfs);
+    free(procfs);
+}
+
+Test(meter_sim, processes_are_followed_by_pid_and_starttime)
+{
+    char *procfs = fake_procfs(2);
+    write_pid(procfs, 50, "wattcal-avx", 5000, 0, 10); /* long-running: baseline */
+    wc_sim_params p = exact_params();
+    p.package_idle_watts = 0;
+    wc_meter m;
+    start(&m, procfs, &p);
+    uint64_t a[5], b[5];
+    snapshot(&m, a);
+    /* 1 s of 100 ticks per CPU, both CPUs busy: pid 50 used 50 ticks since
+     * the baseline, the new pid 60 (started since) 50 in all */
+    write_stat(procfs, 200, 0, 2);
+    write_pid(procfs, 50, "wattcal-avx", 5050, 0, 10);
+    write_pid(procfs, 60, "wattcal-burst", 30, 20, 900);
+    advance(&m, WC_NS_PER_S);
+    snapshot(&m, b);
+    double busy[WC_SIM_NCLASSES], other;
+    class_busy(&m, busy, &other, NULL);
+    cr_assert_float_eq(busy[WC_SIM_CLASS_AVX], 0.5, 1e-12);
+    cr_assert_float_eq(busy[WC_SIM_CLASS_BURST], 0.5, 1e-12);
+    cr_assert_float_eq(other, 1.0, 1e-12);
+    /* package: 10 × (1.6 × 0.5 + 1 × 0.5 + 1) / 2 = 11.5 W */
+    cr_assert_eq(b[0] - a[0], 11500000ull);
+
+    /* pid 50 exits and its pid is reused by a new avx process with 40 ticks:
+     * they count in full (not 40 − 5050) */
+    write_stat(procfs, 240, 160, 2);
+    write_pid(procfs, 50, "wattcal-avx", 40, 0, 1000);
+    write_pid(procfs, 60, "wattcal-burst", 30, 20, 900); /* idle this second */
+    advance(&m, WC_NS_PER_S);
+    snapshot(&m, a);
+    class_busy(&m, busy, &other, NULL);
+    cr_assert_float_eq(busy[WC_SIM_CLASS_AVX], 0.4, 1e-12);
+    cr_assert_float_eq(busy[WC_SIM_CLASS_BURST], 0.0, 1e-12);
+    cr_assert_float_eq(other, 0.0, 1e-12);
+    cr_assert_eq(a[0] - b[0], 3200000ull); /* 10 × 1.6 × 0.4 / 2 = 3.2 W */
+
+    /* an empty /proc/stat interval keeps the model and skips the scan: the
+     * ticks of the meantime go to the next interval */
+    write_pid(procfs, 50, "wattcal-avx", 140, 0, 1000);
+    advance(&m, WC_NS_PER_S);
+    snapshot(&m, b);
+    cr_assert_eq(b[0] - a[0], 3200000ull);
+    write_stat(procfs, 340, 260, 2);
+    advance(&m, WC_NS_PER_S);
+    class_busy(&m, busy, &other, NULL);
+    cr_assert_float_eq(busy[WC_SIM_CLASS_AVX], 1.0, 1e-12);
+    wc_meter_close(&m);
+    rm_tree(procfs);
+    free(procfs);
+}
+
+Test(meter_sim, classified_time_never_exceeds_the_machine)
+{
+    char *procfs = fake_procfs(2);
+    write_pid(procfs, 5, "wattcal-avx", 0, 0, 1);
+    write_pid(procfs, 6, "wattcal-idle", 0, 0, 1);
+    wc_sim_params p = exact_params();
+    p.package_idle_watts = 0;
+    p.class_factor[WC_SIM_CLASS_IDLE] = 0;
+    wc_meter m;
+    start(&m, procfs, &p);
+    uint64_t a[5], b[5];
+    snapshot(&m, a);
+    /* the processes claim 4 CPU-seconds in 1 s of a 2-CPU machine (sampling
+     * skew): scaled to 2 CPUs, 1 each; /proc/stat saw only 1 busy CPU */
+    write_stat(procfs, 100, 100, 2);
+    write_pid(procfs, 5, "wattcal-avx", 200, 0, 1);
+    write_pid(procfs, 6, "wattcal-idle", 200, 0, 1);
+    advance(&m, WC_NS_PER_S);
+    snapshot(&m, b);
+    double busy[WC_SIM_NCLASSES], other;
+    class_busy(&m, busy, &other, NULL);
+    cr_assert_float_eq(busy[WC_SIM_CLASS_AVX], 1.0, 1e-12);
+    cr_assert_float_eq(busy[WC_SIM_CLASS_IDLE], 1.0, 1e-12);
+    cr_assert_float_eq(other, 0.0, 1e-12, "never below 0");
+    cr_assert_eq(b[0] - a[0], 8000000ull); /* 10 × 1.6 / 2 */
+    wc_meter_close(&m);
+    rm_tree(procfs);
+    free(procfs);
+}
+
+Test(meter_sim, many_processes_and_junk_entries)
+{
+    char *procfs = fake_procfs(4);
+    for (int pid = 1000; pid < 3000; pid++)
+        write_pid(procfs, pid, pid % 500 == 0 ? "wattcal-cpu" : "kworker/0:1 (x)", 0, 0, 1);
+    wc_test_write(procfs, "123abc/stat", "123 (wattcal-avx) R 1\n"); /* not a pid */
+    wc_test_write(procfs, "77/stat", "77 (wattcal-avx) R 1 1\n");   /* truncated: skipped */
+    wc_test_write(procfs, "self/stat", "1 (wattcal-avx) R\n");
+    wc_sim_params p = exact_params();
+    wc_meter m;
+    start(&m, procfs, &p);
+    write_stat(procfs, 400, 0, 4);
+    for (int pid = 1000; pid < 3000; pid++)
+        write_pid(procfs, pid, pid % 500 == 0 ? "wattcal-cpu" : "kworker/0:1 (x)",
+                  pid % 500 == 0 ? 25 : 0, 0, 1);
+    advance(&m, WC_NS_PER_S);
+    double busy[WC_SIM_NCLASSES], other;
+    size_t n;
+    class_busy(&m, busy, &other, &n);
+    cr_assert_eq(n, 4);
+    cr_assert_float_eq(busy[WC_SIM_CLASS_CPU], 1.0, 1e-12);
+    cr_assert_float_eq(busy[WC_SIM_CLASS_AVX], 0.0, 1e-12);
+    cr_assert_float_eq(other, 3.0, 1e-12);
+    /* a second advance reuses the tables */
+    write_stat(procfs, 800, 0, 4);
+    advance(&m, WC_NS_PER_S);
+    class_busy(&m, busy, &other, &n);
+    cr_assert_eq(n, 4);
+    cr_assert_float_eq(busy[WC_SIM_CLASS_CPU], 0.0, 1e-12);
+    cr_assert_float_eq(other, 4.0, 1e-12);
+    wc_meter_close(&m);
+    rm_tree(procfs);
+    free(procfs);
+}
+
+Test(meter_sim, bad_class_factors_are_errors)
+{
+    char *procfs = fake_procfs(1);
+    wc_meter m;
+    wc_error err;
+    err.msg[0] = '\0';
+    wc_sim_params p = wc_sim_default_params();
+    p.class_factor[WC_SIM_CLASS_AVX] = -1;
+    cr_assert_eq(wc_meter_sim_init(&m, procfs, &p, &err), -EINVAL);
+    cr_assert_not_null(strstr(err.msg, "avx"), "%s", err.msg);
+    p = wc_sim_default_params();
+    p.class_dram_factor[WC_SIM_CLASS_MEMBOUND] = NAN;
+    cr_assert_eq(wc_meter_sim_init(&m, procfs, &p, &err), -EINVAL);
+    cr_assert_not_null(strstr(err.msg, "membound"), "%s", err.msg);
+    wc_meter rapl;
+    cr_assert_eq(wc_meter_rapl_init(&rapl, "/nonexistent", &err), 0);
+    cr_assert_eq(wc_meter_sim_class_busy(&rapl, NULL, NULL, NULL), -EINVAL);
+    wc_meter_close(&rapl);
+    rm_tree(procfs);
+    free(procfs);
 }

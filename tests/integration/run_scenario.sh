@@ -1,0 +1,62 @@
+# `wattcal run`: a scenario replayed in labelled phases while recording; the
+# phases and each workload's true CPU (wait4 of its subtree) are stored; the
+# burst's coverage (CPU /proc sampling saw ÷ true CPU) is < 1 at a 1 s
+# interval; SIGINT and SIGTERM leave no workload running; a scenario with an
+# error is rejected naming the line and field.
+. tests/integration/lib/common.sh
+cat >"$T/s.yaml" <<'YAML'
+name: it-run
+seed: 3
+phases:
+  - name: baseline
+    duration: 1s
+  - name: burst
+    duration: 3s
+    workloads:
+      - {class: burst, count: 40, child_cpu: 20ms}
+  - name: cpu
+    duration: 2s
+    workloads:
+      - {class: cpu, workers: 1}
+YAML
+"$BIN" run "$T/s.yaml" --db "$T/run.db" --meter sim --interval 1s --quiet 2>"$T/err" ||
+    { cat "$T/err"; fail "run exited $?"; }
+[ "$(sql "$T/run.db" 'SELECT COUNT(*) FROM phase')" = 3 ] || fail "phases"
+[ "$(sql "$T/run.db" "SELECT group_concat(name, ',') FROM (SELECT name FROM phase ORDER BY start_mono_ns)")" = \
+  "baseline,burst,cpu" ] || fail "phase order"
+[ "$(sql "$T/run.db" "SELECT COUNT(*) FROM phase p JOIN phase q ON q.id = p.id + 1 WHERE q.start_mono_ns < p.end_mono_ns")" = 0 ] ||
+    fail "phases overlap"
+[ "$(sql "$T/run.db" "SELECT class FROM phase WHERE name='baseline'")" = idle ] || fail "baseline class"
+cpu=$(sql "$T/run.db" "SELECT (true_user_ns + true_sys_ns) / 1000000 FROM workload WHERE class='cpu'")
+[ "$cpu" -ge 1200 ] && [ "$cpu" -le 2300 ] || fail "cpu workload true CPU $cpu ms over 2 s"
+burst=$(sql "$T/run.db" "SELECT (true_user_ns + true_sys_ns) / 1000000 FROM workload WHERE class='burst'")
+[ "$burst" -ge 500 ] || fail "burst true CPU $burst ms (40 x 20 ms due)"
+"$BIN" validate --db "$T/run.db" >"$T/v" || { cat "$T/v"; fail "validate"; }
+expect_contains "$T/v" "Replayed workloads"
+cov=$(awk '$1=="burst" && $3=="burst" {print $7; exit}' "$T/v")
+echo "burst coverage: $cov %"
+awk -v c="$cov" 'BEGIN {exit !(c != "-" && c + 0 < 100)}' || { cat "$T/v"; fail "burst coverage should be < 100 %, got $cov"; }
+
+# interrupted: nothing left running, what was recorded is kept
+for sig in INT TERM; do
+    "$BIN" run "$T/s.yaml" --db "$T/$sig.db" --meter sim --interval 500ms --quiet 2>"$T/err" &
+    pid=$!
+    sleep 2.5
+    kill -$sig $pid
+    wait $pid; rc=$?
+    [ $rc -eq 3 ] || { cat "$T/err"; fail "SIG$sig: exit $rc (3 = interrupted)"; }
+    sleep 0.3
+    if pgrep -x wattcal-burst >/dev/null || pgrep -x wattcal-cpu >/dev/null; then
+        pgrep -a wattcal-; fail "workloads left after SIG$sig"
+    fi
+    [ "$(sql "$T/$sig.db" 'SELECT COUNT(*) FROM tick')" -ge 3 ] || fail "ticks lost after SIG$sig"
+done
+
+# a scenario with an error: line and field named, nothing recorded
+printf 'name: bad\nphases:\n  - name: x\n    duration: 1s\n    workloads:\n      - {class: cpu, duty: 150}\n' >"$T/bad.yaml"
+"$BIN" run "$T/bad.yaml" --db "$T/bad.db" --meter sim --quiet 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] || fail "bad scenario: exit $rc"
+expect_contains "$T/e" "bad.yaml:6"
+expect_contains "$T/e" "duty"
+[ ! -e "$T/bad.db" ] || fail "a DB was created for a bad scenario"
+exit 0
