@@ -238,20 +238,52 @@ static void print_truth(const wc_gap_report *r)
     }
 }
 
+/* A number for a table cell; "-" when unknown. */
+static const char *num_cell(double v, char *buf, size_t cap)
+{
+    if (isnan(v))
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%.2f", v);
+    return buf;
+}
+
+static void print_phases(const wc_gap_report *r)
+{
+    if (!r->nphases)
+        return;
+    printf("\nPhases (isolation known answers): mean node power (%s meter, package + dram), mean"
+           " ground truth,\nand the marginal power over the idle baseline (the phases labelled"
+           " idle)\n", r->provenance);
+    printf("%-18s %4s %-9s %8s %10s %11s %11s %12s\n", "phase", "rep", "class", "secs", "node_W",
+           "marginal_W", "truth_W", "marg_truth_W");
+    char name[64], a[32], b[32], c[32], d[32];
+    for (size_t i = 0; i < r->nphases; i++) {
+        const wc_gap_phase *p = &r->phases[i];
+        printf("%-18s %4d %-9s %8.1f %10s %11s %11s %12s\n", term_safe(p->name, name, 19),
+               p->repetition, p->cls, p->duration_s, num_cell(p->node_watts, a, sizeof a),
+               num_cell(p->marginal_watts, b, sizeof b), num_cell(p->truth_watts, c, sizeof c),
+               num_cell(p->marginal_truth_watts, d, sizeof d));
+    }
+}
+
 static void print_workloads(const wc_gap_report *r)
 {
     if (!r->nworkloads)
         return;
     printf("\nReplayed workloads (known answers): true CPU from wait4 rusage of the whole subtree;"
-           "\nseen = CPU /proc sampling saw of its processes; coverage = seen / true\n");
-    printf("%-18s %4s %-9s %7s %10s %10s %9s %8s\n", "phase", "rep", "class", "workers",
-           "true_cpu_s", "seen_cpu_s", "coverage", "crashed");
-    char name[64], cov[32];
+           "\nseen = CPU /proc sampling saw of its processes; coverage = seen / true; lost_J ="
+           " ESTIMATED energy polling\nlost: (true - seen) CPU-s x the model's active package J"
+           " per busy CPU-s in that phase\n");
+    printf("%-18s %4s %-9s %7s %10s %10s %9s %10s %8s\n", "phase", "rep", "class", "workers",
+           "true_cpu_s", "seen_cpu_s", "coverage", "lost_J", "crashed");
+    char name[64], cov[32], lost[32];
     for (size_t i = 0; i < r->nworkloads; i++) {
         const wc_gap_workload *w = &r->workloads[i];
-        printf("%-18s %4d %-9s %7d %10.2f %10.2f %9s %8d\n", term_safe(w->phase, name, 19),
+        printf("%-18s %4d %-9s %7d %10.2f %10.2f %9s %10s %8d\n", term_safe(w->phase, name, 19),
                w->repetition, w->cls, w->workers, w->true_cpu_s, w->seen_cpu_s,
-               pct_cell(100.0 * w->coverage, cov, sizeof cov), w->crashed);
+               pct_cell(100.0 * w->coverage, cov, sizeof cov),
+               num_cell(w->lost_joules, lost, sizeof lost), w->crashed);
     }
     printf("(coverage in %%: short-lived processes that start and end between two samples are"
            " invisible to /proc polling)\n");
@@ -366,6 +398,7 @@ int cmd_validate(int argc, char **argv)
         print_quirks(rep);
         print_top(rep);
         print_truth(rep);
+        print_phases(rep);
         print_workloads(rep);
         int wants_gate = !isnan(o.max_unattr_pct) || !isnan(o.max_over_pct);
         if (!measurable(rep)) {

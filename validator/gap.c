@@ -333,6 +333,10 @@ static int load_workloads(sqlite3 *db, wc_gap_report *rep, wc_error *err)
             "    JOIN proc_sample ps ON ps.process_id = pr.id"
             "    WHERE pr.pgid = w.pgid AND t.mono_ns >= ph.start_mono_ns"
             "      AND t.mono_ns <= ph.end_mono_ns + 10000000000 GROUP BY pr.id))"
+            " , (SELECT SUM(n.active_uj) / 1e6 / NULLIF(SUM(n.node_busy_s), 0) FROM node_attr n"
+            "    JOIN tick t2 ON t2.id = n.tick_id WHERE n.zone = 'package'"
+            "    AND n.model_id = (SELECT MIN(id) FROM model)"
+            "    AND t2.mono_ns > ph.start_mono_ns AND t2.mono_ns <= ph.end_mono_ns)"
             " FROM workload w JOIN phase ph ON ph.id = w.phase_id ORDER BY w.id",
             -1, &s, NULL) != SQLITE_OK)
         return sql_fail(db, err, "reading workloads");
@@ -346,8 +350,113 @@ static int load_workloads(sqlite3 *db, wc_gap_report *rep, wc_error *err)
         w->true_cpu_s = sqlite3_column_double(s, 5);
         w->seen_cpu_s = sqlite3_column_double(s, 6);
         w->coverage = w->true_cpu_s > 0 ? w->seen_cpu_s / w->true_cpu_s : NAN;
+        double j_per_cpu_s = sqlite3_column_type(s, 7) == SQLITE_NULL ? NAN
+                                                                      : sqlite3_column_double(s, 7);
+        double missed = w->true_cpu_s - w->seen_cpu_s;
+        w->lost_joules = (isnan(j_per_cpu_s) || missed < 0) ? (missed < 0 ? 0 : NAN)
+                                                            : missed * j_per_cpu_s;
     }
     sqlite3_finalize(s);
+    return 0;
+}
+
+/* Meter energy (package + dram counter zones) between two monotonic times,
+ * per zone from its first to its last sample inside the window, wraps handled
+ * by the counter rule; returns J and sets *span_s, or NAN when unmeasurable. */
+static double meter_joules_between(sqlite3 *db, int64_t t0, int64_t t1, double *span_s)
+{
+    sqlite3_stmt *s = NULL;
+    double total = 0;
+    int any = 0;
+    *span_s = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT zs.zone_id, z.max_energy_range_uj, zs.value, zs.status, t.mono_ns"
+                           " FROM zone_sample zs JOIN zone z ON z.id = zs.zone_id"
+                           " JOIN tick t ON t.id = zs.tick_id WHERE z.kind = 'counter_uj'"
+                           " AND z.name IN ('package', 'dram') AND t.mono_ns >= ? AND t.mono_ns <= ?"
+                           " ORDER BY zs.zone_id, zs.tick_id",
+                           -1, &s, NULL) != SQLITE_OK)
+        return NAN;
+    sqlite3_bind_int64(s, 1, t0);
+    sqlite3_bind_int64(s, 2, t1);
+    int64_t zone = -1, prev_mono = 0, first_mono = 0;
+    uint64_t prev = 0;
+    int have = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int64_t zid = sqlite3_column_int64(s, 0);
+        if (zid != zone) {
+            zone = zid;
+            have = 0;
+        }
+        if (sqlite3_column_int(s, 3) != 0 || sqlite3_column_type(s, 2) == SQLITE_NULL) {
+            have = 0;
+            continue;
+        }
+        uint64_t v = (uint64_t)sqlite3_column_int64(s, 2);
+        int64_t mono = sqlite3_column_int64(s, 4);
+        if (have) {
+            uint64_t d = 0;
+            if (wc_delta_usable(wc_counter_delta(prev, v, (uint64_t)sqlite3_column_int64(s, 1),
+                                                 mono - prev_mono, 0, &d))) {
+                total += (double)d / 1e6;
+                any = 1;
+            }
+            double span = (double)(mono - first_mono) / 1e9;
+            if (span > *span_s)
+                *span_s = span;
+        } else {
+            first_mono = mono;
+        }
+        prev = v;
+        prev_mono = mono;
+        have = 1;
+    }
+    sqlite3_finalize(s);
+    return any ? total : NAN;
+}
+
+/* Phases with their mean node and truth power and the marginal power over
+ * the idle baseline (isolation known answers). */
+static int load_phases(sqlite3 *db, wc_gap_report *rep, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(
+            db,
+            "SELECT ph.name, ph.class, ph.repetition, ph.start_mono_ns, ph.end_mono_ns,"
+            " (SELECT AVG(watts) FROM truth_sample t WHERE t.status = 'ok'"
+            "  AND t.poll_mono_ns >= ph.start_mono_ns AND t.poll_mono_ns <= ph.end_mono_ns)"
+            " FROM phase ph ORDER BY ph.start_mono_ns",
+            -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "reading phases");
+    double idle_sum = 0, idle_truth_sum = 0;
+    int idle_n = 0, idle_truth_n = 0;
+    while (sqlite3_step(s) == SQLITE_ROW && rep->nphases < WC_GAP_MAX_PHASES) {
+        wc_gap_phase *p = &rep->phases[rep->nphases++];
+        copy_text(p->name, sizeof p->name, sqlite3_column_text(s, 0));
+        copy_text(p->cls, sizeof p->cls, sqlite3_column_text(s, 1));
+        p->repetition = sqlite3_column_int(s, 2);
+        int64_t t0 = sqlite3_column_int64(s, 3), t1 = sqlite3_column_int64(s, 4);
+        p->duration_s = (double)(t1 - t0) / 1e9;
+        double span = 0, j = meter_joules_between(db, t0, t1, &span);
+        p->node_watts = (!isnan(j) && span > 0) ? j / span : NAN;
+        p->truth_watts = sqlite3_column_type(s, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 5);
+        if (!strcmp(p->cls, "idle")) {
+            if (!isnan(p->node_watts)) {
+                idle_sum += p->node_watts;
+                idle_n++;
+            }
+            if (!isnan(p->truth_watts)) {
+                idle_truth_sum += p->truth_watts;
+                idle_truth_n++;
+            }
+        }
+    }
+    sqlite3_finalize(s);
+    for (size_t i = 0; i < rep->nphases; i++) {
+        wc_gap_phase *p = &rep->phases[i];
+        p->marginal_watts = idle_n ? p->node_watts - idle_sum / idle_n : NAN;
+        p->marginal_truth_watts = idle_truth_n ? p->truth_watts - idle_truth_sum / idle_truth_n : NAN;
+    }
     return 0;
 }
 
@@ -396,5 +505,7 @@ int wc_gap_compute(wc_store *st, wc_model model, wc_gap_report *rep, wc_error *e
         rc = load_truth(db, rep, err);
     if (!rc)
         rc = load_workloads(db, rep, err);
+    if (!rc)
+        rc = load_phases(db, rep, err);
     return rc;
 }

@@ -67,7 +67,24 @@ typedef struct wc_gap_workload {
     double seen_cpu_s;            /* Σ over its processes (same pgid, first seen in the
                                      phase) of the largest cumulative CPU sampled */
     double coverage;              /* seen / true; NAN when true is 0 */
+    double lost_joules;           /* ESTIMATED energy polling lost: (true − seen) CPU-s ×
+                                     the model's active package J per busy CPU-s in the phase */
 } wc_gap_workload;
+
+#define WC_GAP_MAX_PHASES 64
+
+/* One phase repetition: mean node power (meter: package + dram) and ground
+ * truth, and its marginal power over the idle baseline (the mean of the
+ * phases labelled idle) — the isolation known answer. */
+typedef struct wc_gap_phase {
+    char name[64], cls[32];
+    int repetition;
+    double duration_s;
+    double node_watts;            /* meter, package + dram; NAN when unmeasured */
+    double truth_watts;           /* mean of ok truth samples; NAN when none */
+    double marginal_watts;        /* node_watts − idle baseline; NAN without a baseline */
+    double marginal_truth_watts;  /* truth_watts − idle baseline of truth */
+} wc_gap_phase;
 
 /* The whole report. */
 typedef struct wc_gap_report {
@@ -88,7 +105,9 @@ typedef struct wc_gap_report {
     wc_gap_truth truth[WC_GAP_MAX_TRUTH];
     size_t ntruth;
     wc_gap_workload workloads[WC_GAP_MAX_WORKLOADS];
-    size_t nworkloads; /* process rows that received energy through that quirk */
+    size_t nworkloads;
+    wc_gap_phase phases[WC_GAP_MAX_PHASES];
+    size_t nphases; /* process rows that received energy through that quirk */
 } wc_gap_report;
 
 /* Computes the report for model from an open store (attribution rows of that

@@ -9,13 +9,13 @@ name: it-run
 seed: 3
 phases:
   - name: baseline
-    duration: 1s
+    duration: 2500ms
   - name: burst
     duration: 3s
     workloads:
       - {class: burst, count: 40, child_cpu: 20ms}
   - name: cpu
-    duration: 2s
+    duration: 2500ms
     workloads:
       - {class: cpu, workers: 1}
 YAML
@@ -28,12 +28,12 @@ YAML
     fail "phases overlap"
 [ "$(sql "$T/run.db" "SELECT class FROM phase WHERE name='baseline'")" = idle ] || fail "baseline class"
 cpu=$(sql "$T/run.db" "SELECT (true_user_ns + true_sys_ns) / 1000000 FROM workload WHERE class='cpu'")
-[ "$cpu" -ge 1200 ] && [ "$cpu" -le 2300 ] || fail "cpu workload true CPU $cpu ms over 2 s"
+[ "$cpu" -ge 1500 ] && [ "$cpu" -le 2800 ] || fail "cpu workload true CPU $cpu ms over 2.5 s"
 burst=$(sql "$T/run.db" "SELECT (true_user_ns + true_sys_ns) / 1000000 FROM workload WHERE class='burst'")
 [ "$burst" -ge 500 ] || fail "burst true CPU $burst ms (40 x 20 ms due)"
 "$BIN" validate --db "$T/run.db" >"$T/v" || { cat "$T/v"; fail "validate"; }
 expect_contains "$T/v" "Replayed workloads"
-cov=$(awk '$1=="burst" && $3=="burst" {print $7; exit}' "$T/v")
+cov=$(awk '/^Replayed workloads/ {f=1} f && $1=="burst" && $3=="burst" {print $7; exit}' "$T/v")
 echo "burst coverage: $cov %"
 awk -v c="$cov" 'BEGIN {exit !(c != "-" && c + 0 < 100)}' || { cat "$T/v"; fail "burst coverage should be < 100 %, got $cov"; }
 
@@ -51,6 +51,24 @@ for sig in INT TERM; do
     fi
     [ "$(sql "$T/$sig.db" 'SELECT COUNT(*) FROM tick')" -ge 3 ] || fail "ticks lost after SIG$sig"
 done
+
+# the isolation known answers: the cpu phase's marginal node power over the
+# idle baseline is positive (the simulated node charges busy CPUs)
+expect_contains "$T/v" "Phases (isolation known answers)"
+m=$(awk '/^Phases \(isolation/ {f=1} f && $1=="cpu" && $3=="cpu" {print $6; exit}' "$T/v")
+awk -v m="$m" 'BEGIN {exit !(m != "-" && m + 0 > 1)}' || { cat "$T/v"; fail "cpu marginal power $m W"; }
+
+# kill -9 of wattcal itself: the workers die with it (parent-death signal)
+"$BIN" run "$T/s.yaml" --db "$T/k9.db" --meter sim --interval 500ms --quiet 2>/dev/null &
+pid=$!
+sleep 2.5
+kill -9 $pid
+wait $pid 2>/dev/null
+sleep 1
+if pgrep -x wattcal-burst >/dev/null || pgrep -x wattcal-cpu >/dev/null; then
+    pgrep -a wattcal-; fail "workloads left after kill -9 of wattcal run"
+fi
+[ "$(sql "$T/k9.db" 'PRAGMA integrity_check')" = ok ] || fail "integrity after kill -9"
 
 # a scenario with an error: line and field named, nothing recorded
 printf 'name: bad\nphases:\n  - name: x\n    duration: 1s\n    workloads:\n      - {class: cpu, duty: 150}\n' >"$T/bad.yaml"
