@@ -13,7 +13,7 @@
 #include "workloads/scenario.h"
 
 static const char RUN_HELP[] =
-    "usage: wattcal run SCENARIO --db FILE [record options]\n"
+    "usage: wattcal run SCENARIO --db FILE [--backend wattcal|stress-ng] [record options]\n"
     "\n"
     "Replays SCENARIO (a built-in name: quick, runbook, steps, burst, or a YAML\n"
     "file, see docs/scenarios.md) in labelled phases while recording exactly as\n"
@@ -23,6 +23,10 @@ static const char RUN_HELP[] =
     "whole subtree, short-lived children included) are stored as known answers.\n"
     "Ctrl-C, SIGTERM or this process dying kills every workload: nothing is left\n"
     "running. A workload that crashes is recorded, not fatal.\n"
+    "\n"
+    "  --backend B    run every workload with B: wattcal (its own stressors) or\n"
+    "                 stress-ng (must be installed); default: as each workload\n"
+    "                 of the scenario says (backend:, default wattcal)\n"
     "\n"
     "exit codes: 0 replayed, 2 usage error, bad scenario or recording error\n"
     "(what was recorded is kept), 3 interrupted (what was recorded is kept)\n";
@@ -39,6 +43,23 @@ int cmd_run(int argc, char **argv)
     if (wc_scenario_load(name, &sc, &err)) {
         wc_cli_error("run", err.msg);
         return WC_EXIT_USAGE;
+    }
+    /* --backend is ours; the remaining options are record's. */
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--backend") != 0)
+            continue;
+        wc_workload_backend b;
+        if (i + 1 >= argc || wc_workload_backend_parse(argv[i + 1], &b) != 0) {
+            fprintf(stderr, "wattcal run: --backend needs wattcal or stress-ng\n");
+            wc_scenario_free(&sc);
+            return WC_EXIT_USAGE;
+        }
+        for (int p = 0; p < sc.n_phases; p++)
+            for (int w = 0; w < sc.phases[p].n_workloads; w++)
+                sc.phases[p].workloads[w].backend = b;
+        memmove(&argv[i], &argv[i + 2], (size_t)(argc - i - 2) * sizeof *argv);
+        argc -= 2;
+        i--;
     }
     wc_record_opts o;
     wc_record_defaults(&o);

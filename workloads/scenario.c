@@ -273,9 +273,9 @@ static int get_duration(const ctx *c, const yaml_node_t *v, const char *fp, int 
     return 0;
 }
 
-static const char *const WORKLOAD_KEYS[] = {"class",       "workers",   "duty", "resident_mb",
-                                            "count",       "child_cpu", "batch", NULL};
-#define WORKLOAD_KEYS_TEXT "class, workers, duty, resident_mb, count, child_cpu, batch"
+static const char *const WORKLOAD_KEYS[] = {"class", "workers",   "duty",  "resident_mb",
+                                            "count", "child_cpu", "batch", "backend", NULL};
+#define WORKLOAD_KEYS_TEXT "class, workers, duty, resident_mb, count, child_cpu, batch, backend"
 
 static int parse_workload(const ctx *c, const yaml_node_t *m, const char *path,
                           wc_scenario_workload *w)
@@ -292,6 +292,7 @@ static int parse_workload(const ctx *c, const yaml_node_t *m, const char *path,
     w->count = 200;
     w->child_cpu_ns = 50000000;
     w->batch = 1;
+    w->backend = WC_BACKEND_WATTCAL;
 
     yaml_node_t *v = get(c, m, "class", &kl);
     join(fp, sizeof fp, path, "class");
@@ -353,6 +354,21 @@ static int parse_workload(const ctx *c, const yaml_node_t *m, const char *path,
         if (get_long(c, v, fp, 1, WC_BURST_MAX_BATCH, &x))
             return -EINVAL;
         w->batch = (int)x;
+    }
+    if ((v = get(c, m, "backend", &kl))) {
+        join(fp, sizeof fp, path, "backend");
+        if (want_scalar(c, v, fp, "a backend name"))
+            return -EINVAL;
+        if (wc_workload_backend_parse(scalar(v), &w->backend))
+            return fail(c, line_of(v), fp, "unknown backend '%.40s' (wattcal or stress-ng)",
+                        scalar(v));
+        int dl = 0;
+        if (w->backend == WC_BACKEND_STRESS_NG && w->cls == WC_STRESS_MEMBOUND &&
+            w->duty_pct < 100 && get(c, m, "duty", &dl)) {
+            join(fp, sizeof fp, path, "duty");
+            return fail(c, dl, fp, "%d: the stress-ng backend runs membound at 100 only",
+                        w->duty_pct);
+        }
     }
     return 0;
 }
@@ -615,6 +631,7 @@ void wc_scenario_workload_spec(const wc_scenario_workload *w, int64_t duration_n
     spec->burst_count = w->count;
     spec->burst_child_cpu_ns = w->child_cpu_ns;
     spec->burst_batch = w->batch;
+    spec->backend = w->backend;
     spec->exe = NULL;
     spec->test_crash_last = 0;
 }

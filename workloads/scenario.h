@@ -51,6 +51,7 @@ typedef struct wc_scenario_workload {
     int count;             /* burst: children per worker, 1..1000000, default 200 */
     int64_t child_cpu_ns;  /* burst: CPU each child burns, >= 0, default 50 ms */
     int batch;             /* burst: children at once, 1..WC_BURST_MAX_BATCH, default 1 */
+    wc_workload_backend backend; /* backend: wattcal|stress-ng, default wattcal */
     int line;              /* line of the workload in its source (1-based) */
 } wc_scenario_workload;
 
@@ -105,7 +106,7 @@ int64_t wc_scenario_total_ns(const wc_scenario *s);
 /* Fills every field of spec from the workload, for one repetition of
  * duration_ns. WC_SCENARIO_WORKERS_ALL becomes ncpus
  * clamped to 1..WC_WORKLOAD_MAX_WORKERS; resident_mb -1 becomes
- * resident_bytes 0 (the class default). exe is NULL. */
+ * resident_bytes 0 (the class default); backend is copied. exe is NULL. */
 void wc_scenario_workload_spec(const wc_scenario_workload *w, int64_t duration_ns, int ncpus,
                                wc_workload_spec *spec);
 

@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,11 +95,7 @@ int wc_pgid_count(pid_t pgid, int with_zombies)
 
 /* ---- argv of one worker ---- */
 
-typedef struct argv_buf {
-    char *argv[32];
-    char text[16][32];
-    int argc, ntext;
-} argv_buf;
+typedef wc_worker_argv argv_buf;
 
 static void arg_add(argv_buf *a, const char *s)
 {
@@ -138,6 +135,93 @@ static void build_argv(argv_buf *a, const wc_workload_spec *s, int crash)
         arg_add(a, "--test-crash");
 }
 
+const char *wc_workload_backend_name(wc_workload_backend b)
+{
+    switch (b) {
+    case WC_BACKEND_WATTCAL: return "wattcal";
+    case WC_BACKEND_STRESS_NG: return "stress-ng";
+    }
+    return "?";
+}
+
+int wc_workload_backend_parse(const char *s, wc_workload_backend *out)
+{
+    if (s && strcmp(s, "wattcal") == 0)
+        *out = WC_BACKEND_WATTCAL;
+    else if (s && strcmp(s, "stress-ng") == 0)
+        *out = WC_BACKEND_STRESS_NG;
+    else
+        return -EINVAL;
+    return 0;
+}
+
+void wc_stress_ng_argv(const wc_workload_spec *s, wc_worker_argv *a)
+{
+    memset(a, 0, sizeof *a);
+    arg_add(a, "stress-ng");
+    long long mib = (long long)((s->resident_bytes + (1u << 20) - 1) >> 20);
+    switch (s->cls) {
+    case WC_STRESS_CPU:
+        arg_add(a, "--cpu");
+        arg_add(a, "1");
+        arg_fmt(a, "--cpu-load", "", s->duty_pct);
+        break;
+    case WC_STRESS_AVX:
+        arg_add(a, "--cpu");
+        arg_add(a, "1");
+        arg_add(a, "--cpu-method");
+        arg_add(a, "matrixprod");
+        if (s->duty_pct < 100)
+            arg_fmt(a, "--cpu-load", "", s->duty_pct);
+        break;
+    case WC_STRESS_MEMBOUND:
+        arg_add(a, "--stream");
+        arg_add(a, "1");
+        break;
+    case WC_STRESS_IDLE:
+        arg_add(a, "--vm");
+        arg_add(a, "1");
+        arg_fmt(a, "--vm-bytes", "M", mib ? mib : 64);
+        arg_add(a, "--vm-hang");
+        arg_add(a, "0");
+        break;
+    case WC_STRESS_BURST:
+        arg_add(a, "--fork");
+        arg_add(a, "1");
+        arg_fmt(a, "--fork-ops", "", s->burst_count);
+        arg_fmt(a, "--fork-max", "", s->burst_batch);
+        break;
+    }
+    long long secs = (long long)((s->duration_ns + WC_NS_PER_S - 1) / WC_NS_PER_S);
+    arg_fmt(a, "--timeout", "s", secs < 1 ? 1 : secs);
+    arg_add(a, "--quiet");
+}
+
+/* 1 when an executable named name is found in one of $PATH's directories
+ * (or name contains a '/' and is executable). */
+static int on_path(const char *name)
+{
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        char full[4096];
+        if (n == 0)
+            snprintf(full, sizeof full, "./%s", name);
+        else
+            snprintf(full, sizeof full, "%.*s/%s", (int)n, path, name);
+        if (access(full, X_OK) == 0)
+            return 1;
+        path += n;
+        if (*path == ':')
+            path++;
+    }
+    return 0;
+}
+
 /* ---- start ---- */
 
 static int check_spec(const wc_workload_spec *s, wc_error *err)
@@ -153,6 +237,23 @@ static int check_spec(const wc_workload_spec *s, wc_error *err)
         (s->burst_count < 1 || s->burst_batch < 1 || s->burst_batch > WC_BURST_MAX_BATCH))
         return wc_error_set(err, -EINVAL, "burst needs count >= 1 and batch in 1..%d",
                             WC_BURST_MAX_BATCH);
+    if (s->backend != WC_BACKEND_WATTCAL && s->backend != WC_BACKEND_STRESS_NG)
+        return wc_error_set(err, -EINVAL, "unknown workload backend %d", (int)s->backend);
+    if (s->backend == WC_BACKEND_STRESS_NG) {
+        if (s->test_crash_last)
+            return wc_error_set(err, -EINVAL, "test_crash_last needs the wattcal backend");
+        if (s->cls == WC_STRESS_MEMBOUND && s->duty_pct < 100)
+            return wc_error_set(err, -EINVAL,
+                                "duty %d %%: the stress-ng backend runs membound at 100 %% only",
+                                s->duty_pct);
+        const char *exe = s->exe ? s->exe : "stress-ng";
+        if (!on_path(exe))
+            return wc_error_set(err, -ENOENT,
+                                "the stress-ng backend needs stress-ng, and %s is not %s; "
+                                "install it (e.g. apt-get install stress-ng) or use backend "
+                                "wattcal",
+                                exe, strchr(exe, '/') ? "executable" : "on PATH");
+    }
     return 0;
 }
 
@@ -160,7 +261,11 @@ static int check_spec(const wc_workload_spec *s, wc_error *err)
 static int spawn_one(wc_workload *h, const wc_workload_spec *s, int i, wc_error *err)
 {
     argv_buf a;
-    build_argv(&a, s, s->test_crash_last && i == s->workers - 1);
+    const int ng = s->backend == WC_BACKEND_STRESS_NG;
+    if (ng)
+        wc_stress_ng_argv(s, &a);
+    else
+        build_argv(&a, s, s->test_crash_last && i == s->workers - 1);
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     sigset_t none, defaults;
@@ -173,9 +278,17 @@ static int spawn_one(wc_workload *h, const wc_workload_spec *s, int i, wc_error 
     posix_spawnattr_setpgroup(&attr, i == 0 ? 0 : h->pgid);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &defaults);
-    const char *exe = s->exe ? s->exe : "/proc/self/exe";
+    const char *exe = s->exe ? s->exe : ng ? "stress-ng" : "/proc/self/exe";
     pid_t pid;
-    int rc = posix_spawn(&pid, exe, NULL, &attr, a.argv, environ);
+    /* stress-ng gets only stdin/stdout/stderr: none of our descriptors (store,
+     * sockets, a test harness's pipes) leak into a program we do not control. */
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    int rc = ng ? posix_spawnp(&pid, exe, &fa, &attr, a.argv, environ)
+                : posix_spawn(&pid, exe, NULL, &attr, a.argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     if (rc)
         return wc_error_set(err, -rc, "cannot start %s (worker %d): %s", exe, i, strerror(rc));

@@ -17,6 +17,16 @@
  * so the leader's wait4 rusage covers the whole burst. wc_workload_start
  * makes the calling process a child subreaper (PR_SET_CHILD_SUBREAPER), so
  * descendants orphaned by a dying leader are reaped (and counted) here too.
+ *
+ * Backends: by default (WC_BACKEND_WATTCAL) each worker is `wattcal stress`
+ * as above. With WC_BACKEND_STRESS_NG each worker is instead one `stress-ng`
+ * process (posix_spawnp, looked up on PATH, an argv array, never a shell),
+ * in the same process group, with the argv of wc_stress_ng_argv. stress-ng
+ * cannot be asked to set PR_SET_PDEATHSIG, so if wattcal itself is killed
+ * with SIGKILL its stress-ng workers run on until their --timeout (the
+ * workload duration rounded up to whole seconds); an orderly stop kills
+ * them with the process group. True CPU still comes from wait4: stress-ng
+ * waits for its stressor children, so its rusage includes them.
  */
 #ifndef WC_SPAWN_H
 #define WC_SPAWN_H
@@ -31,6 +41,17 @@
 #define WC_WORKLOAD_MAX_WORKERS 256
 /* Most burst children one leader runs at once. */
 #define WC_BURST_MAX_BATCH 64
+
+/* Who runs each worker. */
+typedef enum wc_workload_backend {
+    WC_BACKEND_WATTCAL = 0, /* `wattcal stress` (the default) */
+    WC_BACKEND_STRESS_NG,   /* `stress-ng`, when installed */
+} wc_workload_backend;
+
+/* "wattcal" / "stress-ng" ("?" for anything else). */
+const char *wc_workload_backend_name(wc_workload_backend b);
+/* Parses "wattcal" or "stress-ng". Returns 0, or -EINVAL. */
+int wc_workload_backend_parse(const char *s, wc_workload_backend *out);
 
 /* What to start. wc_workload_spec_init fills the defaults. */
 typedef struct wc_workload_spec {
@@ -47,8 +68,33 @@ typedef struct wc_workload_spec {
     const char *exe;            /* program to run (NULL = /proc/self/exe); must
                                    accept the `stress` argv above */
     int test_crash_last;        /* testing aid: the last worker gets --test-crash
-                                   and dies by SIGSEGV */
+                                   and dies by SIGSEGV (wattcal backend only) */
+    wc_workload_backend backend;/* default WC_BACKEND_WATTCAL; with
+                                   WC_BACKEND_STRESS_NG, exe (NULL = "stress-ng"
+                                   on PATH) must accept the stress-ng argv */
 } wc_workload_spec;
+
+/* The argv of one worker: argv[0..argc-1], NULL-terminated; numbers are
+ * formatted into text[]. */
+typedef struct wc_worker_argv {
+    char *argv[32];
+    char text[16][32];
+    int argc, ntext;
+} wc_worker_argv;
+
+/* Builds the stress-ng argv of one worker of s (a pure function of s):
+ *   cpu      stress-ng --cpu 1 --cpu-load DUTY
+ *   avx      stress-ng --cpu 1 --cpu-method matrixprod [--cpu-load DUTY if < 100]
+ *            (floating-point matrix work; not guaranteed to use AVX)
+ *   membound stress-ng --stream 1 (bandwidth, not wattcal's pointer chase;
+ *            resident_bytes is not used)
+ *   idle     stress-ng --vm 1 --vm-bytes NM --vm-hang 0 (N = resident MiB,
+ *            default 64: allocate, touch, then sleep)
+ *   burst    stress-ng --fork 1 --fork-ops COUNT --fork-max BATCH (children
+ *            exit at once: burst_child_cpu_ns is not used)
+ * each followed by --timeout <seconds>s --quiet, seconds = duration_ns
+ * rounded up, at least 1 (stress-ng's 0 would mean "forever"). */
+void wc_stress_ng_argv(const wc_workload_spec *s, wc_worker_argv *a);
 
 /* A started workload. Fields are read-only for callers. */
 typedef struct wc_workload {
@@ -74,7 +120,9 @@ void wc_workload_spec_init(wc_workload_spec *spec, wc_stress_class cls);
 
 /* Starts spec->workers children in one new process group. Returns a heap
  * handle (free with wc_workload_free), or NULL with err: -EINVAL-style
- * messages for a bad spec, or the posix_spawn error. A failure after some
+ * messages for a bad spec, or the posix_spawn error; with the stress-ng
+ * backend, -ENOENT when stress-ng is not on PATH (the message names
+ * stress-ng and `apt-get install stress-ng`). A failure after some
  * workers started kills and reaps those first. */
 wc_workload *wc_workload_start(const wc_workload_spec *spec, wc_error *err);
 

@@ -70,6 +70,18 @@ if pgrep -x wattcal-burst >/dev/null || pgrep -x wattcal-cpu >/dev/null; then
 fi
 [ "$(sql "$T/k9.db" 'PRAGMA integrity_check')" = ok ] || fail "integrity after kill -9"
 
+# the stress-ng backend (optional: where stress-ng is installed)
+if command -v stress-ng >/dev/null 2>&1; then
+    printf 'name: sng\nphases:\n  - name: cpu\n    duration: 2s\n    workloads:\n      - {class: cpu}\n' >"$T/sng.yaml"
+    "$BIN" run "$T/sng.yaml" --backend stress-ng --db "$T/sng.db" --meter sim --interval 500ms --quiet \
+        2>"$T/err" || { cat "$T/err"; fail "run --backend stress-ng"; }
+    c=$(sql "$T/sng.db" "SELECT (true_user_ns + true_sys_ns) / 1000000 FROM workload")
+    [ "$c" -ge 1000 ] || fail "stress-ng cpu worker true CPU $c ms over 2 s"
+    [ "$(sql "$T/sng.db" "SELECT COUNT(*) FROM process WHERE comm LIKE 'stress-ng%'")" -ge 1 ] ||
+        fail "stress-ng processes not recorded"
+fi
+"$BIN" run "$T/s.yaml" --backend nope --db "$T/nope.db" 2>/dev/null; [ $? -eq 2 ] || fail "--backend nope accepted"
+
 # a scenario with an error: line and field named, nothing recorded
 printf 'name: bad\nphases:\n  - name: x\n    duration: 1s\n    workloads:\n      - {class: cpu, duty: 150}\n' >"$T/bad.yaml"
 "$BIN" run "$T/bad.yaml" --db "$T/bad.db" --meter sim --quiet 2>"$T/e"; rc=$?

@@ -323,3 +323,43 @@ Test(scenario, accepts_minimal_and_null_workloads)
     wc_scenario_free(NULL);
     cr_assert_eq(wc_scenario_total_ns(NULL), 0);
 }
+
+Test(scenario, backend_field)
+{
+    const char *text = PH("{class: cpu, workers: 2, duty: 50, backend: stress-ng}")
+        "      - {class: idle, resident_mb: 8}\n"
+        "      - {class: burst, count: 10, backend: wattcal}\n";
+    wc_scenario sc;
+    wc_error err = {{0}};
+    cr_assert_eq(wc_scenario_parse(text, strlen(text), "s.yaml", &sc, &err), 0, "%s", err.msg);
+    cr_assert_eq(sc.phases[0].n_workloads, 3);
+    const wc_scenario_workload *w = sc.phases[0].workloads;
+    cr_assert_eq(w[0].backend, WC_BACKEND_STRESS_NG);
+    cr_assert_eq(w[1].backend, WC_BACKEND_WATTCAL, "wattcal is the default");
+    cr_assert_eq(w[2].backend, WC_BACKEND_WATTCAL);
+    wc_workload_spec spec;
+    wc_scenario_workload_spec(&w[0], S(3), 4, &spec);
+    cr_assert_eq(spec.backend, WC_BACKEND_STRESS_NG);
+    cr_assert_eq(spec.duty_pct, 50);
+    cr_assert_eq(spec.workers, 2);
+    wc_scenario_workload_spec(&w[1], S(3), 4, &spec);
+    cr_assert_eq(spec.backend, WC_BACKEND_WATTCAL);
+    wc_scenario_free(&sc);
+}
+
+Test(scenario, backend_rejects_with_line_and_field)
+{
+    reject(PH("{class: cpu, backend: stressng}"),
+           "s.yaml:7: phases[0].workloads[0].backend: unknown backend 'stressng' (wattcal or "
+           "stress-ng)");
+    reject(PH("{class: cpu, backend: [stress-ng]}"),
+           "s.yaml:7: phases[0].workloads[0].backend: is a list, expected a backend name");
+    reject(PH("{class: cpu, backend: }"),
+           "s.yaml:7: phases[0].workloads[0].backend: is empty");
+    reject(PH("{class: membound, duty: 50, backend: stress-ng}"),
+           "s.yaml:7: phases[0].workloads[0].duty: 50: the stress-ng backend runs membound at "
+           "100 only");
+    reject(PH("{class: cpu, backendd: wattcal}"),
+           "s.yaml:7: phases[0].workloads[0].backendd: unknown key (expected class, workers, "
+           "duty, resident_mb, count, child_cpu, batch, backend)");
+}
