@@ -69,6 +69,9 @@ if pgrep -x wattcal-burst >/dev/null || pgrep -x wattcal-cpu >/dev/null; then
     pgrep -a wattcal-; fail "workloads left after kill -9 of wattcal run"
 fi
 [ "$(sql "$T/k9.db" 'PRAGMA integrity_check')" = ok ] || fail "integrity after kill -9"
+# the simulated node's temp tree cannot be removed by a killed process
+simdir=$(sql "$T/k9.db" 'SELECT meter_description FROM run' | grep -o '/[^ ]*/class/powercap' | sed 's|/class/powercap$||')
+case "$simdir" in */wattcal-sim-*) rm -rf "$simdir" ;; esac
 
 # the stress-ng backend (optional: where stress-ng is installed)
 if command -v stress-ng >/dev/null 2>&1; then

@@ -44,7 +44,7 @@ Test(scenario, builtin_quick)
     cr_assert_eq(wc_scenario_total_ns(&sc), S(60));
     cr_assert_eq(sc.n_phases, 6);
     const char *labels[] = {"idle", "cpu", "avx", "membound", "burst", "mixed"};
-    const int64_t secs[] = {10, 15, 10, 10, 10, 5};
+    const int64_t secs[] = {15, 10, 10, 10, 10, 5};
     for (int i = 0; i < 6; i++) {
         cr_assert_str_eq(sc.phases[i].label, labels[i], "phase %d", i);
         cr_assert_eq(sc.phases[i].duration_ns, S(secs[i]), "phase %d", i);
