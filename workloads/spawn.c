@@ -197,9 +197,7 @@ void wc_stress_ng_argv(const wc_workload_spec *s, wc_worker_argv *a)
     arg_add(a, "--quiet");
 }
 
-/* 1 when an executable named name is found in one of $PATH's directories
- * (or name contains a '/' and is executable). */
-static int on_path(const char *name)
+int wc_on_path(const char *name)
 {
     if (strchr(name, '/'))
         return access(name, X_OK) == 0;
@@ -247,7 +245,7 @@ static int check_spec(const wc_workload_spec *s, wc_error *err)
                                 "duty %d %%: the stress-ng backend runs membound at 100 %% only",
                                 s->duty_pct);
         const char *exe = s->exe ? s->exe : "stress-ng";
-        if (!on_path(exe))
+        if (!wc_on_path(exe))
             return wc_error_set(err, -ENOENT,
                                 "the stress-ng backend needs stress-ng, and %s is not %s; "
                                 "install it (e.g. apt-get install stress-ng) or use backend "

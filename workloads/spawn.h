@@ -143,6 +143,10 @@ int wc_workload_kill(wc_workload *h, int64_t grace_ns);
 /* User + system CPU of everything reaped so far, ns. */
 int64_t wc_workload_cpu_ns(const wc_workload *h);
 
+/* 1 when an executable named name is found in one of $PATH's directories
+ * (or name contains a '/' and is executable), else 0. No shell involved. */
+int wc_on_path(const char *name);
+
 /* Frees the handle (does not kill; call wc_workload_kill first if needed). */
 void wc_workload_free(wc_workload *h);
 

@@ -429,7 +429,7 @@ static void need_stress_ng(void)
     cr_skip_test("live stress-ng tests run in the release build only (a libcriterion leak "
                  "under ASan with --jobs 2)");
 #endif
-    if (system("command -v stress-ng >/dev/null 2>&1") != 0)
+    if (!wc_on_path("stress-ng"))
         cr_skip_test("stress-ng is not installed (apt-get install stress-ng)");
 }
 
