@@ -115,6 +115,8 @@ static int create_schema(wc_store *st, wc_error *err)
     int rc = exec_sql(st, "BEGIN", err);
     if (!rc)
         rc = exec_sql(st, WC_SCHEMA_SQL, err);
+    if (!rc)
+        rc = exec_sql(st, WC_CALIBRATION_SQL, err);
     if (!rc) {
         char pragma[64];
         snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", WC_STORE_SCHEMA_VERSION);
@@ -175,10 +177,11 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
     int version = 0;
     if (!rc)
         rc = mode == WC_STORE_CREATE ? create_schema(st, err) : read_user_version(st, &version, err);
-    if (!rc && mode != WC_STORE_CREATE && version != WC_STORE_SCHEMA_VERSION)
+    if (!rc && mode != WC_STORE_CREATE &&
+        (version < WC_STORE_SCHEMA_MIN_VERSION || version > WC_STORE_SCHEMA_VERSION))
         rc = wc_error_set(err, -EINVAL,
-                          "%s: not a wattcal run (schema version %d, expected %d)", path,
-                          version, WC_STORE_SCHEMA_VERSION);
+                          "%s: not a wattcal run (schema version %d, expected %d to %d)", path,
+                          version, WC_STORE_SCHEMA_MIN_VERSION, WC_STORE_SCHEMA_VERSION);
     if (!rc && !st->read_only)
         rc = prepare_all(st, err);
     if (rc) {
@@ -683,6 +686,16 @@ int wc_store_clear_model(wc_store *st, int64_t model_id, wc_error *err)
              "DELETE FROM node_attr WHERE model_id=%lld; DELETE FROM work_attr WHERE model_id=%lld;",
              (long long)model_id, (long long)model_id);
     return exec_sql(st, sql, err);
+}
+
+int wc_store_ensure_calibration(wc_store *st, wc_error *err)
+{
+    if (st->read_only)
+        return wc_error_set(err, -EROFS, "%s: opened read-only", st->path);
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", WC_STORE_SCHEMA_VERSION);
+    int rc = exec_sql(st, WC_CALIBRATION_SQL, err);
+    return rc ? rc : exec_sql(st, pragma, err);
 }
 
 int wc_store_ensure_indexes(wc_store *st, wc_error *err)

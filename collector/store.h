@@ -23,7 +23,9 @@
 #include "collector/truth.h"
 #include "common/wc_error.h"
 
-#define WC_STORE_SCHEMA_VERSION 3
+#define WC_STORE_SCHEMA_VERSION 4
+/* Oldest schema still read: version 3 lacks only the calibration tables. */
+#define WC_STORE_SCHEMA_MIN_VERSION 3
 
 typedef struct wc_store wc_store;
 
@@ -133,6 +135,10 @@ int wc_store_put_workload(wc_store *st, int64_t phase_id, const char *cls, int w
 /* Sets the CPU utilisation (percent of all CPUs) of a tick, for imported runs
  * that have a utilisation column instead of /proc/stat counters. */
 int wc_store_set_tick_util(wc_store *st, int64_t tick_id, double util_pct, wc_error *err);
+
+/* Creates the calibration tables if missing (a version-3 run becomes version
+ * 4). Returns 0, -EROFS on a read-only store, -EIO with err. */
+int wc_store_ensure_calibration(wc_store *st, wc_error *err);
 
 /* Builds the read-side indexes if missing (done by wc_store_finish_run; readers
  * call it on runs that were killed before finishing). Returns 0 or -EIO. */

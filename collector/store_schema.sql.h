@@ -1,5 +1,5 @@
 /*
- * store_schema.sql.h — the SQL text of the wattcal store schema (version 3),
+ * store_schema.sql.h — the SQL text of the wattcal store schema (version 4),
  * included by collector/store.c only. docs/schema.md explains every column.
  */
 #ifndef WC_STORE_SCHEMA_SQL_H
@@ -60,6 +60,18 @@ static const char WC_SCHEMA_SQL[] =
     " id INTEGER PRIMARY KEY, phase_id INTEGER, class TEXT, workers INTEGER, duty_pct INTEGER,"
     " pgid INTEGER, leaders TEXT, true_user_ns INTEGER, true_sys_ns INTEGER, crashed INTEGER,"
     " crash_signal INTEGER, failed INTEGER, variant TEXT);";
+
+/* Version 4 adds the calibration tables (written by `wattcal calibrate`); a
+ * version-3 run gets them, and version 4, the first time it is calibrated. */
+static const char WC_CALIBRATION_SQL[] =
+    "CREATE TABLE IF NOT EXISTS calibration("
+    " id INTEGER PRIMARY KEY, created_wall_ns INTEGER, kind TEXT, target TEXT, input TEXT,"
+    " window_s REAL, lag_s REAL, n INTEGER, dof INTEGER, c0 REAL, c0_se REAL, c1 REAL,"
+    " c1_se REAL, cov01 REAL, c0_lo REAL, c0_hi REAL, c1_lo REAL, c1_hi REAL, r2 REAL,"
+    " rmse REAL, fitted_on TEXT, provenance TEXT, note TEXT);"
+    "CREATE TABLE IF NOT EXISTS calibration_residual("
+    " calibration_id INTEGER, start_mono_ns INTEGER, end_mono_ns INTEGER, x REAL, y REAL,"
+    " fitted REAL, residual REAL, weight REAL);";
 
 /* Indexes built when a run finishes (or by readers on a run killed early):
  * keeping them out of the recording path keeps ingest fast. */

@@ -1,0 +1,366 @@
+/*
+ * accuracy.c — loads a run's node sources and ground truth, estimates the
+ * truth's lag, and scores every source against every truth source on the
+ * native alignment and the common windows, overall and per phase
+ * (accuracy.h).
+ */
+#include "validator/accuracy.h"
+
+#include <errno.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int sql_fail(sqlite3 *db, wc_error *err, const char *what)
+{
+    return wc_error_set(err, -EIO, "validate: %s: %s", what, sqlite3_errmsg(db));
+}
+
+int wc_accuracy_add_source(wc_accuracy_report *rep, wc_acc_source *src)
+{
+    if (rep->nsources == WC_ACC_MAX_SOURCES)
+        return -ENOSPC;
+    src->run_energy_j = wc_cumseries_total(&src->series);
+    rep->sources[rep->nsources++] = *src;
+    memset(&src->series, 0, sizeof src->series);
+    return 0;
+}
+
+/* Names of the zones of a kind present in the run (distinct, in id order). */
+static int zone_names(sqlite3 *db, const char *kind, char names[][32], size_t max, size_t *n)
+{
+    sqlite3_stmt *s = NULL;
+    *n = 0;
+    if (sqlite3_prepare_v2(db, "SELECT name FROM zone WHERE kind = ? GROUP BY name ORDER BY MIN(id)",
+                           -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(s, 1, kind, -1, SQLITE_STATIC);
+    while (*n < max && sqlite3_step(s) == SQLITE_ROW) {
+        const unsigned char *t = sqlite3_column_text(s, 0);
+        snprintf(names[(*n)++], 32, "%s", t ? (const char *)t : "");
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+static int has_name(char names[][32], size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(names[i], name))
+            return 1;
+    return 0;
+}
+
+/* "a+b" of the present names. */
+static void join_names(const char *const *names, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; names[i] && used + 1 < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? "+" : "", names[i]);
+}
+
+static int load_run_provenance(sqlite3 *db, wc_accuracy_report *rep)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT provenance FROM run", -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+        snprintf(rep->run_provenance, sizeof rep->run_provenance, "%s",
+                 (const char *)sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    return 0;
+}
+
+static int load_phases(sqlite3 *db, wc_accuracy_report *rep, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT name, class, repetition, start_mono_ns, end_mono_ns FROM phase"
+                           " WHERE end_mono_ns > start_mono_ns ORDER BY start_mono_ns, id",
+                           -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "reading phases");
+    size_t cap = 0;
+    int rc = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        if (rep->nphases == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            wc_acc_phase *p = realloc(rep->phases, ncap * sizeof *p);
+            if (!p) {
+                rc = wc_error_set(err, -ENOMEM, "out of memory reading phases");
+                break;
+            }
+            rep->phases = p;
+            cap = ncap;
+        }
+        wc_acc_phase *p = &rep->phases[rep->nphases++];
+        const unsigned char *nm = sqlite3_column_text(s, 0), *cl = sqlite3_column_text(s, 1);
+        snprintf(p->name, sizeof p->name, "%s", nm ? (const char *)nm : "");
+        snprintf(p->cls, sizeof p->cls, "%s", cl ? (const char *)cl : "");
+        p->repetition = sqlite3_column_int(s, 2);
+        p->start_ns = sqlite3_column_int64(s, 3);
+        p->end_ns = sqlite3_column_int64(s, 4);
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+/* The meter, psys and gauge sources. */
+static int load_meter_sources(sqlite3 *db, wc_accuracy_report *rep, const char *const *zones,
+                              wc_error *err)
+{
+    wc_acc_source src;
+    size_t found = 0;
+    memset(&src, 0, sizeof src);
+    int rc = wc_series_meter(db, &rep->tb, zones, &src.series, &found, err);
+    if (rc)
+        return rc;
+    if (found) {
+        snprintf(src.name, sizeof src.name, "meter:%s", rep->node_zones);
+        snprintf(src.provenance, sizeof src.provenance, "%s", rep->run_provenance);
+        snprintf(src.description, sizeof src.description,
+                 "the node's %s counters (%zu zone(s) over every socket), differenced with"
+                 " wattcal's counter rule", rep->node_zones, found);
+        wc_accuracy_add_source(rep, &src);
+    } else {
+        wc_cumseries_free(&src.series);
+    }
+    char counters[16][32];
+    size_t nc = 0;
+    zone_names(db, "counter_uj", counters, 16, &nc);
+    int psys_in_node = 0;
+    for (size_t i = 0; zones[i]; i++)
+        psys_in_node |= !strcmp(zones[i], "psys");
+    if (has_name(counters, nc, "psys") && !psys_in_node) {
+        static const char *const PSYS[] = {"psys", NULL};
+        memset(&src, 0, sizeof src);
+        rc = wc_series_meter(db, &rep->tb, PSYS, &src.series, &found, err);
+        if (rc)
+            return rc;
+        snprintf(src.name, sizeof src.name, "meter:psys");
+        snprintf(src.provenance, sizeof src.provenance, "%s", rep->run_provenance);
+        snprintf(src.description, sizeof src.description,
+                 "the platform (psys) RAPL domain: SoC + platform, never added to packages");
+        wc_accuracy_add_source(rep, &src);
+    }
+    char gauges[16][32];
+    size_t ng = 0;
+    zone_names(db, "gauge_uw", gauges, 16, &ng);
+    if (ng) {
+        const char *gz[17];
+        for (size_t i = 0; i < ng; i++)
+            gz[i] = gauges[i];
+        gz[ng] = NULL;
+        memset(&src, 0, sizeof src);
+        rc = wc_series_gauge(db, &rep->tb, gz, &src.series, &found, err);
+        if (rc)
+            return rc;
+        char label[64];
+        join_names(gz, label, sizeof label);
+        snprintf(src.name, sizeof src.name, "gauge:%s", label);
+        snprintf(src.provenance, sizeof src.provenance, "%s", rep->run_provenance);
+        snprintf(src.description, sizeof src.description,
+                 "power readings (gauges) of %s, each held over the interval since the previous"
+                 " sample and time-weighted", label);
+        wc_accuracy_add_source(rep, &src);
+    }
+    return 0;
+}
+
+int wc_accuracy_load(sqlite3 *db, const wc_acc_opts *o, wc_accuracy_report *rep, wc_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->opts = *o;
+    if (!rep->opts.nwindows) {
+        rep->opts.windows_s[0] = 10;
+        rep->opts.windows_s[1] = 60;
+        rep->opts.nwindows = 2;
+    }
+    int rc = wc_timebase_load(db, &rep->tb, err);
+    if (rc)
+        return rc;
+    load_run_provenance(db, rep);
+    /* The node zones present among those asked for. */
+    static const char *const DEFAULT_ZONES[] = {"package", "dram", NULL};
+    const char *const *want = o->node_zones[0] ? o->node_zones : DEFAULT_ZONES;
+    char counters[16][32];
+    size_t nc = 0;
+    zone_names(db, "counter_uj", counters, 16, &nc);
+    const char *present[WC_ACC_MAX_ZONES + 1];
+    size_t np = 0;
+    for (size_t i = 0; want[i] && np < WC_ACC_MAX_ZONES; i++)
+        if (has_name(counters, nc, want[i]))
+            present[np++] = want[i];
+    present[np] = NULL;
+    join_names(present, rep->node_zones, sizeof rep->node_zones);
+    if (np)
+        rc = load_meter_sources(db, rep, present, err);
+    if (!rc && !np) { /* no node counter zone: gauges only (e.g. an imported power column) */
+        static const char *const NONE[] = {"-", NULL};
+        rc = load_meter_sources(db, rep, NONE, err);
+        snprintf(rep->node_zones, sizeof rep->node_zones, "(none)");
+    }
+    if (!rc && np && o->model_id > 0) {
+        wc_acc_source src;
+        size_t found = 0;
+        memset(&src, 0, sizeof src);
+        rc = wc_series_model_node(db, &rep->tb, o->model_id, present, &src.series, &found, err);
+        if (!rc && found) {
+            snprintf(src.name, sizeof src.name, "model:%s:%s", o->model_name, rep->node_zones);
+            snprintf(src.provenance, sizeof src.provenance, "exporter model %s", o->model_name);
+            snprintf(src.description, sizeof src.description,
+                     "the node energy model %s reported from the %s meter (its counter handling"
+                     " and quirks included)", o->model_name, rep->run_provenance);
+            wc_accuracy_add_source(rep, &src);
+        } else {
+            wc_cumseries_free(&src.series);
+        }
+    }
+    if (!rc) {
+        int nt = wc_truth_series_load(db, rep->truth, WC_ACC_MAX_TRUTH, err);
+        if (nt < 0)
+            rc = nt;
+        else
+            rep->ntruth = (size_t)nt;
+    }
+    if (!rc)
+        rc = load_phases(db, rep, err);
+    if (rc)
+        wc_accuracy_free(rep);
+    return rc;
+}
+
+static int push_cell(wc_accuracy_report *rep, size_t *cap, const wc_acc_cell *c)
+{
+    if (rep->ncells == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        wc_acc_cell *p = realloc(rep->cells, ncap * sizeof *p);
+        if (!p)
+            return -ENOMEM;
+        rep->cells = p;
+        *cap = ncap;
+    }
+    rep->cells[rep->ncells++] = *c;
+    return 0;
+}
+
+static double median_truth_watts(const wc_truth_series *t)
+{
+    if (!t->n)
+        return 0;
+    double *v = malloc(t->n * sizeof *v);
+    if (!v)
+        return 0;
+    for (size_t i = 0; i < t->n; i++)
+        v[i] = t->r[i].watts;
+    gsl_sort(v, 1, t->n);
+    double m = gsl_stats_median_from_sorted_data(v, 1, t->n);
+    free(v);
+    return m;
+}
+
+/* Scores one (source, truth, window, phase) into a cell; n == 0 is not stored. */
+static int score_cell(wc_accuracy_report *rep, size_t *cap, size_t si, size_t ti, size_t wi,
+                      int phase)
+{
+    const wc_acc_source *src = &rep->sources[si];
+    const wc_truth_series *t = &rep->truth[ti];
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    if (phase >= 0) {
+        lo = rep->phases[phase].start_ns;
+        hi = rep->phases[phase].end_ns;
+    }
+    double w = rep->windows_s[wi];
+    wc_pairs p;
+    int rc = w > 0 ? wc_align_windows(&src->series, t, &rep->lag[ti], rep->tb.mono_ns[0],
+                                      (int64_t)llround(w * 1e9), lo, hi, &p)
+                   : wc_align_native(&src->series, t, &rep->lag[ti], lo, hi, &p);
+    if (rc || p.n == 0) {
+        wc_pairs_free(&p);
+        return rc;
+    }
+    wc_acc_cell c;
+    memset(&c, 0, sizeof c);
+    c.source = si;
+    c.truth = ti;
+    c.phase = phase;
+    c.window_s = w;
+    wc_boot_cfg boot = rep->opts.boot;
+    boot.min_block = p.min_block;
+    rc = wc_accuracy_compute(p.source_w, p.truth_w, p.n, rep->mape_floor_w[ti], &boot, &c.acc);
+    double sj = 0, gj = 0;
+    for (size_t k = 0; k < p.n; k++) {
+        double len = (double)(p.b_ns[k] - p.a_ns[k]) / 1e9;
+        c.covered_s += len;
+        sj += p.source_w[k] * len;
+        gj += p.truth_w[k] * len;
+    }
+    int overlapping = w == 0 && p.min_block > 1;
+    c.source_j = overlapping ? NAN : sj;
+    c.truth_j = overlapping ? NAN : gj;
+    if (overlapping)
+        c.covered_s = NAN;
+    wc_pairs_free(&p);
+    return rc ? rc : push_cell(rep, cap, &c);
+}
+
+int wc_accuracy_score(wc_accuracy_report *rep, wc_error *err)
+{
+    rep->windows_s[0] = 0;
+    rep->nwindows = 1;
+    for (size_t k = 0; k < rep->opts.nwindows && rep->nwindows < WC_ACC_MAX_WINDOWS; k++)
+        rep->windows_s[rep->nwindows++] = rep->opts.windows_s[k];
+    size_t cap = 0;
+    for (size_t ti = 0; ti < rep->ntruth; ti++) {
+        const wc_truth_series *t = &rep->truth[ti];
+        if (rep->opts.lag_fixed || !rep->nsources)
+            wc_lagwin_fixed(rep->opts.lag_fixed ? rep->opts.lag_s : 0, &rep->lag[ti]);
+        else if (wc_lagwin_estimate(&rep->sources[0].series, t, &rep->opts.search,
+                                    &rep->opts.boot, &rep->lag[ti]))
+            return wc_error_set(err, -ENOMEM, "out of memory estimating the lag of %s", t->spec);
+        rep->mape_floor_w[ti] = rep->opts.mape_floor_w > 0 ? rep->opts.mape_floor_w
+                                                           : 0.1 * median_truth_watts(t);
+        for (size_t wi = 0; wi < rep->nwindows; wi++) {
+            double w = rep->windows_s[wi];
+            if (w > 0 && w < t->median_window_s) {
+                snprintf(rep->window_skipped[ti][wi], sizeof rep->window_skipped[ti][wi],
+                         "%g s is shorter than the truth's own %g s averaging window", w,
+                         t->median_window_s);
+                continue;
+            }
+            for (size_t si = 0; si < rep->nsources; si++)
+                for (int ph = -1; ph < (int)rep->nphases; ph++)
+                    if (score_cell(rep, &cap, si, ti, wi, ph))
+                        return wc_error_set(err, -ENOMEM, "out of memory scoring accuracy");
+        }
+    }
+    return 0;
+}
+
+const wc_acc_cell *wc_accuracy_cell(const wc_accuracy_report *rep, size_t source, size_t truth,
+                                    double window_s, int phase)
+{
+    for (size_t i = 0; i < rep->ncells; i++) {
+        const wc_acc_cell *c = &rep->cells[i];
+        if (c->source == source && c->truth == truth && c->window_s == window_s &&
+            c->phase == phase)
+            return c;
+    }
+    return NULL;
+}
+
+void wc_accuracy_free(wc_accuracy_report *rep)
+{
+    for (size_t i = 0; i < rep->nsources; i++)
+        wc_cumseries_free(&rep->sources[i].series);
+    for (size_t i = 0; i < rep->ntruth; i++)
+        wc_truth_series_free(&rep->truth[i]);
+    free(rep->phases);
+    free(rep->cells);
+    wc_timebase_free(&rep->tb);
+    memset(rep, 0, sizeof *rep);
+}

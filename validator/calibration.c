@@ -1,0 +1,503 @@
+/*
+ * calibration.c — zone-versus-utilisation and truth-versus-meter fits, their
+ * storage in the run, and the estimates they produce (calibration.h).
+ */
+#include "validator/calibration.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/wc_clock.h"
+#include "common/wc_text.h"
+
+#define MIN_FIT_POINTS 5
+
+const char *wc_cal_kind_name(wc_cal_kind k)
+{
+    return k == WC_CAL_TRUTH_METER ? "truth_meter" : "zone_utilisation";
+}
+
+static int sql_fail(sqlite3 *db, wc_error *err, const char *what)
+{
+    return wc_error_set(err, -EIO, "calibrate: %s: %s", what, sqlite3_errmsg(db));
+}
+
+void wc_calibration_free(wc_calibration *c)
+{
+    free(c->x), free(c->y), free(c->a_ns), free(c->b_ns), free(c->w);
+    c->x = c->y = c->w = NULL;
+    c->a_ns = c->b_ns = NULL;
+    c->nres = 0;
+}
+
+static void note(char *notes, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(char *notes, size_t cap, const char *fmt, ...)
+{
+    if (!notes || !cap)
+        return;
+    size_t used = strlen(notes);
+    if (used + 2 >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(notes + used, cap - used, fmt, ap);
+    va_end(ap);
+    used = strlen(notes);
+    if (used + 1 < cap) {
+        notes[used] = '\n';
+        notes[used + 1] = '\0';
+    }
+}
+
+/* Keeps the fitted points as residual rows of c (x, y, weights, intervals). */
+static int keep_points(wc_calibration *c, const double *x, const double *y, const double *w,
+                       const wc_pairs *p)
+{
+    c->nres = p->n;
+    c->x = malloc(p->n * sizeof *c->x);
+    c->y = malloc(p->n * sizeof *c->y);
+    c->w = malloc(p->n * sizeof *c->w);
+    c->a_ns = malloc(p->n * sizeof *c->a_ns);
+    c->b_ns = malloc(p->n * sizeof *c->b_ns);
+    if (!c->x || !c->y || !c->w || !c->a_ns || !c->b_ns) {
+        wc_calibration_free(c);
+        return -ENOMEM;
+    }
+    memcpy(c->x, x, p->n * sizeof *x);
+    memcpy(c->y, y, p->n * sizeof *y);
+    memcpy(c->w, w, p->n * sizeof *w);
+    memcpy(c->a_ns, p->a_ns, p->n * sizeof *p->a_ns);
+    memcpy(c->b_ns, p->b_ns, p->n * sizeof *p->b_ns);
+    return 0;
+}
+
+/* One fit of y on x over the pairs (x, y chosen by the caller). 1 = fitted,
+ * 0 = not possible (note written), <0 error. */
+static int fit_pairs(wc_calibration *c, const double *x, const double *y, const wc_pairs *p,
+                     int weighted, const wc_boot_cfg *boot, char *notes, size_t cap)
+{
+    if (p->n < MIN_FIT_POINTS) {
+        note(notes, cap, "%s %s: only %zu aligned point(s), at least %d needed", wc_cal_kind_name(c->kind),
+             c->target, p->n, MIN_FIT_POINTS);
+        return 0;
+    }
+    double *w = malloc(p->n * sizeof *w);
+    if (!w)
+        return -ENOMEM;
+    for (size_t i = 0; i < p->n; i++)
+        w[i] = weighted ? (double)(p->b_ns[i] - p->a_ns[i]) / 1e9 : 1.0;
+    for (size_t i = 0; weighted && i < p->n; i++)
+        if (!(w[i] > 0))
+            w[i] = 1.0; /* a point reading stands for itself */
+    wc_boot_cfg b = *boot;
+    b.min_block = p->min_block ? p->min_block : 1;
+    int rc = wc_linfit_wls(x, y, w, p->n, &b, &c->fit);
+    if (rc == -EINVAL) {
+        note(notes, cap, "%s %s: the input never varied over %zu points: intercept and slope"
+                         " cannot be told apart", wc_cal_kind_name(c->kind), c->target, p->n);
+        free(w);
+        return 0;
+    }
+    if (!rc)
+        rc = keep_points(c, x, y, w, p);
+    free(w);
+    return rc ? rc : 1;
+}
+
+static int64_t median_spacing_ns(const wc_timebase *tb)
+{
+    return tb->median_spacing_ns > 0 ? tb->median_spacing_ns : 1000000000LL;
+}
+
+/* Distinct counter zone names of the run. */
+static size_t counter_zones(sqlite3 *db, char names[][32], size_t max)
+{
+    sqlite3_stmt *s = NULL;
+    size_t n = 0;
+    if (sqlite3_prepare_v2(db, "SELECT name FROM zone WHERE kind = 'counter_uj' GROUP BY name"
+                               " ORDER BY MIN(id)", -1, &s, NULL) != SQLITE_OK)
+        return 0;
+    while (n < max && sqlite3_step(s) == SQLITE_ROW)
+        if (sqlite3_column_text(s, 0))
+            snprintf(names[n++], 32, "%s", (const char *)sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    return n;
+}
+
+static int zone_fits(sqlite3 *db, const wc_cal_opts *o, const wc_accuracy_report *rep,
+                     wc_calibration *out, size_t max, size_t *n, char *notes, size_t cap,
+                     wc_error *err)
+{
+    wc_cumseries util;
+    int found = 0;
+    int rc = wc_series_utilisation(db, &rep->tb, &util, &found, err);
+    if (rc)
+        return rc;
+    if (!found) {
+        note(notes, cap, "zone_utilisation: the run has no CPU utilisation (no /proc/stat and no"
+                         " utilisation column): no zone fit");
+        wc_cumseries_free(&util);
+        return 0;
+    }
+    double want = o->window_s > 0 ? o->window_s : 10;
+    double res = (double)median_spacing_ns(&rep->tb) / 1e9;
+    double win = want > res ? want : res;
+    if (win > want)
+        note(notes, cap, "zone_utilisation: window widened from %g s to the data's sample spacing"
+                         " %.3g s (a shorter window would invent detail)", want, win);
+    char names[16][32];
+    size_t nz = counter_zones(db, names, 16);
+    for (size_t k = 0; !rc && k < nz && *n < max; k++) {
+        const char *zl[] = {names[k], NULL};
+        wc_cumseries zs;
+        size_t nf = 0;
+        rc = wc_series_meter(db, &rep->tb, zl, &zs, &nf, err);
+        if (rc)
+            break;
+        wc_pairs p;
+        rc = wc_align_series_windows(&zs, &util, rep->tb.mono_ns[0], (int64_t)llround(win * 1e9),
+                                     INT64_MIN, INT64_MAX, &p);
+        wc_calibration *c = &out[*n];
+        memset(c, 0, sizeof *c);
+        c->kind = WC_CAL_ZONE_UTIL;
+        snprintf(c->target, sizeof c->target, "%s", names[k]);
+        snprintf(c->input, sizeof c->input, "utilisation");
+        c->window_s = win;
+        int fitted = rc ? rc : fit_pairs(c, p.truth_w, p.source_w, &p, 0, &o->boot, notes, cap);
+        if (fitted == 1) {
+            wc_textf(c->note, sizeof c->note, "P_%s = P_idle + k * utilisation over %zu windows of"
+                     " %g s (%s meter)", names[k], p.n, win, rep->run_provenance);
+            (*n)++;
+        }
+        rc = fitted < 0 ? fitted : 0;
+        wc_pairs_free(&p);
+        wc_cumseries_free(&zs);
+    }
+    wc_cumseries_free(&util);
+    return rc == -ENOMEM ? wc_error_set(err, rc, "out of memory fitting zones") : rc;
+}
+
+static int truth_fits(const wc_cal_opts *o, wc_accuracy_report *rep, wc_calibration *out,
+                      size_t max, size_t *n, char *notes, size_t cap, wc_error *err)
+{
+    if (!rep->nsources || strncmp(rep->sources[0].name, "meter:", 6)) {
+        if (rep->ntruth)
+            note(notes, cap, "truth_meter: the run has no node counter zones to fit against");
+        return 0;
+    }
+    const wc_acc_source *src = &rep->sources[0];
+    int rc = 0;
+    for (size_t t = 0; !rc && t < rep->ntruth && *n < max; t++) {
+        wc_lagwin *lw = &rep->lag[t];
+        if (o->lag_fixed)
+            wc_lagwin_fixed(o->lag_s, lw);
+        else if (wc_lagwin_estimate(&src->series, &rep->truth[t], &o->search, &o->boot, lw))
+            return wc_error_set(err, -ENOMEM, "out of memory estimating the lag");
+        wc_pairs p;
+        rc = o->truth_window_s > 0
+                 ? wc_align_windows(&src->series, &rep->truth[t], lw, rep->tb.mono_ns[0],
+                                    (int64_t)llround(o->truth_window_s * 1e9), INT64_MIN, INT64_MAX, &p)
+                 : wc_align_native(&src->series, &rep->truth[t], lw, INT64_MIN, INT64_MAX, &p);
+        wc_calibration *c = &out[*n];
+        memset(c, 0, sizeof *c);
+        c->kind = WC_CAL_TRUTH_METER;
+        snprintf(c->target, sizeof c->target, "%s", rep->truth[t].spec);
+        snprintf(c->input, sizeof c->input, "%s", src->name);
+        c->window_s = o->truth_window_s > 0 ? o->truth_window_s : 0;
+        c->lag_s = lw->lag_s;
+        int fitted = rc ? rc : fit_pairs(c, p.source_w, p.truth_w, &p, 1, &o->boot, notes, cap);
+        if (fitted == 1) {
+            wc_textf(c->note, sizeof c->note,
+                     "%s = a * %s + b over %zu readings (%s), lag %.2f s (%s); truth %s", c->target,
+                     src->name, p.n, c->window_s > 0 ? "common windows" : "each over its own interval",
+                     lw->lag_s, lw->identifiable ? (lw->estimated ? "estimated" : "given")
+                                                 : "not identifiable, 0 used",
+                     rep->truth[t].provenance);
+            (*n)++;
+        }
+        rc = fitted < 0 ? fitted : 0;
+        wc_pairs_free(&p);
+    }
+    return rc == -ENOMEM ? wc_error_set(err, rc, "out of memory fitting ground truth") : rc;
+}
+
+int wc_calibrate(sqlite3 *db, const wc_cal_opts *o, wc_calibration *out, size_t max, size_t *n,
+                 char *notes, size_t notes_cap, wc_error *err)
+{
+    *n = 0;
+    if (notes && notes_cap)
+        notes[0] = '\0';
+    wc_acc_opts ao;
+    memset(&ao, 0, sizeof ao);
+    for (size_t i = 0; i < WC_ACC_MAX_ZONES && o->node_zones[i]; i++)
+        ao.node_zones[i] = o->node_zones[i];
+    ao.boot = o->boot;
+    wc_accuracy_report *rep = calloc(1, sizeof *rep);
+    if (!rep)
+        return wc_error_set(err, -ENOMEM, "out of memory");
+    int rc = wc_accuracy_load(db, &ao, rep, err);
+    if (rc) {
+        free(rep);
+        return rc;
+    }
+    rc = zone_fits(db, o, rep, out, max, n, notes, notes_cap, err);
+    if (!rc)
+        rc = truth_fits(o, rep, out, max, n, notes, notes_cap, err);
+    if (!rc && rep->ntruth == 0)
+        note(notes, notes_cap, "truth_meter: the run has no ground truth (record with --truth,"
+                               " or import a wall-power column): no wall-power fit");
+    wc_accuracy_free(rep);
+    free(rep);
+    if (!rc && *n == 0)
+        return wc_error_set(err, -ENODATA, "nothing could be fitted");
+    return rc;
+}
+
+static void bind_double(sqlite3_stmt *s, int i, double v)
+{
+    if (isfinite(v))
+        sqlite3_bind_double(s, i, v);
+    else
+        sqlite3_bind_null(s, i);
+}
+
+static int store_residuals(sqlite3 *db, const wc_calibration *c, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db, "INSERT INTO calibration_residual VALUES (?,?,?,?,?,?,?,?)", -1,
+                           &s, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "storing residuals");
+    int rc = 0;
+    for (size_t i = 0; i < c->nres && !rc; i++) {
+        double fitted = c->fit.c0 + c->fit.c1 * c->x[i];
+        sqlite3_bind_int64(s, 1, c->id);
+        sqlite3_bind_int64(s, 2, c->a_ns[i]);
+        sqlite3_bind_int64(s, 3, c->b_ns[i]);
+        bind_double(s, 4, c->x[i]);
+        bind_double(s, 5, c->y[i]);
+        bind_double(s, 6, fitted);
+        bind_double(s, 7, c->y[i] - fitted);
+        bind_double(s, 8, c->w[i]);
+        if (sqlite3_step(s) != SQLITE_DONE)
+            rc = sql_fail(db, err, "storing residuals");
+        sqlite3_reset(s);
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int wc_calibration_store(wc_store *st, wc_calibration *c, wc_error *err)
+{
+    int rc = wc_store_ensure_calibration(st, err);
+    if (rc)
+        return rc;
+    sqlite3 *db = wc_store_db(st);
+    if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "storing the calibration");
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "INSERT INTO calibration(created_wall_ns, kind, target, input, window_s,"
+                           " lag_s, n, dof, c0, c0_se, c1, c1_se, cov01, c0_lo, c0_hi, c1_lo, c1_hi,"
+                           " r2, rmse, fitted_on, provenance, note) VALUES"
+                           " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'estimated',?)",
+                           -1, &s, NULL) != SQLITE_OK) {
+        rc = sql_fail(db, err, "storing the calibration");
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return rc;
+    }
+    const wc_linfit *f = &c->fit;
+    sqlite3_bind_int64(s, 1, wc_wall_ns());
+    sqlite3_bind_text(s, 2, wc_cal_kind_name(c->kind), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, c->target, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 4, c->input, -1, SQLITE_STATIC);
+    bind_double(s, 5, c->window_s);
+    bind_double(s, 6, c->lag_s);
+    sqlite3_bind_int64(s, 7, (int64_t)f->n);
+    sqlite3_bind_int(s, 8, f->dof);
+    double v[] = {f->c0, f->se0, f->c1, f->se1, f->cov01, f->b0_lo, f->b0_hi, f->b1_lo, f->b1_hi,
+                  f->r2, f->rmse};
+    for (int i = 0; i < 11; i++)
+        bind_double(s, 9 + i, v[i]);
+    sqlite3_bind_text(s, 20, c->fitted_on, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 21, c->note, -1, SQLITE_STATIC);
+    rc = sqlite3_step(s) == SQLITE_DONE ? 0 : sql_fail(db, err, "storing the calibration");
+    sqlite3_finalize(s);
+    if (!rc) {
+        c->id = sqlite3_last_insert_rowid(db);
+        rc = store_residuals(db, c, err);
+    }
+    if (!rc && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        rc = sql_fail(db, err, "storing the calibration");
+    if (rc)
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+static double col_double(sqlite3_stmt *s, int i)
+{
+    return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+static void col_text(char *dst, size_t cap, sqlite3_stmt *s, int i)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    snprintf(dst, cap, "%s", t ? (const char *)t : "");
+}
+
+int wc_calibration_load(sqlite3 *db, wc_calibration *out, size_t max, size_t *n, wc_error *err)
+{
+    *n = 0;
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE name = 'calibration'", -1, &s,
+                           NULL) != SQLITE_OK)
+        return sql_fail(db, err, "reading calibrations");
+    int exists = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
+    if (!exists)
+        return 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT id, kind, target, input, window_s, lag_s, n, dof, c0, c0_se, c1,"
+                           " c1_se, cov01, c0_lo, c0_hi, c1_lo, c1_hi, r2, rmse, fitted_on, note"
+                           " FROM calibration WHERE id IN (SELECT MAX(id) FROM calibration GROUP BY"
+                           " kind, target) ORDER BY id",
+                           -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "reading calibrations");
+    while (*n < max && sqlite3_step(s) == SQLITE_ROW) {
+        wc_calibration *c = &out[(*n)++];
+        memset(c, 0, sizeof *c);
+        c->id = sqlite3_column_int64(s, 0);
+        char kind[32];
+        col_text(kind, sizeof kind, s, 1);
+        c->kind = !strcmp(kind, "truth_meter") ? WC_CAL_TRUTH_METER : WC_CAL_ZONE_UTIL;
+        col_text(c->target, sizeof c->target, s, 2);
+        col_text(c->input, sizeof c->input, s, 3);
+        c->window_s = col_double(s, 4);
+        c->lag_s = col_double(s, 5);
+        c->fit.n = (size_t)sqlite3_column_int64(s, 6);
+        c->fit.dof = sqlite3_column_int(s, 7);
+        double *dst[] = {&c->fit.c0, &c->fit.se0, &c->fit.c1, &c->fit.se1, &c->fit.cov01,
+                         &c->fit.b0_lo, &c->fit.b0_hi, &c->fit.b1_lo, &c->fit.b1_hi, &c->fit.r2,
+                         &c->fit.rmse};
+        for (int i = 0; i < 11; i++)
+            *dst[i] = col_double(s, 8 + i);
+        col_text(c->fitted_on, sizeof c->fitted_on, s, 19);
+        col_text(c->note, sizeof c->note, s, 20);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+int wc_calibration_apply_from(wc_store *st, const char *from_path, wc_error *err)
+{
+    wc_store *from = wc_store_open(from_path, WC_STORE_READ, err);
+    if (!from)
+        return -EIO;
+    wc_calibration fits[WC_CAL_MAX];
+    size_t n = 0;
+    char host[128] = "";
+    int rc = wc_calibration_load(wc_store_db(from), fits, WC_CAL_MAX, &n, err);
+    sqlite3_stmt *s = NULL;
+    if (!rc && sqlite3_prepare_v2(wc_store_db(from), "SELECT host FROM run", -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        col_text(host, sizeof host, s, 0);
+    sqlite3_finalize(s);
+    wc_store_close(from);
+    if (rc)
+        return rc;
+    if (!n)
+        return wc_error_set(err, -ENOENT, "%s holds no calibration: run `wattcal calibrate --db %s`"
+                                          " first", from_path, from_path);
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!fits[i].fitted_on[0])
+            snprintf(fits[i].fitted_on, sizeof fits[i].fitted_on, "%.200s (host %.60s, fit #%lld)",
+                     from_path, host, (long long)fits[i].id);
+        fits[i].id = 0;
+        rc = wc_calibration_store(st, &fits[i], err);
+    }
+    return rc ? rc : (int)n;
+}
+
+/* Splits "a+b+c" into names (pointers into buf). */
+static size_t split_zones(char *buf, const char **names, size_t max)
+{
+    size_t n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, "+", &save); t && n < max;
+         t = strtok_r(NULL, "+", &save))
+        names[n++] = t;
+    return n;
+}
+
+static const char *fitted_where(const wc_calibration *c)
+{
+    return c->fitted_on[0] ? c->fitted_on : "this run (IN-SAMPLE: scored against the truth it was fitted on)";
+}
+
+int wc_calibration_add_estimates(sqlite3 *db, const wc_calibration *fits, size_t nfits,
+                                 wc_accuracy_report *rep, wc_error *err)
+{
+    int added = 0;
+    if (!rep->nsources || strncmp(rep->sources[0].name, "meter:", 6))
+        return 0;
+    for (size_t i = 0; i < nfits; i++) {
+        const wc_calibration *c = &fits[i];
+        if (c->kind != WC_CAL_TRUTH_METER || strcmp(c->input, rep->sources[0].name))
+            continue;
+        wc_acc_source src;
+        memset(&src, 0, sizeof src);
+        if (wc_cumseries_affine(&rep->sources[0].series, c->fit.c1, c->fit.c0, &src.series))
+            return wc_error_set(err, -ENOMEM, "out of memory");
+        snprintf(src.name, sizeof src.name, "estimate:wall#%lld", (long long)c->id);
+        snprintf(src.provenance, sizeof src.provenance, "estimated");
+        wc_textf(src.description, sizeof src.description,
+                 "ESTIMATED wall power = %.4f * %s + %.2f W (fit #%lld of %.40s, fitted on %.120s)",
+                 c->fit.c1, c->input, c->fit.c0, (long long)c->id, c->target, fitted_where(c));
+        if (wc_accuracy_add_source(rep, &src)) {
+            wc_cumseries_free(&src.series);
+            break;
+        }
+        added++;
+    }
+    char zones[64];
+    snprintf(zones, sizeof zones, "%s", rep->node_zones);
+    const char *names[WC_ACC_MAX_ZONES];
+    size_t nz = split_zones(zones, names, WC_ACC_MAX_ZONES);
+    double a = 0, b = 0;
+    size_t covered = 0;
+    const char *where = NULL;
+    for (size_t k = 0; k < nz; k++)
+        for (size_t i = 0; i < nfits; i++)
+            if (fits[i].kind == WC_CAL_ZONE_UTIL && !strcmp(fits[i].target, names[k])) {
+                a += fits[i].fit.c1;
+                b += fits[i].fit.c0;
+                where = fitted_where(&fits[i]);
+                covered++;
+                break;
+            }
+    if (nz && covered == nz) {
+        wc_cumseries util;
+        int found = 0;
+        int rc = wc_series_utilisation(db, &rep->tb, &util, &found, err);
+        if (rc)
+            return rc;
+        wc_acc_source src;
+        memset(&src, 0, sizeof src);
+        if (found && !wc_cumseries_affine(&util, a, b, &src.series)) {
+            snprintf(src.name, sizeof src.name, "estimate:util");
+            snprintf(src.provenance, sizeof src.provenance, "estimated");
+            wc_textf(src.description, sizeof src.description,
+                     "ESTIMATED %s power from CPU utilisation alone = %.2f W + %.2f W * u"
+                     " (zone fits of %.150s)", rep->node_zones, b, a, where);
+            if (wc_accuracy_add_source(rep, &src))
+                wc_cumseries_free(&src.series);
+            else
+                added++;
+        }
+        wc_cumseries_free(&util);
+    }
+    return added;
+}

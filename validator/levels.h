@@ -1,0 +1,99 @@
+/*
+ * levels.h — the attribution gap at every level (node → processes →
+ * containers → pods), over time and in total, with its split and the
+ * invariant Σ children ≤ parent checked on every interval.
+ *
+ * For one model and every zone name:
+ *   node → processes:  gap = node − Σ processes
+ *                          = idle (not attributed by design)
+ *                          + unattributed (active energy no process received)
+ *                          − over-attributed (processes received more than the
+ *                            node's active energy that interval);
+ *     unattributed is split by cause: skipped cycles (the model attributed
+ *     nothing that interval: flags SKIPPED, UNMEASURABLE, REFRESH_FAILED,
+ *     CPU_MISSING) and missed CPU (the rest: CPU of short-lived or vanished
+ *     processes the /proc sampler never saw, which only the ideal model leaves
+ *     unattributed — Kepler hands it to the survivors);
+ *   processes → containers: Σ processes − Σ containers (processes outside any
+ *     container: system daemons, the kubelet, kernel threads);
+ *   containers → pods: Σ containers − Σ pods (containers outside pods).
+ * Invariants, per interval (tick) and zone, each counted with its worst
+ * excess: Σ processes ≤ node active; Σ containers ≤ node active; Σ pods ≤
+ * node active; Σ processes of a container ≤ that container; Σ containers of
+ * a pod ≤ that pod (a tolerance of 0.5 µJ per child absorbs nothing but
+ * rounding: shares are truncated integers).
+ *
+ * One pass over the model's work_attr rows in tick order; memory is per
+ * process, container and pod, not per row.
+ */
+#ifndef WC_LEVELS_H
+#define WC_LEVELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/wc_error.h"
+
+struct sqlite3;
+
+#define WC_LEVELS_MAX_ZONES 16
+
+/* The invariants checked. */
+enum {
+    WC_INV_PROCS_LE_NODE = 0,
+    WC_INV_CONTAINERS_LE_NODE,
+    WC_INV_PODS_LE_NODE,
+    WC_INV_PROCS_LE_CONTAINER,
+    WC_INV_CONTAINERS_LE_POD,
+    WC_INV_COUNT
+};
+
+/* "Σ processes ≤ node active", ... for reports. */
+const char *wc_invariant_name(int inv);
+
+/* One window of one zone, joules. */
+typedef struct wc_level_window {
+    int64_t start_ns, end_ns;      /* monotonic */
+    double node_j, idle_j, active_j, process_j, container_j, pod_j;
+    double unattributed_j, over_j;
+} wc_level_window;
+
+/* One invariant over a zone. */
+typedef struct wc_invariant {
+    int64_t checked;               /* (interval, parent) pairs checked */
+    int64_t violated;
+    double worst_excess_j;         /* largest Σ children − parent seen */
+    int64_t worst_tick_id;
+} wc_invariant;
+
+/* Totals and series of one zone name. */
+typedef struct wc_level_zone {
+    char zone[32];
+    double node_j, idle_j, active_j, process_j, container_j, pod_j;
+    double unattr_skipped_j, unattr_missed_j, over_j;
+    double containerised_process_j;  /* Σ processes that belong to a container */
+    wc_invariant inv[WC_INV_COUNT];
+    wc_level_window *windows;
+    size_t nwindows;
+} wc_level_zone;
+
+/* The whole analysis for one model. */
+typedef struct wc_levels_report {
+    double window_s;
+    wc_level_zone zones[WC_LEVELS_MAX_ZONES];
+    size_t nzones;
+    int64_t rows;                  /* work_attr rows read */
+} wc_levels_report;
+
+/* Computes the levels of model_id with windows of window_s seconds from the
+ * run's first tick. Returns 0, -ENOENT when the model has no node rows,
+ * -EIO/-ENOMEM with err. */
+int wc_levels_compute(struct sqlite3 *db, int64_t model_id, double window_s,
+                      wc_levels_report *out, wc_error *err);
+
+/* The zone named, or NULL. */
+const wc_level_zone *wc_levels_zone(const wc_levels_report *r, const char *zone);
+
+void wc_levels_free(wc_levels_report *r);
+
+#endif

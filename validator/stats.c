@@ -1,0 +1,322 @@
+/*
+ * stats.c — accuracy statistics and the moving-block bootstrap (stats.h).
+ *
+ * Point estimates use GSL's statistics and sorting. A bootstrap replicate is
+ * a sequence of blocks of consecutive pairs; every statistic here is a
+ * function of sums over the pairs except the 95th percentile, so replicates
+ * are computed from prefix sums (O(n / b) per replicate) and the percentile
+ * from counts over the ranks of |d| (O(n) per replicate), never by copying
+ * and sorting each replicate.
+ */
+#include "validator/stats.h"
+
+#include <errno.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define Q_LO 0.025
+#define Q_HI 0.975
+#define LOA_Z 1.96
+
+int wc_boot_replicates(const wc_boot_cfg *cfg)
+{
+    return cfg && cfg->replicates > 0 ? cfg->replicates : WC_BOOT_DEFAULT_REPLICATES;
+}
+
+size_t wc_boot_block_len(size_t n, size_t min_block)
+{
+    if (n == 0)
+        return 0;
+    size_t b = (size_t)ceil(cbrt((double)n));
+    if (b < min_block)
+        b = min_block;
+    if (b < 1)
+        b = 1;
+    return b > n ? n : b;
+}
+
+void wc_percentile_ci(double *reps, size_t m, double *lo, double *hi)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++)
+        if (isfinite(reps[i]))
+            reps[k++] = reps[i];
+    if (k < 2) {
+        *lo = *hi = NAN;
+        return;
+    }
+    gsl_sort(reps, 1, k);
+    *lo = gsl_stats_quantile_from_sorted_data(reps, 1, k, Q_LO);
+    *hi = gsl_stats_quantile_from_sorted_data(reps, 1, k, Q_HI);
+}
+
+double wc_replicate_sd(const double *reps, size_t m)
+{
+    double *c = malloc((m ? m : 1) * sizeof *c);
+    if (!c)
+        return NAN;
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++)
+        if (isfinite(reps[i]))
+            c[k++] = reps[i];
+    double sd = k >= 2 ? gsl_stats_sd(c, 1, k) : NAN;
+    free(c);
+    return sd;
+}
+
+/* A seeded generator and the block layout shared by one bootstrap run. */
+typedef struct boot_plan {
+    gsl_rng *rng;
+    size_t n, b, nblocks;
+} boot_plan;
+
+static int plan_init(boot_plan *p, size_t n, const wc_boot_cfg *cfg)
+{
+    p->n = n;
+    p->b = wc_boot_block_len(n, cfg ? cfg->min_block : 1);
+    p->nblocks = (n + p->b - 1) / p->b;
+    p->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!p->rng)
+        return -ENOMEM;
+    gsl_rng_set(p->rng, cfg ? (unsigned long)cfg->seed : WC_BOOT_DEFAULT_SEED);
+    return 0;
+}
+
+/* Start of the next block and its length (the last block is cut to n). */
+static size_t plan_block(boot_plan *p, size_t k, size_t *len)
+{
+    size_t start = (size_t)gsl_rng_uniform_int(p->rng, (unsigned long)(p->n - p->b + 1));
+    size_t remaining = p->n - k * p->b;
+    *len = remaining < p->b ? remaining : p->b;
+    return start;
+}
+
+/* Prefix sums of nf features: pre[f * (n + 1) + i] = Σ_{j<i} feature f of pair j. */
+typedef struct prefix {
+    size_t n, nf;
+    double *v;
+} prefix;
+
+static double pre_sum(const prefix *p, size_t f, size_t start, size_t len)
+{
+    const double *row = p->v + f * (p->n + 1);
+    return row[start + len] - row[start];
+}
+
+int wc_boot_mean_replicates(const double *x, size_t n, const wc_boot_cfg *cfg, double *reps)
+{
+    if (!n)
+        return -EINVAL;
+    int m = wc_boot_replicates(cfg);
+    double *pre = malloc((n + 1) * sizeof *pre);
+    boot_plan p;
+    if (!pre || plan_init(&p, n, cfg)) {
+        free(pre);
+        return -ENOMEM;
+    }
+    pre[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        pre[i + 1] = pre[i] + x[i];
+    for (int r = 0; r < m; r++) {
+        double sum = 0;
+        for (size_t k = 0; k < p.nblocks; k++) {
+            size_t len, s = plan_block(&p, k, &len);
+            sum += pre[s + len] - pre[s];
+        }
+        reps[r] = sum / (double)n;
+    }
+    gsl_rng_free(p.rng);
+    free(pre);
+    return 0;
+}
+
+int wc_boot_mean_ci(const double *x, size_t n, const wc_boot_cfg *cfg, wc_ci *out)
+{
+    if (!n)
+        return -EINVAL;
+    out->est = gsl_stats_mean(x, 1, n);
+    out->lo = out->hi = NAN;
+    if (n < WC_BOOT_MIN_PAIRS)
+        return 0;
+    int m = wc_boot_replicates(cfg);
+    double *reps = malloc((size_t)m * sizeof *reps);
+    if (!reps)
+        return -ENOMEM;
+    int rc = wc_boot_mean_replicates(x, n, cfg, reps);
+    if (!rc)
+        wc_percentile_ci(reps, (size_t)m, &out->lo, &out->hi);
+    free(reps);
+    return rc;
+}
+
+/* Features summed for every statistic but the percentile. */
+enum { F_D, F_ABS, F_SQ, F_G, F_APE, F_IND, NF };
+
+/* Statistics of one (replicate) sample from its sums; n pairs. */
+typedef struct sums_stats {
+    double bias, bias_pct, mae, wape, rmse, mape, sd, loa_lo, loa_hi;
+} sums_stats;
+
+static sums_stats from_sums(const double *sum, double n)
+{
+    sums_stats r;
+    r.bias = sum[F_D] / n;
+    r.bias_pct = sum[F_G] != 0 ? 100.0 * sum[F_D] / sum[F_G] : NAN;
+    r.mae = sum[F_ABS] / n;
+    r.wape = sum[F_G] != 0 ? 100.0 * sum[F_ABS] / sum[F_G] : NAN;
+    r.rmse = sqrt(sum[F_SQ] / n);
+    r.mape = sum[F_IND] > 0 ? 100.0 * sum[F_APE] / sum[F_IND] : NAN;
+    double var = n > 1 ? (sum[F_SQ] - sum[F_D] * sum[F_D] / n) / (n - 1) : NAN;
+    r.sd = var > 0 ? sqrt(var) : 0;
+    r.loa_lo = r.bias - LOA_Z * r.sd;
+    r.loa_hi = r.bias + LOA_Z * r.sd;
+    return r;
+}
+
+/* The type-7 quantile q of the multiset where sorted value k occurs count[k] times. */
+static double counted_quantile(const double *sorted, const unsigned *count, size_t n,
+                               size_t total, double q)
+{
+    double h = q * (double)(total - 1);
+    size_t lo = (size_t)floor(h), hi = lo + 1 < total ? lo + 1 : lo;
+    double delta = h - (double)lo, v_lo = 0, v_hi = 0;
+    int have_lo = 0;
+    size_t seen = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t next = seen + count[k];
+        if (!have_lo && lo < next) {
+            v_lo = sorted[k];
+            have_lo = 1;
+        }
+        if (hi < next) {
+            v_hi = sorted[k];
+            break;
+        }
+        seen = next;
+    }
+    return (1 - delta) * v_lo + delta * v_hi;
+}
+
+/* The bootstrap part of wc_accuracy_compute. */
+static int accuracy_intervals(const prefix *pre, const double *abs_sorted, const size_t *rank,
+                              const wc_boot_cfg *cfg, wc_accuracy *out)
+{
+    size_t n = pre->n;
+    int m = wc_boot_replicates(cfg);
+    enum { R_BIAS, R_BIASP, R_MAE, R_WAPE, R_RMSE, R_MAPE, R_P95, R_LOA_LO, R_LOA_HI, NR };
+    double *reps = malloc((size_t)m * NR * sizeof *reps);
+    unsigned *count = malloc(n * sizeof *count);
+    boot_plan p;
+    if (!reps || !count || plan_init(&p, n, cfg)) {
+        free(reps);
+        free(count);
+        return -ENOMEM;
+    }
+    out->block_len = p.b;
+    for (int r = 0; r < m; r++) {
+        double sum[NF] = {0};
+        memset(count, 0, n * sizeof *count);
+        for (size_t k = 0; k < p.nblocks; k++) {
+            size_t len, s = plan_block(&p, k, &len);
+            for (size_t f = 0; f < NF; f++)
+                sum[f] += pre_sum(pre, f, s, len);
+            for (size_t j = s; j < s + len; j++)
+                count[rank[j]]++;
+        }
+        sums_stats st = from_sums(sum, (double)n);
+        double *row = reps + (size_t)r;
+        row[R_BIAS * m] = st.bias;
+        row[R_BIASP * m] = st.bias_pct;
+        row[R_MAE * m] = st.mae;
+        row[R_WAPE * m] = st.wape;
+        row[R_RMSE * m] = st.rmse;
+        row[R_MAPE * m] = st.mape;
+        row[R_P95 * m] = counted_quantile(abs_sorted, count, n, n, 0.95);
+        row[R_LOA_LO * m] = st.loa_lo;
+        row[R_LOA_HI * m] = st.loa_hi;
+    }
+    wc_ci *dst[NR] = {&out->bias_w, &out->bias_pct, &out->mae_w, &out->wape_pct, &out->rmse_w,
+                      &out->mape_pct, &out->p95_abs_w, &out->loa_lo_w, &out->loa_hi_w};
+    for (int k = 0; k < NR; k++)
+        if (isfinite(dst[k]->est))
+            wc_percentile_ci(reps + (size_t)k * (size_t)m, (size_t)m, &dst[k]->lo, &dst[k]->hi);
+    gsl_rng_free(p.rng);
+    free(reps);
+    free(count);
+    return 0;
+}
+
+int wc_accuracy_compute(const double *source_w, const double *truth_w, size_t n,
+                        double mape_floor_w, const wc_boot_cfg *cfg, wc_accuracy *out)
+{
+    memset(out, 0, sizeof *out);
+    out->mape_floor_w = mape_floor_w;
+    out->replicates = wc_boot_replicates(cfg);
+    out->seed = cfg ? cfg->seed : WC_BOOT_DEFAULT_SEED;
+    if (!n)
+        return -EINVAL;
+    out->n = n;
+    prefix pre = {.n = n, .nf = NF, .v = malloc(NF * (n + 1) * sizeof(double))};
+    double *d = malloc(n * sizeof *d), *absd = malloc(n * sizeof *absd);
+    size_t *rank = malloc(n * sizeof *rank), *order = malloc(n * sizeof *order);
+    double *abs_sorted = malloc(n * sizeof *abs_sorted);
+    int rc = 0;
+    if (!pre.v || !d || !absd || !rank || !order || !abs_sorted) {
+        rc = -ENOMEM;
+        goto done;
+    }
+    for (size_t f = 0; f < NF; f++)
+        pre.v[f * (n + 1)] = 0;
+    for (size_t i = 0; i < n; i++) {
+        d[i] = source_w[i] - truth_w[i];
+        absd[i] = fabs(d[i]);
+        int above = truth_w[i] > mape_floor_w;
+        double feat[NF] = {d[i], absd[i], d[i] * d[i], fabs(truth_w[i]),
+                           above ? absd[i] / truth_w[i] : 0, above ? 1.0 : 0.0};
+        for (size_t f = 0; f < NF; f++)
+            pre.v[f * (n + 1) + i + 1] = pre.v[f * (n + 1) + i] + feat[f];
+        out->n_mape += (size_t)above;
+    }
+    out->mean_source_w = gsl_stats_mean(source_w, 1, n);
+    out->mean_truth_w = gsl_stats_mean(truth_w, 1, n);
+    double sum[NF];
+    for (size_t f = 0; f < NF; f++)
+        sum[f] = pre_sum(&pre, f, 0, n);
+    sums_stats st = from_sums(sum, (double)n);
+    /* Point estimates through GSL where it has the statistic. */
+    st.bias = gsl_stats_mean(d, 1, n);
+    st.mae = gsl_stats_mean(absd, 1, n);
+    st.sd = n > 1 ? gsl_stats_sd_m(d, 1, n, st.bias) : NAN;
+    out->sd_diff_w = st.sd;
+    gsl_sort_index(order, absd, 1, n);
+    for (size_t k = 0; k < n; k++) {
+        abs_sorted[k] = absd[order[k]];
+        rank[order[k]] = k;
+    }
+    double p95 = gsl_stats_quantile_from_sorted_data(abs_sorted, 1, n, 0.95);
+    wc_ci *all[] = {&out->bias_w, &out->bias_pct, &out->mae_w, &out->wape_pct, &out->rmse_w,
+                    &out->mape_pct, &out->p95_abs_w, &out->loa_lo_w, &out->loa_hi_w};
+    double est[] = {st.bias, st.bias_pct, st.mae, st.wape, st.rmse, st.mape, p95,
+                    st.bias - LOA_Z * (isnan(st.sd) ? 0 : st.sd),
+                    st.bias + LOA_Z * (isnan(st.sd) ? 0 : st.sd)};
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+        *all[k] = (wc_ci){est[k], NAN, NAN};
+    if (n < 2) {
+        out->loa_lo_w.est = out->loa_hi_w.est = NAN;
+        goto done;
+    }
+    if (n >= WC_BOOT_MIN_PAIRS)
+        rc = accuracy_intervals(&pre, abs_sorted, rank, cfg, out);
+done:
+    free(pre.v);
+    free(d);
+    free(absd);
+    free(rank);
+    free(order);
+    free(abs_sorted);
+    return rc;
+}

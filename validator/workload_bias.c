@@ -1,0 +1,495 @@
+/*
+ * workload_bias.c — attributed energy of replayed workloads against their
+ * isolated marginal energy, per zone, with bootstrap intervals
+ * (workload_bias.h).
+ */
+#include "validator/workload_bias.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "validator/series.h"
+
+#define FIRST_SEEN_GRACE_NS 10000000000LL
+
+const char *wc_bias_zone_name(int z)
+{
+    static const char *const N[WC_BIAS_NZONES] = {"package", "dram", "package+dram"};
+    return z >= 0 && z < WC_BIAS_NZONES ? N[z] : "?";
+}
+
+static int sql_fail(sqlite3 *db, wc_error *err, const char *what)
+{
+    return wc_error_set(err, -EIO, "validate: %s: %s", what, sqlite3_errmsg(db));
+}
+
+/* One phase of the run and what it held. */
+typedef struct bphase {
+    int64_t id, start_ns, end_ns, tick_lo, tick_hi;
+    char name[64], cls[32];
+    int repetition, nclasses;
+    char wl_class[16];            /* the class when nclasses == 1 */
+    double *rep[WC_BIAS_NZONES];  /* bootstrap replicates of the mean tick power */
+    double mean_w[WC_BIAS_NZONES];
+} bphase;
+
+/* One workload row. */
+typedef struct bwork {
+    size_t phase;
+    char cls[16];
+    int64_t pgid;
+    double true_cpu_s, seen_cpu_s;
+    double attributed_j[WC_BIAS_NZONES];
+} bwork;
+
+typedef struct bctx {
+    sqlite3 *db;
+    int64_t model_id;
+    wc_boot_cfg cfg;
+    int reps;
+    wc_timebase tb;
+    wc_cumseries zone[WC_BIAS_NZONES];
+    int have_zone[WC_BIAS_NZONES];
+    bphase *ph;
+    size_t nph;
+    bwork *wl;
+    size_t nwl;
+    double *idle_rep[WC_BIAS_NZONES];
+    double idle_mean[WC_BIAS_NZONES];
+} bctx;
+
+static int load_phases(bctx *c, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(c->db,
+                           "SELECT p.id, p.name, p.class, p.repetition, p.start_mono_ns,"
+                           " p.end_mono_ns, (SELECT MIN(id) FROM tick t WHERE t.mono_ns >"
+                           " p.start_mono_ns), (SELECT MAX(id) FROM tick t WHERE t.mono_ns <="
+                           " p.end_mono_ns) FROM phase p WHERE p.end_mono_ns > p.start_mono_ns"
+                           " ORDER BY p.start_mono_ns, p.id",
+                           -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(c->db, err, "reading phases");
+    size_t cap = 0;
+    int rc = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        if (c->nph == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            bphase *p = realloc(c->ph, ncap * sizeof *p);
+            if (!p) {
+                rc = wc_error_set(err, -ENOMEM, "out of memory");
+                break;
+            }
+            c->ph = p;
+            cap = ncap;
+        }
+        bphase *p = &c->ph[c->nph++];
+        memset(p, 0, sizeof *p);
+        p->id = sqlite3_column_int64(s, 0);
+        snprintf(p->name, sizeof p->name, "%s",
+                 sqlite3_column_text(s, 1) ? (const char *)sqlite3_column_text(s, 1) : "");
+        snprintf(p->cls, sizeof p->cls, "%s",
+                 sqlite3_column_text(s, 2) ? (const char *)sqlite3_column_text(s, 2) : "");
+        p->repetition = sqlite3_column_int(s, 3);
+        p->start_ns = sqlite3_column_int64(s, 4);
+        p->end_ns = sqlite3_column_int64(s, 5);
+        p->tick_lo = sqlite3_column_int64(s, 6);
+        p->tick_hi = sqlite3_column_int64(s, 7);
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static size_t phase_index(const bctx *c, int64_t id)
+{
+    for (size_t i = 0; i < c->nph; i++)
+        if (c->ph[i].id == id)
+            return i;
+    return (size_t)-1;
+}
+
+/* CPU /proc sampling saw of a workload's processes (same process group,
+ * first seen from the phase's first tick to 10 s after its end), CPU-s. */
+static int seen_cpu(bctx *c, const bphase *p, int64_t pgid, double *out, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(c->db,
+                           "SELECT COALESCE(SUM(mx), 0) / 100.0 FROM (SELECT MAX(ps.utime +"
+                           " ps.stime) AS mx FROM process pr JOIN tick t ON t.id = pr.first_tick_id"
+                           " JOIN proc_sample ps ON ps.process_id = pr.id WHERE pr.pgid = ?1 AND"
+                           " t.mono_ns >= ?2 AND t.mono_ns <= ?3 GROUP BY pr.id)",
+                           -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(c->db, err, "reading workload CPU");
+    sqlite3_bind_int64(s, 1, pgid);
+    sqlite3_bind_int64(s, 2, p->start_ns);
+    sqlite3_bind_int64(s, 3, p->end_ns + FIRST_SEEN_GRACE_NS);
+    *out = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_double(s, 0) : 0;
+    sqlite3_finalize(s);
+    return 0;
+}
+
+/* Energy the model gave a workload's processes in its phase, per zone. */
+static int attributed(bctx *c, const bphase *p, int64_t pgid, double *out, wc_error *err)
+{
+    for (int z = 0; z < WC_BIAS_NZONES; z++)
+        out[z] = 0;
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(c->db,
+                           "SELECT w.zone, SUM(w.energy_uj) FROM work_attr w JOIN process pr ON"
+                           " pr.id = w.process_id JOIN tick ft ON ft.id = pr.first_tick_id"
+                           " WHERE w.model_id = ?1 AND w.level = 1 AND w.tick_id BETWEEN ?2 AND ?3"
+                           " AND pr.pgid = ?4 AND ft.mono_ns >= ?5 AND ft.mono_ns <= ?6"
+                           " GROUP BY w.zone",
+                           -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(c->db, err, "reading workload attribution");
+    sqlite3_bind_int64(s, 1, c->model_id);
+    sqlite3_bind_int64(s, 2, p->tick_lo);
+    sqlite3_bind_int64(s, 3, p->tick_hi);
+    sqlite3_bind_int64(s, 4, pgid);
+    sqlite3_bind_int64(s, 5, p->start_ns);
+    sqlite3_bind_int64(s, 6, p->end_ns + FIRST_SEEN_GRACE_NS);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const char *z = (const char *)sqlite3_column_text(s, 0);
+        double j = sqlite3_column_double(s, 1) / 1e6;
+        if (z && !strcmp(z, "package"))
+            out[WC_BIAS_PACKAGE] += j, out[WC_BIAS_NODE] += j;
+        else if (z && !strcmp(z, "dram"))
+            out[WC_BIAS_DRAM] += j, out[WC_BIAS_NODE] += j;
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+static int load_workloads(bctx *c, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(c->db,
+                           "SELECT phase_id, class, pgid, (true_user_ns + true_sys_ns) / 1e9"
+                           " FROM workload ORDER BY id", -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(c->db, err, "reading workloads");
+    size_t cap = 0;
+    int rc = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        size_t pi = phase_index(c, sqlite3_column_int64(s, 0));
+        if (pi == (size_t)-1)
+            continue;
+        if (c->nwl == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            bwork *w = realloc(c->wl, ncap * sizeof *w);
+            if (!w) {
+                rc = wc_error_set(err, -ENOMEM, "out of memory");
+                break;
+            }
+            c->wl = w;
+            cap = ncap;
+        }
+        bwork *w = &c->wl[c->nwl++];
+        memset(w, 0, sizeof *w);
+        w->phase = pi;
+        snprintf(w->cls, sizeof w->cls, "%s",
+                 sqlite3_column_text(s, 1) ? (const char *)sqlite3_column_text(s, 1) : "");
+        w->pgid = sqlite3_column_int64(s, 2);
+        w->true_cpu_s = sqlite3_column_double(s, 3);
+    }
+    sqlite3_finalize(s);
+    for (size_t i = 0; !rc && i < c->nwl; i++) {
+        bwork *w = &c->wl[i];
+        bphase *p = &c->ph[w->phase];
+        rc = seen_cpu(c, p, w->pgid, &w->seen_cpu_s, err);
+        if (!rc)
+            rc = attributed(c, p, w->pgid, w->attributed_j, err);
+        if (!p->nclasses || strcmp(p->wl_class, w->cls)) {
+            if (p->nclasses && strcmp(p->wl_class, w->cls))
+                p->nclasses = 2;
+            else
+                p->nclasses = 1, snprintf(p->wl_class, sizeof p->wl_class, "%s", w->cls);
+        }
+    }
+    return rc;
+}
+
+/* Tick powers of a zone over the whole tick intervals inside [a, b]. */
+static size_t tick_powers(const wc_cumseries *s, int64_t a, int64_t b, double *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i + 1 < s->n; i++) {
+        if (s->t_ns[i] < a || s->t_ns[i + 1] > b)
+            continue;
+        double w = wc_cumseries_rate(s, s->t_ns[i], s->t_ns[i + 1]);
+        if (isfinite(w))
+            out[n++] = w;
+    }
+    return n;
+}
+
+/* Mean tick power and its bootstrap replicates (NULL data: NANs). */
+static int mean_and_reps(const double *x, size_t n, const wc_boot_cfg *cfg, int reps,
+                         double *mean, double *rep)
+{
+    if (!n) {
+        *mean = NAN;
+        for (int r = 0; r < reps; r++)
+            rep[r] = NAN;
+        return 0;
+    }
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += x[i];
+    *mean = sum / (double)n;
+    return wc_boot_mean_replicates(x, n, cfg, rep);
+}
+
+static int phase_powers(bctx *c, wc_error *err)
+{
+    double *buf = malloc((c->tb.n ? c->tb.n : 1) * sizeof *buf);
+    double *idle = malloc((c->tb.n ? c->tb.n : 1) * sizeof *idle);
+    if (!buf || !idle) {
+        free(buf), free(idle);
+        return wc_error_set(err, -ENOMEM, "out of memory");
+    }
+    int rc = 0;
+    for (int z = 0; !rc && z < WC_BIAS_NZONES; z++) {
+        if (!c->have_zone[z])
+            continue;
+        size_t nidle = 0;
+        for (size_t i = 0; i < c->nph; i++)
+            if (!strcmp(c->ph[i].cls, "idle"))
+                nidle += tick_powers(&c->zone[z], c->ph[i].start_ns, c->ph[i].end_ns, idle + nidle);
+        c->idle_rep[z] = malloc((size_t)c->reps * sizeof(double));
+        if (!c->idle_rep[z]) {
+            rc = -ENOMEM;
+            break;
+        }
+        wc_boot_cfg cfg = c->cfg;
+        cfg.seed = c->cfg.seed + 7919u * (uint64_t)(z + 1);
+        rc = mean_and_reps(idle, nidle, &cfg, c->reps, &c->idle_mean[z], c->idle_rep[z]);
+        for (size_t i = 0; !rc && i < c->nph; i++) {
+            bphase *p = &c->ph[i];
+            size_t n = tick_powers(&c->zone[z], p->start_ns, p->end_ns, buf);
+            p->rep[z] = malloc((size_t)c->reps * sizeof(double));
+            if (!p->rep[z]) {
+                rc = -ENOMEM;
+                break;
+            }
+            cfg.seed = c->cfg.seed + 104729u * (uint64_t)(i + 1) + (uint64_t)z;
+            rc = mean_and_reps(buf, n, &cfg, c->reps, &p->mean_w[z], p->rep[z]);
+        }
+    }
+    free(buf), free(idle);
+    return rc ? wc_error_set(err, -ENOMEM, "out of memory bootstrapping phase powers") : 0;
+}
+
+static int is_idle_class(const char *cls)
+{
+    return !strcmp(cls, "idle");
+}
+
+/* Fills the isolated rows and the pooled energy per CPU-second replicates
+ * of one class (e_rep[z][r]); returns how many isolated phases it has. */
+static size_t pool_class(bctx *c, const char *cls, double **e, double *e_point,
+                         wc_bias_report *out)
+{
+    size_t n = 0;
+    double cpu = 0, mj[WC_BIAS_NZONES] = {0};
+    for (int z = 0; z < WC_BIAS_NZONES; z++)
+        for (int r = 0; r < c->reps; r++)
+            e[z][r] = 0;
+    for (size_t k = 0; k < c->nwl; k++) {
+        const bwork *w = &c->wl[k];
+        const bphase *p = &c->ph[w->phase];
+        if (strcmp(w->cls, cls) || p->nclasses != 1 || is_idle_class(p->cls) || is_idle_class(cls))
+            continue;
+        double dur = (double)(p->end_ns - p->start_ns) / 1e9;
+        cpu += w->true_cpu_s;
+        n++;
+        wc_bias_isolated *iso = out->nisolated < WC_BIAS_MAX ? &out->isolated[out->nisolated++] : NULL;
+        if (iso) {
+            memset(iso, 0, sizeof *iso);
+            snprintf(iso->phase, sizeof iso->phase, "%s", p->name);
+            snprintf(iso->cls, sizeof iso->cls, "%s", cls);
+            iso->repetition = p->repetition;
+            iso->duration_s = dur;
+            iso->true_cpu_s = w->true_cpu_s;
+        }
+        for (int z = 0; z < WC_BIAS_NZONES; z++) {
+            double m = c->have_zone[z] && out->has_baseline ? p->mean_w[z] - out->idle_w[z] : NAN;
+            mj[z] += m * dur;
+            double *mr = malloc((size_t)c->reps * sizeof *mr);
+            for (int r = 0; r < c->reps; r++) {
+                double v = c->have_zone[z] && c->idle_rep[z] ? p->rep[z][r] - c->idle_rep[z][r] : NAN;
+                e[z][r] += v * dur;
+                if (mr)
+                    mr[r] = v;
+            }
+            if (iso) {
+                iso->marginal_w[z].est = m;
+                iso->marginal_j[z] = m * dur;
+                iso->attributed_j[z] = w->attributed_j[z];
+                if (mr)
+                    wc_percentile_ci(mr, (size_t)c->reps, &iso->marginal_w[z].lo, &iso->marginal_w[z].hi);
+                else
+                    iso->marginal_w[z].lo = iso->marginal_w[z].hi = NAN;
+            }
+            free(mr);
+        }
+    }
+    for (int z = 0; z < WC_BIAS_NZONES; z++) {
+        e_point[z] = n && cpu > 0 ? mj[z] / cpu : NAN;
+        for (int r = 0; r < c->reps; r++)
+            e[z][r] = n && cpu > 0 ? e[z][r] / cpu : NAN;
+    }
+    return n;
+}
+
+/* The mixed workloads of one class against its isolated energy per CPU-s. */
+static void score_class(bctx *c, wc_bias_class *bc, double **e, const double *e_point,
+                        wc_bias_report *out)
+{
+    double *fr = malloc((size_t)c->reps * sizeof *fr);
+    double *xr = malloc((size_t)c->reps * sizeof *xr);
+    double sum_a[WC_BIAS_NZONES] = {0}, sum_cpu = 0;
+    for (size_t k = 0; k < c->nwl; k++) {
+        const bwork *w = &c->wl[k];
+        const bphase *p = &c->ph[w->phase];
+        if (strcmp(w->cls, bc->cls) || p->nclasses < 2 || out->nmixed == WC_BIAS_MAX)
+            continue;
+        wc_bias_mixed *m = &out->mixed[out->nmixed++];
+        memset(m, 0, sizeof *m);
+        snprintf(m->phase, sizeof m->phase, "%s", p->name);
+        snprintf(m->cls, sizeof m->cls, "%s", w->cls);
+        m->repetition = p->repetition;
+        m->true_cpu_s = w->true_cpu_s;
+        m->seen_cpu_s = w->seen_cpu_s;
+        m->coverage = w->true_cpu_s > 0 ? w->seen_cpu_s / w->true_cpu_s : NAN;
+        bc->n_mixed++;
+        sum_cpu += w->true_cpu_s;
+        for (int z = 0; z < WC_BIAS_NZONES; z++) {
+            m->attributed_j[z] = w->attributed_j[z];
+            sum_a[z] += w->attributed_j[z];
+            double x = e_point[z] * w->true_cpu_s;
+            m->expected_j[z] = (wc_ci){x, NAN, NAN};
+            m->factor[z] = (wc_ci){x > 0 ? w->attributed_j[z] / x : NAN, NAN, NAN};
+            if (!fr || !xr || !isfinite(x))
+                continue;
+            for (int r = 0; r < c->reps; r++) {
+                xr[r] = e[z][r] * w->true_cpu_s;
+                fr[r] = xr[r] > 0 ? w->attributed_j[z] / xr[r] : NAN;
+            }
+            wc_percentile_ci(xr, (size_t)c->reps, &m->expected_j[z].lo, &m->expected_j[z].hi);
+            if (isfinite(m->factor[z].est))
+                wc_percentile_ci(fr, (size_t)c->reps, &m->factor[z].lo, &m->factor[z].hi);
+        }
+    }
+    for (int z = 0; z < WC_BIAS_NZONES; z++) {
+        bc->attributed_j[z] = sum_a[z];
+        double x = e_point[z] * sum_cpu;
+        bc->expected_j[z] = bc->n_mixed ? x : NAN;
+        bc->factor[z] = (wc_ci){bc->n_mixed && x > 0 ? sum_a[z] / x : NAN, NAN, NAN};
+        if (!fr || !bc->n_mixed || !isfinite(bc->factor[z].est))
+            continue;
+        for (int r = 0; r < c->reps; r++) {
+            double xx = e[z][r] * sum_cpu;
+            fr[r] = xx > 0 ? sum_a[z] / xx : NAN;
+        }
+        wc_percentile_ci(fr, (size_t)c->reps, &bc->factor[z].lo, &bc->factor[z].hi);
+    }
+    free(fr);
+    free(xr);
+}
+
+static void summarise(bctx *c, wc_bias_report *out)
+{
+    static const char *const CLASSES[] = {"cpu", "avx", "membound", "idle", "burst"};
+    double **e = malloc(WC_BIAS_NZONES * sizeof *e);
+    int ok = e != NULL;
+    for (int z = 0; ok && z < WC_BIAS_NZONES; z++)
+        ok = (e[z] = malloc((size_t)c->reps * sizeof(double))) != NULL;
+    for (size_t k = 0; ok && k < sizeof CLASSES / sizeof *CLASSES; k++) {
+        double seen = 0, truth = 0;
+        int present = 0;
+        for (size_t i = 0; i < c->nwl; i++)
+            if (!strcmp(c->wl[i].cls, CLASSES[k])) {
+                present = 1;
+                seen += c->wl[i].seen_cpu_s;
+                truth += c->wl[i].true_cpu_s;
+            }
+        if (!present)
+            continue;
+        wc_bias_class *bc = &out->classes[out->nclasses++];
+        memset(bc, 0, sizeof *bc);
+        snprintf(bc->cls, sizeof bc->cls, "%s", CLASSES[k]);
+        bc->coverage = truth > 0 ? seen / truth : NAN;
+        bc->n_isolated = pool_class(c, CLASSES[k], e, bc->j_per_cpu_s, out);
+        score_class(c, bc, e, bc->j_per_cpu_s, out);
+    }
+    for (int z = 0; e && z < WC_BIAS_NZONES; z++)
+        free(e[z]);
+    free(e);
+}
+
+static void ctx_free(bctx *c)
+{
+    for (size_t i = 0; i < c->nph; i++)
+        for (int z = 0; z < WC_BIAS_NZONES; z++)
+            free(c->ph[i].rep[z]);
+    for (int z = 0; z < WC_BIAS_NZONES; z++) {
+        free(c->idle_rep[z]);
+        wc_cumseries_free(&c->zone[z]);
+    }
+    free(c->ph);
+    free(c->wl);
+    wc_timebase_free(&c->tb);
+}
+
+int wc_bias_compute(sqlite3 *db, int64_t model_id, const char *model, const wc_boot_cfg *cfg,
+                    wc_bias_report *out, wc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->model, sizeof out->model, "%s", model);
+    bctx c;
+    memset(&c, 0, sizeof c);
+    c.db = db;
+    c.model_id = model_id;
+    c.cfg = cfg ? *cfg : (wc_boot_cfg){0};
+    if (!c.cfg.seed)
+        c.cfg.seed = WC_BOOT_DEFAULT_SEED;
+    c.cfg.min_block = 1;
+    c.reps = wc_boot_replicates(&c.cfg);
+    int rc = load_phases(&c, err);
+    if (!rc)
+        rc = load_workloads(&c, err);
+    if (rc || !c.nwl) {
+        ctx_free(&c);
+        return rc;
+    }
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT provenance FROM run", -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+        snprintf(out->meter_provenance, sizeof out->meter_provenance, "%s",
+                 (const char *)sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    rc = wc_timebase_load(db, &c.tb, err);
+    static const char *const Z[WC_BIAS_NZONES][3] = {
+        {"package", NULL, NULL}, {"dram", NULL, NULL}, {"package", "dram", NULL}};
+    for (int z = 0; !rc && z < WC_BIAS_NZONES; z++) {
+        size_t found = 0;
+        rc = wc_series_meter(db, &c.tb, Z[z], &c.zone[z], &found, err);
+        c.have_zone[z] = found > 0;
+    }
+    if (!rc)
+        rc = phase_powers(&c, err);
+    if (!rc) {
+        size_t nidle = 0;
+        for (size_t i = 0; i < c.nph; i++)
+            nidle += !strcmp(c.ph[i].cls, "idle");
+        out->has_baseline = nidle > 0;
+        for (int z = 0; z < WC_BIAS_NZONES; z++)
+            out->idle_w[z] = c.have_zone[z] ? c.idle_mean[z] : NAN;
+        summarise(&c, out);
+    }
+    ctx_free(&c);
+    return rc;
+}
