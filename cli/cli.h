@@ -9,6 +9,10 @@
 
 #include <signal.h>
 
+#include "collector/attribution.h"
+#include "collector/store.h"
+#include "common/wc_error.h"
+
 enum { WC_EXIT_OK = 0, WC_EXIT_CHECK_FAILED = 1, WC_EXIT_USAGE = 2, WC_EXIT_NO_DATA = 3 };
 
 /* Each command takes argv with argv[0] = the command name; returns an exit code. */
@@ -19,6 +23,8 @@ int cmd_stress(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* Set by SIGINT/SIGTERM once wc_cli_install_stop_handlers has run. */
 extern volatile sig_atomic_t wc_cli_stop;
@@ -35,6 +41,13 @@ struct wc_record_opts;
 /* Parses `wattcal record` options into o (defaults already set); shared by
  * `record` and `run`. Returns 0, -1 after --help, or WC_EXIT_USAGE. */
 int wc_cli_parse_record_opts(int argc, char **argv, struct wc_record_opts *o);
+
+/* Opens the run at path for analysis under model_name (NULL: the model it was
+ * recorded with, ideal for an imported run) and stores that model in *model.
+ * Read-only, unless the model's rows must first be computed from the raw
+ * samples (then read-write, replayed). Returns NULL with err on failure. */
+wc_store *wc_cli_open_model(const char *path, const char *model_name, wc_model *model,
+                            wc_error *err);
 
 /* Joins argv into buf with spaces (for the run's stored command line). */
 void wc_cli_join_argv(int argc, char **argv, char *buf, int cap);

@@ -1,419 +1,357 @@
 /*
- * cmd_validate.c — `wattcal validate`: the attribution-gap table of a run
- * (validator/gap.c) printed for people and CI, with tolerances as exit codes.
+ * cmd_validate.c — `wattcal validate`: parses options, runs the validation
+ * (validator/validation.c), prints it (validator/text_report.c), writes the
+ * JSON summary and JUnit XML on request, and turns tolerances into the exit
+ * code of a CI gate.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "collector/replay.h"
-#include "collector/store.h"
-#include "validator/gap.h"
+#include "common/wc_clock.h"
+#include "validator/junit.h"
+#include "validator/summary_json.h"
+#include "validator/text_report.h"
+#include "validator/validation.h"
 
 static const char VALIDATE_HELP[] =
     "usage: wattcal validate --db FILE [options]\n"
     "\n"
-    "Per RAPL zone: the attribution gap (node energy − energy attributed to\n"
-    "processes, J and %) split into idle (never attributed by design) and\n"
-    "unattributed (active energy no process received), energy at the container\n"
-    "and pod levels, the exporter quirks seen, and the top-10 processes and\n"
-    "containers by energy. Every figure names its source (measured or\n"
-    "simulated meter; attributed by which model).\n"
+    "Everything a platform team may publish about a run, each figure with its\n"
+    "provenance: the attribution gap per zone and level (node -> processes ->\n"
+    "containers -> pods) split into idle, unattributed and over-attributed\n"
+    "energy, with the invariant sum(children) <= parent checked per interval;\n"
+    "node accuracy of every node power source against every ground-truth source\n"
+    "(bias, MAE, WAPE, RMSE, p95, MAPE, Bland-Altman limits of agreement, 95 %\n"
+    "block-bootstrap CIs) after estimating the truth's lag and averaging window;\n"
+    "energy over the run; replayed workloads against isolation (bias matrix,\n"
+    "burst coverage); and a CI gate.\n"
     "\n"
-    "  --db FILE                   a run written by `wattcal record`\n"
-    "  --model M                   kepler-0.11, kepler-head or ideal (default: the\n"
-    "                              model the run was recorded with, ideal for an\n"
-    "                              imported run; another model is computed offline\n"
-    "                              from the raw samples first)\n"
-    "  --max-unattributed-pct P    fail (exit 1) when a zone's unattributed energy\n"
-    "                              exceeds P % of its active energy\n"
-    "  --max-over-pct P            fail (exit 1) when processes received more than\n"
-    "                              P % of a zone's active energy beyond it\n"
+    "  --db FILE                 a run written by `wattcal record`, `run` or `import`\n"
+    "  --model M                 kepler-0.11, kepler-head or ideal (default: the model\n"
+    "                            the run was recorded with, ideal for an imported run;\n"
+    "                            another model is computed offline first)\n"
+    "  --tolerance LIST          CI gate thresholds, comma-separated (repeatable):\n"
+    "                            node=P% wape=P% mape=P% mae=W rmse=W p95=W loa=W\n"
+    "                            gap=P% over=P% invariants=N coverage=P% class-bias=P%\n"
+    "  --max-unattributed-pct P  the same as --tolerance gap=P%\n"
+    "  --max-over-pct P          the same as --tolerance over=P%\n"
+    "  --junit FILE              write the checks as JUnit XML (one testcase per\n"
+    "                            phase x metric x threshold)\n"
+    "  --json FILE               write every figure, its CI and its provenance as JSON\n"
+    "                            (schema wattcal-validate/1)\n"
+    "  --window LIST             common windows, comma-separated (default 10s,60s; at\n"
+    "                            most 3); pairs per truth reading are always scored too\n"
+    "  --node-zones LIST         zones summed into the node source (default package,dram)\n"
+    "  --lag auto|DUR            ground-truth lag: estimated (default) or given\n"
+    "  --max-lag DUR             largest lag searched (default 30s)\n"
+    "  --max-window DUR          largest averaging window searched when the device\n"
+    "                            states none (default 120s)\n"
+    "  --mape-floor W            MAPE only where truth is above W (default: 10 % of\n"
+    "                            the truth's median)\n"
+    "  --gate-source NAME        node source the node/wape/... checks read (default: the\n"
+    "                            latest calibrated wall estimate, else the meter)\n"
+    "  --gate-window native|DUR  pairs the node checks read (default native)\n"
+    "  --levels-window DUR       windows of the gap over time (default 60s)\n"
+    "  --bootstrap N             bootstrap replicates (default 1000)\n"
+    "  --seed N                  bootstrap seed (default 1)\n"
     "\n"
-    "exit codes: 0 within tolerances, 1 a tolerance broken, 2 usage error or\n"
-    "unreadable DB, 3 the run has no measurable interval (or a tolerance was asked\n"
-    "for a run without attribution, e.g. an imported one)\n";
+    "The output ends with \"N passed, N failed\" (\", K skipped\" when a check could not\n"
+    "be evaluated). exit codes: 0 within tolerances, 1 a tolerance broken, 2 usage\n"
+    "or input error (unreadable DB, bad option, unwritable --json/--junit file),\n"
+    "3 the run has no measurable interval (or tolerances were asked of a run that\n"
+    "cannot be checked, e.g. gap= of an imported run without attribution)\n";
 
-enum { OPT_DB = 1000, OPT_MODEL, OPT_MAX_UNATTR, OPT_MAX_OVER, OPT_HELP };
+enum {
+    OPT_DB = 1000, OPT_MODEL, OPT_TOL, OPT_MAX_UNATTR, OPT_MAX_OVER, OPT_JUNIT, OPT_JSON,
+    OPT_WINDOW, OPT_NODE_ZONES, OPT_LAG, OPT_MAX_LAG, OPT_MAX_WINDOW, OPT_MAPE_FLOOR,
+    OPT_GATE_SOURCE, OPT_GATE_WINDOW, OPT_LEVELS_WINDOW, OPT_BOOTSTRAP, OPT_SEED, OPT_HELP
+};
 
 static const struct option VALIDATE_OPTS[] = {
     {"db", required_argument, NULL, OPT_DB},
     {"model", required_argument, NULL, OPT_MODEL},
+    {"tolerance", required_argument, NULL, OPT_TOL},
     {"max-unattributed-pct", required_argument, NULL, OPT_MAX_UNATTR},
     {"max-over-pct", required_argument, NULL, OPT_MAX_OVER},
+    {"junit", required_argument, NULL, OPT_JUNIT},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"window", required_argument, NULL, OPT_WINDOW},
+    {"node-zones", required_argument, NULL, OPT_NODE_ZONES},
+    {"lag", required_argument, NULL, OPT_LAG},
+    {"max-lag", required_argument, NULL, OPT_MAX_LAG},
+    {"max-window", required_argument, NULL, OPT_MAX_WINDOW},
+    {"mape-floor", required_argument, NULL, OPT_MAPE_FLOOR},
+    {"gate-source", required_argument, NULL, OPT_GATE_SOURCE},
+    {"gate-window", required_argument, NULL, OPT_GATE_WINDOW},
+    {"levels-window", required_argument, NULL, OPT_LEVELS_WINDOW},
+    {"bootstrap", required_argument, NULL, OPT_BOOTSTRAP},
+    {"seed", required_argument, NULL, OPT_SEED},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
 
-typedef struct validate_opts {
-    const char *db;
-    const char *model;
-    double max_unattr_pct, max_over_pct; /* NaN = no tolerance */
-} validate_opts;
+typedef struct validate_cli {
+    const char *db, *model, *junit, *json;
+    char zones_buf[256];
+    wc_validation_opts o;
+} validate_cli;
 
-/* Copies an untrusted string (process name) for a terminal: control and
- * non-ASCII bytes become '?' so no escape sequence reaches the screen. */
-static const char *term_safe(const char *s, char *buf, size_t cap)
+static int bad(const char *opt, const char *why)
 {
-    size_t i = 0;
-    for (; s[i] && i + 1 < cap; i++)
-        buf[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
-    buf[i] = '\0';
-    return buf;
-}
-
-static int parse_pct(const char *v, double *out)
-{
-    char *end = NULL;
-    *out = strtod(v, &end);
-    return (!end || *end || !(*out >= 0)) ? -1 : 0;
-}
-
-static int parse(int argc, char **argv, validate_opts *o)
-{
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", VALIDATE_OPTS, NULL)) != -1) {
-        switch (c) {
-        case OPT_DB: o->db = optarg; break;
-        case OPT_MODEL: o->model = optarg; break;
-        case OPT_MAX_UNATTR:
-            if (parse_pct(optarg, &o->max_unattr_pct))
-                goto bad;
-            break;
-        case OPT_MAX_OVER:
-            if (parse_pct(optarg, &o->max_over_pct))
-                goto bad;
-            break;
-        case OPT_HELP: fputs(VALIDATE_HELP, stdout); return -1;
-        default: fputs(VALIDATE_HELP, stderr); return WC_EXIT_USAGE;
-        }
-    }
-    if (!o->db) {
-        fprintf(stderr, "wattcal validate: --db FILE is required\n");
-        return WC_EXIT_USAGE;
-    }
-    return 0;
-bad:
-    fprintf(stderr, "wattcal validate: invalid percentage '%s'\n", optarg);
+    fprintf(stderr, "wattcal validate: %s: %s\n", opt, why);
     return WC_EXIT_USAGE;
 }
 
-/* The model the run was recorded with; an imported run (no attribution at
- * record time) defaults to the ideal model. */
-static int recorded_model(wc_store *st, wc_model *m)
+/* A duration option in seconds (> 0 unless zero_ok). */
+static int parse_secs(const char *v, double *out, int zero_ok)
 {
-    sqlite3_stmt *s = NULL;
-    int rc = -EINVAL;
-    if (sqlite3_prepare_v2(wc_store_db(st), "SELECT model FROM run", -1, &s, NULL) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(s, 0);
-        rc = (name && *name) ? wc_model_parse(name, m) : (*m = WC_MODEL_IDEAL, 0);
-    }
-    sqlite3_finalize(s);
-    return rc;
-}
-
-/* A percentage for a table cell; "-" when undefined (a zero whole). */
-static const char *pct_cell(double pct, char *buf, size_t cap)
-{
-    if (isnan(pct))
-        snprintf(buf, cap, "-");
-    else
-        snprintf(buf, cap, "%.2f", pct);
-    return buf;
-}
-
-static void print_zone_table(const wc_gap_report *r)
-{
-    printf("\nAttribution gap per zone (joules; gap = node − Σ processes = idle + unattributed − over)\n");
-    printf("%-8s %12s %12s %12s %12s %12s %12s %12s %8s %8s %9s\n", "zone", "meter_J",
-           "node_J", "idle_J", "active_J", "processes_J", "unattrib_J", "gap_J", "gap_%",
-           "idle_%", "unattr_%");
-    for (size_t i = 0; i < r->nzones; i++) {
-        const wc_gap_zone *z = &r->zones[i];
-        double gap = z->node_joules - z->process_joules;
-        char g[32], id[32], un[32];
-        printf("%-8s %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %8s %8s %9s\n", z->zone,
-               z->meter_joules, z->node_joules, z->idle_joules, z->active_joules,
-               z->process_joules, z->unattributed_joules, gap,
-               pct_cell(wc_gap_pct(gap, z->node_joules), g, sizeof g),
-               pct_cell(wc_gap_pct(z->idle_joules, z->node_joules), id, sizeof id),
-               pct_cell(wc_gap_pct(z->unattributed_joules, z->active_joules), un, sizeof un));
-    }
-    printf("\nLevels (joules attributed; containers and pods as the model computes them)\n");
-    printf("%-8s %12s %12s %12s %12s %14s\n", "zone", "processes_J", "containers_J", "pods_J",
-           "over_J", "intervals");
-    for (size_t i = 0; i < r->nzones; i++) {
-        const wc_gap_zone *z = &r->zones[i];
-        printf("%-8s %12.3f %12.3f %12.3f %12.3f %14lld\n", z->zone, z->process_joules,
-               z->container_joules, z->pod_joules, z->over_joules, (long long)z->intervals);
-    }
-}
-
-static void print_quirks(const wc_gap_report *r)
-{
-    printf("\nIntervals flagged per zone: skipped = active energy or ΣΔcpu was 0 (no workload got energy);\n"
-           "reset = workload totals fell to 0; wrap = a counter decrease taken as one wrap (Kepler:\n"
-           "per socket or its aggregated counter); unmeas = no usable energy (model); meter_unmeas =\n"
-           "raw-counter intervals wattcal could not measure (reset, unknown range, missing zone);\n"
-           "refresh_fail = Kepler discarded the refresh (a zone or /proc/stat read failed);\n"
-           "ratio_bad = usage ratio outside [0,1] (a /proc/stat counter went backwards)\n");
-    printf("%-8s %8s %8s %8s %8s %13s %10s %15s\n", "zone", "skipped", "reset", "wrap", "unmeas",
-           "refresh_fail", "ratio_bad", "meter_unmeas");
-    for (size_t i = 0; i < r->nzones; i++) {
-        const wc_gap_zone *z = &r->zones[i];
-        printf("%-8s %8lld %8lld %8lld %8lld %13lld %10lld %15lld\n", z->zone,
-               (long long)z->skipped, (long long)z->totals_reset, (long long)z->wraps,
-               (long long)z->unmeasurable, (long long)z->refresh_failed,
-               (long long)z->ratio_out_of_range, (long long)z->meter_unmeasurable);
-    }
-    printf("process-intervals charged with a lifetime first Δ: %lld; with a negative share (pid reuse): %lld\n",
-           (long long)r->lifetime_delta_rows, (long long)r->negative_share_rows);
-}
-
-static double zone_active(const wc_gap_report *r, const char *zone)
-{
-    for (size_t i = 0; i < r->nzones; i++)
-        if (!strcmp(r->zones[i].zone, zone))
-            return r->zones[i].node_joules;
+    int64_t ns = 0;
+    if (wc_parse_duration_ns(v, &ns) || ns < 0 || (!zero_ok && ns == 0))
+        return -1;
+    *out = (double)ns / 1e9;
     return 0;
 }
 
-static void print_top(const wc_gap_report *r)
+static int parse_number(const char *v, double *out)
 {
-    double node = zone_active(r, r->rank_zone);
-    char name[64];
-    printf("\nTop processes by %s energy (attributed, model %s; share of node %s energy;\n"
-           "model_cpu_s = CPU seconds the model charged, Kepler's lifetime first delta included)\n",
-           r->rank_zone, r->model, r->rank_zone);
-    if (!r->ntop_processes) {
-        printf("  (no process received energy%s)\n",
-               !strcmp(r->meter_kind, "import") ? ": an imported run has no /proc data" : "");
-        goto containers;
-    }
-    printf("%8s %12s %-16s %-14s %-12s %12s %11s %8s\n", "pid", "starttime", "comm",
-           "container", "pod", "joules", "model_cpu_s", "share_%");
-    for (size_t i = 0; i < r->ntop_processes; i++) {
-        const wc_gap_top *t = &r->top_processes[i];
-        printf("%8d %12llu %-16s %-14.12s %-12.8s %12.3f %11.2f %8.2f\n", t->pid,
-               (unsigned long long)t->starttime, term_safe(t->name, name, 17),
-               t->container_id[0] ? t->container_id : "-", t->pod_uid[0] ? t->pod_uid : "-",
-               t->joules, t->cpu_seconds, wc_gap_pct(t->joules, node));
-    }
-containers:
-    printf("\nTop containers by %s energy (attributed, model %s)\n", r->rank_zone, r->model);
-    if (!r->ntop_containers)
-        printf("  (no container processes were seen on this node)\n");
-    for (size_t i = 0; i < r->ntop_containers; i++) {
-        const wc_gap_top *t = &r->top_containers[i];
-        printf("  %-14.12s pod %-36s %12.3f J %10.2f cpu_s %8.2f %%\n", t->container_id,
-               t->pod_uid[0] ? t->pod_uid : "-", t->joules, t->cpu_seconds,
-               wc_gap_pct(t->joules, node));
-    }
+    char *end = NULL;
+    *out = strtod(v, &end);
+    return (!end || end == v || *end || !isfinite(*out) || *out < 0) ? -1 : 0;
 }
 
-static void print_truth(const wc_gap_report *r)
+/* "10s,60s" into the accuracy windows. */
+static int parse_windows(const char *v, wc_acc_opts *a)
 {
-    if (!r->ntruth)
-        return;
-    char a[256], b[256];
-    printf("\nGround truth recorded (compared with the node in `validate` statistics later; here: what"
-           " each source delivered)\n");
-    for (size_t i = 0; i < r->ntruth; i++) {
-        const wc_gap_truth *t = &r->truth[i];
-        printf("  %s [%s] ok %lld, stale %lld, unavailable %lld, error %lld", term_safe(t->spec, a, sizeof a),
-               !strcmp(t->provenance, "simulated") ? "SIMULATED" : t->provenance, (long long)t->ok,
-               (long long)t->stale, (long long)t->unavailable, (long long)t->error);
-        if (!isnan(t->mean_watts))
-            printf("; mean of ok samples %.1f W", t->mean_watts);
-        printf("\n    %s\n", term_safe(t->description, b, sizeof b));
-        if (t->last_error[0])
-            printf("    last problem: %s\n", term_safe(t->last_error, a, sizeof a));
+    char buf[128];
+    if (strlen(v) >= sizeof buf)
+        return -1;
+    snprintf(buf, sizeof buf, "%s", v);
+    a->nwindows = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (a->nwindows == WC_ACC_MAX_WINDOWS - 1 || parse_secs(t, &a->windows_s[a->nwindows], 0))
+            return -1;
+        a->nwindows++;
     }
+    return a->nwindows ? 0 : -1;
 }
 
-/* A number for a table cell; "-" when unknown. */
-static const char *num_cell(double v, char *buf, size_t cap)
+/* "package,dram" into the node zones (pointers into buf). */
+static int parse_zones(const char *v, char *buf, size_t cap, wc_acc_opts *a)
 {
-    if (isnan(v))
-        snprintf(buf, cap, "-");
-    else
-        snprintf(buf, cap, "%.2f", v);
-    return buf;
-}
-
-static void print_phases(const wc_gap_report *r)
-{
-    if (!r->nphases)
-        return;
-    printf("\nPhases (isolation known answers): mean node power (%s meter, package + dram), mean"
-           " ground truth,\nand the marginal power over the idle baseline (the phases labelled"
-           " idle)\n", r->provenance);
-    printf("%-18s %4s %-9s %8s %10s %11s %11s %12s\n", "phase", "rep", "class", "secs", "node_W",
-           "marginal_W", "truth_W", "marg_truth_W");
-    char name[64], a[32], b[32], c[32], d[32];
-    for (size_t i = 0; i < r->nphases; i++) {
-        const wc_gap_phase *p = &r->phases[i];
-        printf("%-18s %4d %-9s %8.1f %10s %11s %11s %12s\n", term_safe(p->name, name, 19),
-               p->repetition, p->cls, p->duration_s, num_cell(p->node_watts, a, sizeof a),
-               num_cell(p->marginal_watts, b, sizeof b), num_cell(p->truth_watts, c, sizeof c),
-               num_cell(p->marginal_truth_watts, d, sizeof d));
+    if (strlen(v) >= cap)
+        return -1;
+    snprintf(buf, cap, "%s", v);
+    size_t n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (n == WC_ACC_MAX_ZONES || !*t)
+            return -1;
+        a->node_zones[n++] = t;
     }
+    a->node_zones[n] = NULL;
+    return n ? 0 : -1;
 }
 
-static void print_workloads(const wc_gap_report *r)
+static int add_tolerance(validate_cli *c, const char *spec)
 {
-    if (!r->nworkloads)
-        return;
-    printf("\nReplayed workloads (known answers): true CPU from wait4 rusage of the whole subtree;"
-           "\nseen = CPU /proc sampling saw of its processes; coverage = seen / true; lost_J ="
-           " ESTIMATED energy polling\nlost: (true - seen) CPU-s x the model's active package J"
-           " per busy CPU-s in that phase\n");
-    printf("%-18s %4s %-9s %7s %10s %10s %9s %10s %8s\n", "phase", "rep", "class", "workers",
-           "true_cpu_s", "seen_cpu_s", "coverage", "lost_J", "crashed");
-    char name[64], cov[32], lost[32];
-    for (size_t i = 0; i < r->nworkloads; i++) {
-        const wc_gap_workload *w = &r->workloads[i];
-        printf("%-18s %4d %-9s %7d %10.2f %10.2f %9s %10s %8d\n", term_safe(w->phase, name, 19),
-               w->repetition, w->cls, w->workers, w->true_cpu_s, w->seen_cpu_s,
-               pct_cell(100.0 * w->coverage, cov, sizeof cov),
-               num_cell(w->lost_joules, lost, sizeof lost), w->crashed);
+    wc_error err = {{0}};
+    if (wc_tolerance_parse(spec, c->o.tol, &c->o.ntol, &err)) {
+        fprintf(stderr, "wattcal validate: %s\n", err.msg);
+        return WC_EXIT_USAGE;
     }
-    printf("(coverage in %%: short-lived processes that start and end between two samples are"
-           " invisible to /proc polling)\n");
+    return 0;
 }
 
-static int check_tolerances(const validate_opts *o, const wc_gap_report *r)
+static int parse_option(validate_cli *c, int opt, const char *v)
 {
-    int failed = 0;
-    for (size_t i = 0; i < r->nzones; i++) {
-        const wc_gap_zone *z = &r->zones[i];
-        double un = wc_gap_pct(z->unattributed_joules, z->active_joules);
-        double ov = wc_gap_pct(z->over_joules, z->active_joules);
-        if (!isnan(o->max_unattr_pct) && !isnan(un) && un > o->max_unattr_pct) {
-            printf("FAIL %s: unattributed %.2f %% of active energy > tolerance %.2f %%\n",
-                   z->zone, un, o->max_unattr_pct);
-            failed = 1;
+    wc_acc_opts *a = &c->o.acc;
+    double x = 0;
+    char spec[96];
+    switch (opt) {
+    case OPT_DB: c->db = v; return 0;
+    case OPT_MODEL: c->model = v; return 0;
+    case OPT_TOL: return add_tolerance(c, v);
+    case OPT_MAX_UNATTR:
+    case OPT_MAX_OVER:
+        if (parse_number(v, &x))
+            return bad(opt == OPT_MAX_OVER ? "--max-over-pct" : "--max-unattributed-pct",
+                       "expected a percentage >= 0");
+        snprintf(spec, sizeof spec, "%s=%.17g%%", opt == OPT_MAX_OVER ? "over" : "gap", x);
+        return add_tolerance(c, spec);
+    case OPT_JUNIT: c->junit = v; return 0;
+    case OPT_JSON: c->json = v; return 0;
+    case OPT_WINDOW:
+        return parse_windows(v, a) ? bad("--window", "expected up to 3 durations, e.g. 10s,60s") : 0;
+    case OPT_NODE_ZONES:
+        return parse_zones(v, c->zones_buf, sizeof c->zones_buf, a)
+                   ? bad("--node-zones", "expected zone names, e.g. package,dram")
+                   : 0;
+    case OPT_LAG:
+        if (!strcmp(v, "auto")) {
+            a->lag_fixed = 0;
+            return 0;
         }
-        if (!isnan(o->max_over_pct) && !isnan(ov) && ov > o->max_over_pct) {
-            printf("FAIL %s: over-attributed %.2f %% of active energy > tolerance %.2f %%\n",
-                   z->zone, ov, o->max_over_pct);
-            failed = 1;
+        a->lag_fixed = 1;
+        return parse_secs(v, &a->lag_s, 1) ? bad("--lag", "expected auto or a duration, e.g. 3s") : 0;
+    case OPT_MAX_LAG:
+        return parse_secs(v, &a->search.max_lag_s, 0) ? bad("--max-lag", "expected a duration > 0") : 0;
+    case OPT_MAX_WINDOW:
+        return parse_secs(v, &a->search.max_window_s, 0) ? bad("--max-window", "expected a duration > 0") : 0;
+    case OPT_MAPE_FLOOR:
+        return parse_number(v, &a->mape_floor_w) ? bad("--mape-floor", "expected watts >= 0") : 0;
+    case OPT_GATE_SOURCE: c->o.gate_source = v; return 0;
+    case OPT_GATE_WINDOW:
+        if (!strcmp(v, "native")) {
+            c->o.gate_window_s = 0;
+            return 0;
         }
+        return parse_secs(v, &c->o.gate_window_s, 0) ? bad("--gate-window", "expected native or a duration") : 0;
+    case OPT_LEVELS_WINDOW:
+        return parse_secs(v, &c->o.levels_window_s, 0) ? bad("--levels-window", "expected a duration > 0") : 0;
+    case OPT_BOOTSTRAP:
+        if (parse_number(v, &x) || x < 100 || x > 100000 || x != floor(x))
+            return bad("--bootstrap", "expected a whole number of replicates from 100 to 100000");
+        a->boot.replicates = (int)x;
+        return 0;
+    case OPT_SEED:
+        if (parse_number(v, &x) || x != floor(x) || x > 4294967295.0)
+            return bad("--seed", "expected a whole number from 0 to 2^32-1");
+        a->boot.seed = (uint64_t)x;
+        return 0;
     }
-    return failed;
+    return WC_EXIT_USAGE;
+}
+
+static int parse(int argc, char **argv, validate_cli *c)
+{
+    int opt;
+    optind = 1;
+    c->o.acc.boot.seed = WC_BOOT_DEFAULT_SEED;
+    while ((opt = getopt_long(argc, argv, "", VALIDATE_OPTS, NULL)) != -1) {
+        if (opt == OPT_HELP) {
+            fputs(VALIDATE_HELP, stdout);
+            return -1;
+        }
+        if (opt < OPT_DB) {
+            fputs(VALIDATE_HELP, stderr);
+            return WC_EXIT_USAGE;
+        }
+        int rc = parse_option(c, opt, optarg);
+        if (rc)
+            return rc;
+    }
+    if (optind < argc)
+        return bad(argv[optind], "unexpected argument");
+    if (!c->db)
+        return bad("--db", "FILE is required");
+    /* The gate window must be one of the scored windows. */
+    wc_acc_opts *a = &c->o.acc;
+    if (!a->nwindows) {
+        a->windows_s[0] = 10;
+        a->windows_s[1] = 60;
+        a->nwindows = 2;
+    }
+    int found = c->o.gate_window_s == 0;
+    for (size_t i = 0; i < a->nwindows; i++)
+        found |= a->windows_s[i] == c->o.gate_window_s;
+    if (!found) {
+        if (a->nwindows == WC_ACC_MAX_WINDOWS - 1)
+            return bad("--gate-window", "must be one of the --window durations (or native)");
+        a->windows_s[a->nwindows++] = c->o.gate_window_s;
+    }
+    return 0;
 }
 
 /* Something was measured: energy in the model's node series or, for runs
- * without /proc data (imported), in the raw meter series. */
-static int measurable(const wc_gap_report *r)
+ * without /proc data (imported), in the raw meter or a gauge series. */
+static int measurable(const wc_validation *v)
 {
-    for (size_t i = 0; i < r->nzones; i++)
-        if (r->zones[i].node_joules > 0 || r->zones[i].meter_joules > 0)
+    for (size_t i = 0; i < v->gap.nzones; i++)
+        if (v->gap.zones[i].node_joules > 0 || v->gap.zones[i].meter_joules > 0)
+            return 1;
+    for (size_t i = 0; v->have_accuracy && i < v->acc.nsources; i++)
+        if (v->acc.sources[i].run_energy_j > 0)
             return 1;
     return 0;
 }
 
-/* Makes sure *st holds rows for the requested model. The run is opened
- * read-only; only when the model must first be computed from the raw samples
- * is it reopened read-write for the replay. */
 /* Whether the model attributed any active energy (imported runs have none). */
-static int has_attribution(const wc_gap_report *r)
+static int has_attribution(const wc_validation *v)
 {
-    for (size_t i = 0; i < r->nzones; i++)
-        if (r->zones[i].active_joules > 0)
+    for (size_t i = 0; i < v->gap.nzones; i++)
+        if (v->gap.zones[i].active_joules > 0)
             return 1;
     return 0;
 }
 
-static int ensure_model(wc_store **st, const validate_opts *o, wc_model *model, wc_error *err)
+/* Whether every tolerance asked for is about attribution (gap, over, invariants). */
+static int only_attribution_checks(const wc_validation_opts *o)
 {
-    int rc = o->model ? wc_model_parse(o->model, model) : recorded_model(*st, model);
-    if (rc)
-        return wc_error_set(err, -EINVAL, "%s: unknown model '%s'", o->db,
-                            o->model ? o->model : "(none recorded)");
-    rc = wc_replay_has_model(*st, *model, err);
-    if (rc != 0)
-        return rc < 0 ? rc : 0;
-    wc_store_close(*st);
-    *st = wc_store_open(o->db, WC_STORE_WRITE, err);
-    if (!*st)
-        return wc_error_prefix(err, -EIO,
-                               "model %s must be computed from the raw samples first, which "
-                               "needs write access (copy the file, or run `wattcal attribute`): ",
-                               wc_model_name(*model));
-    int64_t ticks = 0;
-    rc = wc_store_ensure_indexes(*st, err);
-    return rc ? rc : wc_replay(*st, *model, &ticks, err);
+    for (size_t i = 0; i < o->ntol; i++)
+        if (o->tol[i].metric != WC_TOL_GAP && o->tol[i].metric != WC_TOL_OVER &&
+            o->tol[i].metric != WC_TOL_INVARIANTS)
+            return 0;
+    return o->ntol > 0;
+}
+
+static int write_outputs(const validate_cli *c, const wc_validation *v)
+{
+    wc_error err = {{0}};
+    if (c->json && wc_summary_json_write(c->json, v, c->db, &err)) {
+        wc_cli_error("validate", err.msg);
+        return WC_EXIT_USAGE;
+    }
+    if (c->junit && wc_junit_write(c->junit, v, c->db, &err)) {
+        wc_cli_error("validate", err.msg);
+        return WC_EXIT_USAGE;
+    }
+    return 0;
 }
 
 int cmd_validate(int argc, char **argv)
 {
-    validate_opts o = {.db = NULL, .model = NULL, .max_unattr_pct = NAN, .max_over_pct = NAN};
-    int rc = parse(argc, argv, &o);
-    if (rc)
-        return rc < 0 ? WC_EXIT_OK : rc;
-    wc_error err = {{0}};
-    wc_store *st = wc_store_open(o.db, WC_STORE_READ, &err);
-    if (!st) {
-        wc_cli_error("validate", err.msg);
+    validate_cli *c = calloc(1, sizeof *c);
+    wc_validation *v = calloc(1, sizeof *v);
+    if (!c || !v) {
+        free(c), free(v);
+        wc_cli_error("validate", "out of memory");
         return WC_EXIT_USAGE;
     }
-    wc_model model;
-    wc_gap_report *rep = calloc(1, sizeof *rep);
-    rc = rep ? 0 : -ENOMEM;
-    if (!rc)
-        rc = ensure_model(&st, &o, &model, &err);
-    if (!rc)
-        rc = wc_gap_compute(st, model, rep, &err);
-    int exit_code = WC_EXIT_OK;
+    int rc = parse(argc, argv, c);
     if (rc) {
-        wc_cli_error("validate", rc == -ENOMEM ? "out of memory" : err.msg);
-        exit_code = WC_EXIT_USAGE;
-    } else {
-        char desc[256];
-        printf("wattcal validate: %s — host %s — %lld ticks over %.1f s — model %s\n", o.db,
-               term_safe(rep->host, desc, sizeof desc), (long long)rep->ticks, rep->duration_s,
-               rep->model);
-        printf("node meter: %s — %s\n",
-               !strcmp(rep->provenance, "simulated") ? "SIMULATED (no hardware measured)"
-                                                     : rep->provenance,
-               term_safe(rep->meter_description, desc, sizeof desc));
-        if (!strcmp(rep->meter_kind, "import"))
-            printf("note: imported run: meter and ground-truth series only, no /proc data, so no"
-                   " attribution (node/process columns stay 0)\n");
-        else if (!rep->clean_stop)
-            printf("note: the recording did not end cleanly (killed or failed): %lld committed"
-                   " ticks are analysed\n", (long long)rep->ticks);
-        printf("meter_J: %s energy from raw counters; node/idle/active: as model %s split it;"
-               " processes/containers/pods: attributed by model %s\n",
-               rep->provenance, rep->model, rep->model);
-        print_zone_table(rep);
-        print_quirks(rep);
-        print_top(rep);
-        print_truth(rep);
-        print_phases(rep);
-        print_workloads(rep);
-        int wants_gate = !isnan(o.max_unattr_pct) || !isnan(o.max_over_pct);
-        if (!measurable(rep)) {
-            printf("\nno measurable interval: nothing to validate\n");
+        free(c), free(v);
+        return rc < 0 ? WC_EXIT_OK : rc;
+    }
+    wc_error err = {{0}};
+    wc_model model;
+    wc_store *st = wc_cli_open_model(c->db, c->model, &model, &err);
+    int exit_code = WC_EXIT_OK;
+    if (!st || wc_validation_run(st, model, &c->o, v, &err)) {
+        wc_cli_error("validate", err.msg);
+        wc_store_close(st);
+        free(c), free(v);
+        return WC_EXIT_USAGE;
+    }
+    wc_text_validation(stdout, v, c->db);
+    fflush(stdout);
+    exit_code = write_outputs(c, v);
+    if (exit_code == WC_EXIT_OK) {
+        if (!measurable(v)) {
+            printf("no measurable interval: nothing to validate\n");
             exit_code = WC_EXIT_NO_DATA;
-        } else if (wants_gate && !has_attribution(rep)) {
-            printf("\nno attribution in this run (no /proc data): the tolerances cannot be checked\n");
+        } else if (only_attribution_checks(&c->o) && !has_attribution(v)) {
+            printf("no attribution in this run (no /proc data): the tolerances cannot be checked\n");
             exit_code = WC_EXIT_NO_DATA;
-        } else if (check_tolerances(&o, rep)) {
+        } else if (v->failed) {
             exit_code = WC_EXIT_CHECK_FAILED;
-        } else if (wants_gate) {
-            printf("PASS: every zone within the tolerances (model %s)\n", rep->model);
         }
     }
-    free(rep);
+    wc_validation_free(v);
     wc_store_close(st);
+    free(c), free(v);
     return exit_code;
 }

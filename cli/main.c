@@ -51,7 +51,9 @@ static const struct {
     const char *summary;
 } COMMANDS[] = {
     {"record", cmd_record, "sample meters and /proc, attribute energy, write a SQLite run"},
-    {"validate", cmd_validate, "attribution gap per zone and level, top workloads, CI exit code"},
+    {"validate", cmd_validate, "attribution gap, node accuracy vs ground truth with CIs, workload bias, CI gate"},
+    {"calibrate", cmd_calibrate, "fit zone power vs utilisation and ground truth vs the zones; store, apply, estimate"},
+    {"diff", cmd_diff, "compare workload energy between two runs or two models, with CIs and a verdict"},
     {"attribute", cmd_attribute, "re-attribute a recorded run offline under another model"},
     {"run", cmd_run, "replay a scenario of stress workloads in labelled phases while recording"},
     {"stress", cmd_stress, "run a built-in stress workload (cpu, avx, membound, idle, burst)"},

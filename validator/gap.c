@@ -415,21 +415,20 @@ static double meter_joules_between(sqlite3 *db, int64_t t0, int64_t t1, double *
     return any ? total : NAN;
 }
 
-/* Phases with their mean node and truth power and the marginal power over
- * the idle baseline (isolation known answers). */
+/* Phases with their mean node power and the marginal power over the idle
+ * baseline (isolation known answers). Ground truth per phase is scored, after
+ * alignment, by validator/accuracy.c. */
 static int load_phases(sqlite3 *db, wc_gap_report *rep, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(
             db,
-            "SELECT ph.name, ph.class, ph.repetition, ph.start_mono_ns, ph.end_mono_ns,"
-            " (SELECT AVG(watts) FROM truth_sample t WHERE t.status = 'ok'"
-            "  AND t.poll_mono_ns >= ph.start_mono_ns AND t.poll_mono_ns <= ph.end_mono_ns)"
+            "SELECT ph.name, ph.class, ph.repetition, ph.start_mono_ns, ph.end_mono_ns"
             " FROM phase ph ORDER BY ph.start_mono_ns",
             -1, &s, NULL) != SQLITE_OK)
         return sql_fail(db, err, "reading phases");
-    double idle_sum = 0, idle_truth_sum = 0;
-    int idle_n = 0, idle_truth_n = 0;
+    double idle_sum = 0;
+    int idle_n = 0;
     while (sqlite3_step(s) == SQLITE_ROW && rep->nphases < WC_GAP_MAX_PHASES) {
         wc_gap_phase *p = &rep->phases[rep->nphases++];
         copy_text(p->name, sizeof p->name, sqlite3_column_text(s, 0));
@@ -439,23 +438,15 @@ static int load_phases(sqlite3 *db, wc_gap_report *rep, wc_error *err)
         p->duration_s = (double)(t1 - t0) / 1e9;
         double span = 0, j = meter_joules_between(db, t0, t1, &span);
         p->node_watts = (!isnan(j) && span > 0) ? j / span : NAN;
-        p->truth_watts = sqlite3_column_type(s, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 5);
-        if (!strcmp(p->cls, "idle")) {
-            if (!isnan(p->node_watts)) {
-                idle_sum += p->node_watts;
-                idle_n++;
-            }
-            if (!isnan(p->truth_watts)) {
-                idle_truth_sum += p->truth_watts;
-                idle_truth_n++;
-            }
+        if (!strcmp(p->cls, "idle") && !isnan(p->node_watts)) {
+            idle_sum += p->node_watts;
+            idle_n++;
         }
     }
     sqlite3_finalize(s);
     for (size_t i = 0; i < rep->nphases; i++) {
         wc_gap_phase *p = &rep->phases[i];
         p->marginal_watts = idle_n ? p->node_watts - idle_sum / idle_n : NAN;
-        p->marginal_truth_watts = idle_truth_n ? p->truth_watts - idle_truth_sum / idle_truth_n : NAN;
     }
     return 0;
 }

@@ -73,17 +73,16 @@ typedef struct wc_gap_workload {
 
 #define WC_GAP_MAX_PHASES 64
 
-/* One phase repetition: mean node power (meter: package + dram) and ground
- * truth, and its marginal power over the idle baseline (the mean of the
- * phases labelled idle) — the isolation known answer. */
+/* One phase repetition: mean node power (meter: package + dram) and its
+ * marginal power over the idle baseline (the mean of the phases labelled
+ * idle) — the isolation known answer. (Ground truth per phase is scored after
+ * alignment by validator/accuracy.h, never by poll time.) */
 typedef struct wc_gap_phase {
     char name[64], cls[32];
     int repetition;
     double duration_s;
     double node_watts;            /* meter, package + dram; NAN when unmeasured */
-    double truth_watts;           /* mean of ok truth samples; NAN when none */
     double marginal_watts;        /* node_watts − idle baseline; NAN without a baseline */
-    double marginal_truth_watts;  /* truth_watts − idle baseline of truth */
 } wc_gap_phase;
 
 /* The whole report. */

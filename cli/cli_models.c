@@ -1,0 +1,67 @@
+/*
+ * cli_models.c — opening a run for analysis under a given model, shared by
+ * `validate`, `calibrate` and `diff`: read-only by default; only when the
+ * model's rows must first be computed from the raw samples (collector/
+ * replay.c) is the file reopened read-write.
+ */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "collector/replay.h"
+
+/* The model the run was recorded with; an imported run (no attribution at
+ * record time) defaults to the ideal model. */
+static int recorded_model(wc_store *st, wc_model *m)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = -EINVAL;
+    if (sqlite3_prepare_v2(wc_store_db(st), "SELECT model FROM run", -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(s, 0);
+        rc = (name && *name) ? wc_model_parse(name, m) : (*m = WC_MODEL_IDEAL, 0);
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+wc_store *wc_cli_open_model(const char *path, const char *model_name, wc_model *model,
+                            wc_error *err)
+{
+    wc_store *st = wc_store_open(path, WC_STORE_READ, err);
+    if (!st)
+        return NULL;
+    int rc = model_name ? wc_model_parse(model_name, model) : recorded_model(st, model);
+    if (rc) {
+        wc_error_set(err, -EINVAL, "%s: unknown model '%s' (kepler-0.11, kepler-head, ideal)", path,
+                     model_name ? model_name : "(none recorded)");
+        wc_store_close(st);
+        return NULL;
+    }
+    rc = wc_replay_has_model(st, *model, err);
+    if (rc < 0) {
+        wc_store_close(st);
+        return NULL;
+    }
+    if (rc > 0)
+        return st;
+    wc_store_close(st);
+    st = wc_store_open(path, WC_STORE_WRITE, err);
+    if (!st) {
+        wc_error_prefix(err, -EIO,
+                        "model %s must be computed from the raw samples first, which needs write "
+                        "access (copy the file, or run `wattcal attribute`): ",
+                        wc_model_name(*model));
+        return NULL;
+    }
+    int64_t ticks = 0;
+    rc = wc_store_ensure_indexes(st, err);
+    if (!rc)
+        rc = wc_replay(st, *model, &ticks, err);
+    if (rc) {
+        wc_store_close(st);
+        return NULL;
+    }
+    return st;
+}

@@ -1,0 +1,348 @@
+/*
+ * cmd_calibrate.c — `wattcal calibrate`: fits zone power against CPU
+ * utilisation and ground truth against the node's zones, stores the fits in
+ * the run, copies fits from another run (--apply-from) and writes the
+ * estimates they give (--estimate-csv), always tagged "estimated"
+ * (validator/calibration.c).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/wc_clock.h"
+#include "validator/calibration.h"
+#include "validator/text_report.h"
+
+static const char CALIBRATE_HELP[] =
+    "usage: wattcal calibrate --db FILE [options]\n"
+    "\n"
+    "Fits, by GSL weighted least squares, per RAPL zone P = P_idle + k * utilisation\n"
+    "(over common windows) and, per ground-truth source, truth = a * (sum of the\n"
+    "node zones) + b (platform power and PSU loss; each reading over its own\n"
+    "averaging interval after the estimated lag). Prints coefficients with\n"
+    "standard errors, t and block-bootstrap 95 % intervals, R^2 and RMSE, and\n"
+    "stores them with every residual in the run (tables calibration and\n"
+    "calibration_residual). `wattcal validate` then scores the estimates they\n"
+    "give, tagged ESTIMATED: estimate:wall#N = a * meter + b, and estimate:util =\n"
+    "the zone fits from utilisation alone.\n"
+    "\n"
+    "  --db FILE               the run to fit (write access needed to store fits)\n"
+    "  --window DUR            windows of the zone fits (default 10s; never shorter\n"
+    "                          than the run's sample spacing)\n"
+    "  --truth-window native|DUR  intervals of the truth fit (default native: each\n"
+    "                          reading over its own averaging interval)\n"
+    "  --node-zones LIST       zones summed for the truth fit (default package,dram)\n"
+    "  --lag auto|DUR          ground-truth lag: estimated (default) or given\n"
+    "  --max-lag DUR           largest lag searched (default 30s)\n"
+    "  --max-window DUR        largest averaging window searched when the device\n"
+    "                          states none (default 120s)\n"
+    "  --bootstrap N           bootstrap replicates (default 1000)\n"
+    "  --seed N                bootstrap seed (default 1)\n"
+    "  --no-store              fit and print only (the file is opened read-only)\n"
+    "  --apply-from OTHER      instead of fitting, copy the latest fits of the run\n"
+    "                          OTHER into this run (noting where they came from), so\n"
+    "                          validate checks them out of sample\n"
+    "  --estimate-csv FILE     write the estimates the run's stored fits give, per\n"
+    "                          window (--window), as CSV tagged estimated\n"
+    "\n"
+    "exit codes: 0 fitted (or applied), 2 usage or input error, 3 nothing could be\n"
+    "fitted (no utilisation, no ground truth, too few points)\n";
+
+enum {
+    OPT_DB = 1000, OPT_WINDOW, OPT_TRUTH_WINDOW, OPT_NODE_ZONES, OPT_LAG, OPT_MAX_LAG,
+    OPT_MAX_WINDOW, OPT_BOOTSTRAP, OPT_SEED, OPT_NO_STORE, OPT_APPLY_FROM, OPT_ESTIMATE_CSV,
+    OPT_HELP
+};
+
+static const struct option CALIBRATE_OPTS[] = {
+    {"db", required_argument, NULL, OPT_DB},
+    {"window", required_argument, NULL, OPT_WINDOW},
+    {"truth-window", required_argument, NULL, OPT_TRUTH_WINDOW},
+    {"node-zones", required_argument, NULL, OPT_NODE_ZONES},
+    {"lag", required_argument, NULL, OPT_LAG},
+    {"max-lag", required_argument, NULL, OPT_MAX_LAG},
+    {"max-window", required_argument, NULL, OPT_MAX_WINDOW},
+    {"bootstrap", required_argument, NULL, OPT_BOOTSTRAP},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"no-store", no_argument, NULL, OPT_NO_STORE},
+    {"apply-from", required_argument, NULL, OPT_APPLY_FROM},
+    {"estimate-csv", required_argument, NULL, OPT_ESTIMATE_CSV},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct calibrate_cli {
+    const char *db, *apply_from, *estimate_csv;
+    int no_store;
+    char zones_buf[256];
+    wc_cal_opts o;
+} calibrate_cli;
+
+static int bad(const char *opt, const char *why)
+{
+    fprintf(stderr, "wattcal calibrate: %s: %s\n", opt, why);
+    return WC_EXIT_USAGE;
+}
+
+static int secs(const char *v, double *out, int zero_ok)
+{
+    int64_t ns = 0;
+    if (wc_parse_duration_ns(v, &ns) || ns < 0 || (!zero_ok && ns == 0))
+        return -1;
+    *out = (double)ns / 1e9;
+    return 0;
+}
+
+static int whole(const char *v, double lo, double hi, double *out)
+{
+    char *end = NULL;
+    *out = strtod(v, &end);
+    return (!end || end == v || *end || *out != floor(*out) || *out < lo || *out > hi) ? -1 : 0;
+}
+
+static int zones(const char *v, calibrate_cli *c)
+{
+    if (strlen(v) >= sizeof c->zones_buf)
+        return -1;
+    snprintf(c->zones_buf, sizeof c->zones_buf, "%s", v);
+    size_t n = 0;
+    for (char *save = NULL, *t = strtok_r(c->zones_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (n == WC_ACC_MAX_ZONES)
+            return -1;
+        c->o.node_zones[n++] = t;
+    }
+    c->o.node_zones[n] = NULL;
+    return n ? 0 : -1;
+}
+
+static int option(calibrate_cli *c, int opt, const char *v)
+{
+    double x;
+    switch (opt) {
+    case OPT_DB: c->db = v; return 0;
+    case OPT_WINDOW: return secs(v, &c->o.window_s, 0) ? bad("--window", "expected a duration > 0") : 0;
+    case OPT_TRUTH_WINDOW:
+        if (!strcmp(v, "native")) {
+            c->o.truth_window_s = 0;
+            return 0;
+        }
+        return secs(v, &c->o.truth_window_s, 0) ? bad("--truth-window", "expected native or a duration") : 0;
+    case OPT_NODE_ZONES:
+        return zones(v, c) ? bad("--node-zones", "expected zone names, e.g. package,dram") : 0;
+    case OPT_LAG:
+        c->o.lag_fixed = strcmp(v, "auto") != 0;
+        return c->o.lag_fixed && secs(v, &c->o.lag_s, 1) ? bad("--lag", "expected auto or a duration") : 0;
+    case OPT_MAX_LAG:
+        return secs(v, &c->o.search.max_lag_s, 0) ? bad("--max-lag", "expected a duration > 0") : 0;
+    case OPT_MAX_WINDOW:
+        return secs(v, &c->o.search.max_window_s, 0) ? bad("--max-window", "expected a duration > 0") : 0;
+    case OPT_BOOTSTRAP:
+        if (whole(v, 100, 100000, &x))
+            return bad("--bootstrap", "expected a whole number from 100 to 100000");
+        c->o.boot.replicates = (int)x;
+        return 0;
+    case OPT_SEED:
+        if (whole(v, 0, 4294967295.0, &x))
+            return bad("--seed", "expected a whole number from 0 to 2^32-1");
+        c->o.boot.seed = (uint64_t)x;
+        return 0;
+    case OPT_NO_STORE: c->no_store = 1; return 0;
+    case OPT_APPLY_FROM: c->apply_from = v; return 0;
+    case OPT_ESTIMATE_CSV: c->estimate_csv = v; return 0;
+    }
+    return WC_EXIT_USAGE;
+}
+
+static int parse(int argc, char **argv, calibrate_cli *c)
+{
+    int opt;
+    optind = 1;
+    c->o.boot.seed = WC_BOOT_DEFAULT_SEED;
+    while ((opt = getopt_long(argc, argv, "", CALIBRATE_OPTS, NULL)) != -1) {
+        if (opt == OPT_HELP) {
+            fputs(CALIBRATE_HELP, stdout);
+            return -1;
+        }
+        if (opt < OPT_DB) {
+            fputs(CALIBRATE_HELP, stderr);
+            return WC_EXIT_USAGE;
+        }
+        int rc = option(c, opt, optarg);
+        if (rc)
+            return rc;
+    }
+    if (optind < argc)
+        return bad(argv[optind], "unexpected argument");
+    if (!c->db)
+        return bad("--db", "FILE is required");
+    if (c->apply_from && c->no_store)
+        return bad("--apply-from", "stores fits: it cannot be combined with --no-store");
+    return 0;
+}
+
+static void print_fit(const wc_calibration *c)
+{
+    char t[160], n[300];
+    const wc_linfit *f = &c->fit;
+    const char *c0 = c->kind == WC_CAL_ZONE_UTIL ? "P_idle_W" : "b_W";
+    const char *c1 = c->kind == WC_CAL_ZONE_UTIL ? "k_W" : "a";
+    printf("%-17s %-28.28s %5zu  %s %10.4f ± %-8.4f [%.4f, %.4f] (t: %.4f..%.4f)\n"
+           "%-17s %-28s %5s  %s %10.4f ± %-8.4f [%.4f, %.4f] (t: %.4f..%.4f)  R² %.4f  RMSE %.3f W\n",
+           wc_cal_kind_name(c->kind), wc_term_safe(c->target, t, sizeof t), f->n, c0, f->c0, f->se0,
+           f->b0_lo, f->b0_hi, f->t0_lo, f->t0_hi, "", "", "", c1, f->c1, f->se1, f->b1_lo, f->b1_hi,
+           f->t1_lo, f->t1_hi, f->r2, f->rmse);
+    printf("  %s\n", wc_term_safe(c->note, n, sizeof n));
+}
+
+static int do_fit(calibrate_cli *c, wc_store *st)
+{
+    wc_calibration *fits = calloc(WC_CAL_MAX, sizeof *fits);
+    char notes[4096] = "";
+    size_t n = 0;
+    wc_error err = {{0}};
+    if (!fits) {
+        wc_cli_error("calibrate", "out of memory");
+        return WC_EXIT_USAGE;
+    }
+    int rc = wc_calibrate(wc_store_db(st), &c->o, fits, WC_CAL_MAX, &n, notes, sizeof notes, &err);
+    if (notes[0])
+        printf("notes:\n");
+    for (char *save = NULL, *line = strtok_r(notes, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        char safe[512];
+        printf("  %s\n", wc_term_safe(line, safe, sizeof safe));
+    }
+    int exit_code = WC_EXIT_OK;
+    if (rc == -ENODATA) {
+        printf("nothing could be fitted (see the notes above)\n");
+        exit_code = WC_EXIT_NO_DATA;
+    } else if (rc) {
+        wc_cli_error("calibrate", err.msg);
+        exit_code = WC_EXIT_USAGE;
+    }
+    if (!rc) {
+        printf("\nFits (coefficient ± standard error [block-bootstrap 95 %% CI] (t-based 95 %% CI));"
+               " estimates from them are ESTIMATED\n");
+        for (size_t i = 0; i < n; i++)
+            print_fit(&fits[i]);
+    }
+    for (size_t i = 0; !rc && !c->no_store && i < n; i++) {
+        if (wc_calibration_store(st, &fits[i], &err)) {
+            wc_cli_error("calibrate", err.msg);
+            exit_code = WC_EXIT_USAGE;
+            break;
+        }
+        printf("stored as calibration #%lld (%s %s)\n", (long long)fits[i].id,
+               wc_cal_kind_name(fits[i].kind), fits[i].target);
+    }
+    if (!rc && c->no_store)
+        printf("(--no-store: nothing written)\n");
+    else if (!rc && exit_code == WC_EXIT_OK)
+        printf("`wattcal validate --db %s` now scores the estimates these fits give (in-sample: fitted"
+               " on this run's own truth; copy them to another run with --apply-from for an"
+               " out-of-sample check)\n", c->db);
+    for (size_t i = 0; i < n; i++)
+        wc_calibration_free(&fits[i]);
+    free(fits);
+    return exit_code;
+}
+
+/* The estimates of the stored fits, per window, as CSV. */
+static int write_estimates(const calibrate_cli *c, wc_store *st)
+{
+    wc_error err = {{0}};
+    sqlite3 *db = wc_store_db(st);
+    wc_calibration fits[WC_CAL_MAX];
+    size_t nfits = 0;
+    wc_accuracy_report *rep = calloc(1, sizeof *rep);
+    wc_acc_opts ao;
+    memset(&ao, 0, sizeof ao);
+    for (size_t i = 0; i < WC_ACC_MAX_ZONES && c->o.node_zones[i]; i++)
+        ao.node_zones[i] = c->o.node_zones[i];
+    int rc = rep ? wc_calibration_load(db, fits, WC_CAL_MAX, &nfits, &err) : -ENOMEM;
+    if (!rc)
+        rc = wc_accuracy_load(db, &ao, rep, &err);
+    if (rc) {
+        wc_cli_error("calibrate", rc == -ENOMEM ? "out of memory" : err.msg);
+        free(rep);
+        return WC_EXIT_USAGE;
+    }
+    size_t first = rep->nsources;
+    int added = wc_calibration_add_estimates(db, fits, nfits, rep, &err);
+    int exit_code = WC_EXIT_OK;
+    FILE *f = added > 0 ? fopen(c->estimate_csv, "w") : NULL;
+    if (added <= 0) {
+        fprintf(stderr, "wattcal calibrate: --estimate-csv: the run holds no fit that gives an estimate"
+                        " (run `wattcal calibrate --db %s` or --apply-from first)\n", c->db);
+        exit_code = WC_EXIT_NO_DATA;
+    } else if (!f) {
+        fprintf(stderr, "wattcal calibrate: --estimate-csv %s: %s\n", c->estimate_csv, strerror(errno));
+        exit_code = WC_EXIT_USAGE;
+    }
+    double w = c->o.window_s > 0 ? c->o.window_s : 10;
+    if (f) {
+        fprintf(f, "# wattcal calibrate --estimate-csv: ESTIMATED power from stored calibrations of %s\n"
+                   "start_s,end_s,source,watts,provenance\n", c->db);
+        for (size_t s = first; s < rep->nsources; s++) {
+            wc_pairs p;
+            if (wc_align_series_windows(&rep->sources[s].series, NULL, rep->tb.mono_ns[0],
+                                        (int64_t)llround(w * 1e9), INT64_MIN, INT64_MAX, &p))
+                break;
+            for (size_t k = 0; k < p.n; k++)
+                fprintf(f, "%.3f,%.3f,%s,%.3f,estimated\n",
+                        (double)(p.a_ns[k] - rep->tb.mono_ns[0]) / 1e9,
+                        (double)(p.b_ns[k] - rep->tb.mono_ns[0]) / 1e9, rep->sources[s].name,
+                        p.source_w[k]);
+            printf("%s: %zu windows of %g s written to %s (ESTIMATED)\n", rep->sources[s].name, p.n, w,
+                   c->estimate_csv);
+            wc_pairs_free(&p);
+        }
+        if (fclose(f)) {
+            fprintf(stderr, "wattcal calibrate: --estimate-csv %s: write failed\n", c->estimate_csv);
+            exit_code = WC_EXIT_USAGE;
+        }
+    }
+    wc_accuracy_free(rep);
+    free(rep);
+    return exit_code;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+    calibrate_cli c;
+    memset(&c, 0, sizeof c);
+    int rc = parse(argc, argv, &c);
+    if (rc)
+        return rc < 0 ? WC_EXIT_OK : rc;
+    wc_error err = {{0}};
+    int writes = !c.no_store && (c.apply_from || !c.estimate_csv);
+    wc_store *st = wc_store_open(c.db, writes ? WC_STORE_WRITE : WC_STORE_READ, &err);
+    if (!st) {
+        wc_cli_error("calibrate", err.msg);
+        if (writes)
+            fprintf(stderr, "wattcal calibrate: storing fits needs write access (or use --no-store)\n");
+        return WC_EXIT_USAGE;
+    }
+    int exit_code = WC_EXIT_OK;
+    if (c.apply_from) {
+        int n = wc_calibration_apply_from(st, c.apply_from, &err);
+        if (n < 0) {
+            wc_cli_error("calibrate", err.msg);
+            exit_code = WC_EXIT_USAGE;
+        } else {
+            printf("copied %d fit(s) from %s into %s: validate scores their estimates out of sample\n",
+                   n, c.apply_from, c.db);
+        }
+    } else if (!c.estimate_csv || c.no_store) {
+        exit_code = do_fit(&c, st);
+    }
+    if (exit_code == WC_EXIT_OK && c.estimate_csv)
+        exit_code = write_estimates(&c, st);
+    wc_store_close(st);
+    return exit_code;
+}

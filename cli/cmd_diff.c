@@ -1,0 +1,291 @@
+/*
+ * cmd_diff.c — `wattcal diff`: two runs (before/after an exporter upgrade,
+ * or one node on each version), or one run under two reference models, with
+ * the top-N workloads' energy side by side, the differences with their 95 %
+ * intervals and a verdict (validator/diff.c).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/wc_clock.h"
+#include "validator/diff.h"
+#include "validator/text_report.h"
+
+static const char DIFF_HELP[] =
+    "usage: wattcal diff A.db B.db [options]\n"
+    "       wattcal diff A.db --model M1 --model M2 [options]\n"
+    "\n"
+    "Compares the energy the exporter attributes to the top-N pods, containers and\n"
+    "process names (matched by pod uid, container id and comm, never pid) between\n"
+    "two runs — before and after an exporter upgrade, or one node on each version —\n"
+    "or between two reference models over the same samples (what an upgrade moves,\n"
+    "before it is rolled out). Side by side: energy (J) and mean power (W) over full\n"
+    "windows with 95 % block-bootstrap intervals, the difference B - A with its\n"
+    "interval, and a verdict: CHANGED (beyond the tolerance, interval excludes 0),\n"
+    "same (interval within the tolerance), inconclusive, new or gone. Namespaces are\n"
+    "not recorded (no kubelet informer), so they are not compared.\n"
+    "\n"
+    "  --model M          model of both runs, or (given twice with one run) the two\n"
+    "                     models to compare; default: each run's recorded model\n"
+    "  --top N            workloads per table (default 10, at most 50)\n"
+    "  --zone Z           RAPL zone compared (default package)\n"
+    "  --window DUR       window of the mean-power series (default 60s)\n"
+    "  --tolerance P%     relative change of mean power allowed (default 10%)\n"
+    "  --bootstrap N      bootstrap replicates (default 1000)\n"
+    "  --seed N           bootstrap seed (default 1)\n"
+    "\n"
+    "The output ends with \"N passed, N failed\" (passed = same, failed = CHANGED, and\n"
+    "for two models also new/gone; \", K inconclusive\" when some are). exit codes:\n"
+    "0 nothing changed beyond the tolerance, 1 something did, 2 usage or input\n"
+    "error, 3 a run is shorter than one window\n";
+
+enum { OPT_MODEL = 1000, OPT_TOP, OPT_ZONE, OPT_WINDOW, OPT_TOL, OPT_BOOTSTRAP, OPT_SEED, OPT_HELP };
+
+static const struct option DIFF_OPTS[] = {
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"zone", required_argument, NULL, OPT_ZONE},
+    {"window", required_argument, NULL, OPT_WINDOW},
+    {"tolerance", required_argument, NULL, OPT_TOL},
+    {"bootstrap", required_argument, NULL, OPT_BOOTSTRAP},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct diff_cli {
+    const char *db[2];
+    const char *model[2];
+    int ndb, nmodel;
+    wc_diff_opts o;
+} diff_cli;
+
+static int bad(const char *opt, const char *why)
+{
+    fprintf(stderr, "wattcal diff: %s: %s\n", opt, why);
+    return WC_EXIT_USAGE;
+}
+
+static int number(const char *v, double *out, const char *suffix)
+{
+    char *end = NULL;
+    *out = strtod(v, &end);
+    return (!end || end == v || strcmp(end, suffix) || !isfinite(*out) || *out < 0) ? -1 : 0;
+}
+
+static int option(diff_cli *c, int opt, const char *v)
+{
+    double x;
+    int64_t ns;
+    switch (opt) {
+    case OPT_MODEL:
+        if (c->nmodel == 2)
+            return bad("--model", "given more than twice");
+        c->model[c->nmodel++] = v;
+        return 0;
+    case OPT_TOP:
+        if (number(v, &x, "") || x < 1 || x > WC_DIFF_MAX_TOP || x != floor(x))
+            return bad("--top", "expected a whole number from 1 to 50");
+        c->o.top = (size_t)x;
+        return 0;
+    case OPT_ZONE: c->o.zone = v; return 0;
+    case OPT_WINDOW:
+        if (wc_parse_duration_ns(v, &ns) || ns <= 0)
+            return bad("--window", "expected a duration > 0, e.g. 60s");
+        c->o.window_s = (double)ns / 1e9;
+        return 0;
+    case OPT_TOL:
+        if ((number(v, &x, "%") && number(v, &x, "")) || x <= 0)
+            return bad("--tolerance", "expected a percentage > 0, e.g. 10%");
+        c->o.tolerance_pct = x;
+        return 0;
+    case OPT_BOOTSTRAP:
+        if (number(v, &x, "") || x < 100 || x > 100000 || x != floor(x))
+            return bad("--bootstrap", "expected a whole number from 100 to 100000");
+        c->o.boot.replicates = (int)x;
+        return 0;
+    case OPT_SEED:
+        if (number(v, &x, "") || x != floor(x) || x > 4294967295.0)
+            return bad("--seed", "expected a whole number from 0 to 2^32-1");
+        c->o.boot.seed = (uint64_t)x;
+        return 0;
+    }
+    return WC_EXIT_USAGE;
+}
+
+static int parse(int argc, char **argv, diff_cli *c)
+{
+    int opt;
+    optind = 1;
+    c->o.boot.seed = WC_BOOT_DEFAULT_SEED;
+    while ((opt = getopt_long(argc, argv, "", DIFF_OPTS, NULL)) != -1) {
+        if (opt == OPT_HELP) {
+            fputs(DIFF_HELP, stdout);
+            return -1;
+        }
+        if (opt < OPT_MODEL) {
+            fputs(DIFF_HELP, stderr);
+            return WC_EXIT_USAGE;
+        }
+        int rc = option(c, opt, optarg);
+        if (rc)
+            return rc;
+    }
+    for (; optind < argc; optind++) {
+        if (c->ndb == 2)
+            return bad(argv[optind], "at most two runs");
+        c->db[c->ndb++] = argv[optind];
+    }
+    if (!c->ndb)
+        return bad("A.db", "a run is required");
+    if (c->ndb == 1 && c->nmodel != 2)
+        return bad(c->db[0], "one run needs two --model options to compare (or give a second run)");
+    return 0;
+}
+
+static void side_info(wc_store *st, wc_model m, const char *path, wc_diff_side *s)
+{
+    memset(s, 0, sizeof *s);
+    s->db = wc_store_db(st);
+    snprintf(s->model, sizeof s->model, "%s", wc_model_name(m));
+    char safe[128];
+    snprintf(s->label, sizeof s->label, "%.100s (model %s)", wc_term_safe(path, safe, sizeof safe),
+             s->model);
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT host, provenance FROM run", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW) {
+        const unsigned char *h = sqlite3_column_text(q, 0), *p = sqlite3_column_text(q, 1);
+        snprintf(s->host, sizeof s->host, "%s", h ? (const char *)h : "");
+        snprintf(s->provenance, sizeof s->provenance, "%s", p ? (const char *)p : "");
+    }
+    sqlite3_finalize(q);
+    if (sqlite3_prepare_v2(s->db, "SELECT id FROM model WHERE name = ?", -1, &q, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, s->model, -1, SQLITE_STATIC);
+        if (sqlite3_step(q) == SQLITE_ROW)
+            s->model_id = sqlite3_column_int64(q, 0);
+    }
+    sqlite3_finalize(q);
+}
+
+static const char *ci_text(const wc_ci *c, char *buf, size_t cap)
+{
+    if (!isfinite(c->est))
+        snprintf(buf, cap, "-");
+    else if (!isfinite(c->lo) || !isfinite(c->hi))
+        snprintf(buf, cap, "%.3f", c->est);
+    else
+        snprintf(buf, cap, "%.3f [%.3f,%.3f]", c->est, c->lo, c->hi);
+    return buf;
+}
+
+static void print_table(const wc_diff_table *t)
+{
+    if (!t->n) {
+        printf("\n%ss: none received %s energy in either run\n", wc_diff_level_name(t->level),
+               t->level == WC_DIFF_POD ? "pod-level" : "any");
+        return;
+    }
+    printf("\n%ss (top %zu by energy; A has %zu, B has %zu with energy; matched by %s)\n",
+           wc_diff_level_name(t->level), t->n, t->keys_a, t->keys_b,
+           t->level == WC_DIFF_POD ? "pod uid" : t->level == WC_DIFF_CONTAINER ? "container id" : "comm");
+    printf("  %-20s %12s %-28s %12s %-28s %-30s %8s %s\n", "workload", "A_J", "A_W [95% CI]", "B_J",
+           "B_W [95% CI]", "diff_W (B-A) [95% CI]", "diff_%", "verdict");
+    for (size_t i = 0; i < t->n; i++) {
+        const wc_diff_row *r = &t->rows[i];
+        char k[128], a[64], b[64], d[64], p[32];
+        wc_term_safe(r->key, k, 21);
+        if (isfinite(r->diff_pct))
+            snprintf(p, sizeof p, "%+.2f", r->diff_pct);
+        else
+            snprintf(p, sizeof p, "-");
+        printf("  %-20s %12.3f %-28s %12.3f %-28s %-30s %8s %s\n", k, r->a_j, ci_text(&r->a_w, a, sizeof a),
+               r->b_j, ci_text(&r->b_w, b, sizeof b), ci_text(&r->diff_w, d, sizeof d), p,
+               wc_diff_verdict_name(r->verdict));
+    }
+}
+
+static int report(const diff_cli *c, const wc_diff_side *a, const wc_diff_side *b,
+                  const wc_diff_report *r)
+{
+    char x[64], y[64], h1[128], h2[128];
+    printf("wattcal diff: A = %s, host %s [%s meter]\n              B = %s, host %s [%s meter]\n",
+           a->label, wc_term_safe(a->host, h1, sizeof h1), a->provenance, b->label,
+           wc_term_safe(b->host, h2, sizeof h2), b->provenance);
+    printf("%s; zone %s; mean power over full %g s windows (A %zu windows = %.0f s, B %zu = %.0f s);"
+           " 95 %% CIs by block bootstrap (%d replicates, seed %llu)\n",
+           r->paired ? "the same samples re-attributed under two models (paired: differences exact, CI"
+                       " over the per-window differences)"
+                     : "two runs (independent: CIs of each side combined)",
+           r->zone, r->window_s, r->a_windows, r->a_duration_s, r->b_windows, r->b_duration_s,
+           wc_boot_replicates(&c->o.boot), (unsigned long long)c->o.boot.seed);
+    printf("node %s power: A %s W, B %s W; active part (attributable): A %s W, ", r->zone,
+           ci_text(&r->a_node_w, x, sizeof x), ci_text(&r->b_node_w, y, sizeof y),
+           ci_text(&r->a_active_w, h1, sizeof h1));
+    printf("B %s W (as each model split it)\n", ci_text(&r->b_active_w, h2, sizeof h2));
+    for (int l = 0; l < WC_DIFF_NLEVELS; l++)
+        print_table(&r->tables[l]);
+    printf("\nnamespaces: not compared — wattcal does not record them (pods are known by uid from"
+           " cgroup paths; no kubelet informer)\n");
+    printf("verdict (tolerance ±%g %% of A's mean power): %zu CHANGED, %zu same, %zu inconclusive, %zu"
+           " new, %zu gone\n", r->tolerance_pct, r->changed, r->same, r->inconclusive, r->appeared,
+           r->vanished);
+    size_t failed = r->changed + (r->paired ? r->appeared + r->vanished : 0);
+    if (r->inconclusive)
+        printf("%zu passed, %zu failed, %zu inconclusive\n", r->same, failed, r->inconclusive);
+    else
+        printf("%zu passed, %zu failed\n", r->same, failed);
+    return failed ? WC_EXIT_CHECK_FAILED : WC_EXIT_OK;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+    diff_cli c;
+    memset(&c, 0, sizeof c);
+    int rc = parse(argc, argv, &c);
+    if (rc)
+        return rc < 0 ? WC_EXIT_OK : rc;
+    wc_error err = {{0}};
+    wc_model ma, mb;
+    const char *m_a = c.model[0], *m_b = c.nmodel == 2 ? c.model[1] : c.model[0];
+    wc_store *sa = wc_cli_open_model(c.db[0], m_a, &ma, &err);
+    wc_store *sb = NULL;
+    if (sa && c.ndb == 1) {
+        /* the second model of the same run (replayed first if it has no rows) */
+        wc_store_close(sa);
+        sa = wc_cli_open_model(c.db[0], m_b, &mb, &err);
+        if (sa) {
+            wc_store_close(sa);
+            sa = wc_cli_open_model(c.db[0], m_a, &ma, &err);
+        }
+    } else if (sa) {
+        sb = wc_cli_open_model(c.db[1], m_b, &mb, &err);
+    }
+    if (!sa || (c.ndb == 2 && !sb)) {
+        wc_cli_error("diff", err.msg);
+        wc_store_close(sa);
+        wc_store_close(sb);
+        return WC_EXIT_USAGE;
+    }
+    wc_diff_side a, b;
+    side_info(sa, ma, c.db[0], &a);
+    side_info(sb ? sb : sa, mb, c.db[c.ndb - 1], &b);
+    wc_diff_report *r = calloc(1, sizeof *r);
+    int exit_code;
+    rc = r ? wc_diff_compute(&a, &b, &c.o, r, &err) : -ENOMEM;
+    if (rc) {
+        wc_cli_error("diff", rc == -ENOMEM ? "out of memory" : err.msg);
+        exit_code = rc == -ENODATA ? WC_EXIT_NO_DATA : WC_EXIT_USAGE;
+    } else {
+        exit_code = report(&c, &a, &b, r);
+    }
+    free(r);
+    wc_store_close(sa);
+    wc_store_close(sb);
+    return exit_code;
+}

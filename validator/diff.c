@@ -1,0 +1,365 @@
+/*
+ * diff.c — top-N workload energy of two exporter versions side by side,
+ * with bootstrap intervals of the differences (diff.h).
+ */
+#include "validator/diff.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "validator/series.h"
+
+const char *wc_diff_level_name(wc_diff_level l)
+{
+    static const char *const N[] = {"pod", "container", "process name"};
+    return l < WC_DIFF_NLEVELS ? N[l] : "?";
+}
+
+const char *wc_diff_verdict_name(wc_diff_verdict v)
+{
+    static const char *const N[] = {"same", "CHANGED", "inconclusive", "new", "gone"};
+    return v <= WC_DIFF_GONE ? N[v] : "?";
+}
+
+static int sql_fail(sqlite3 *db, wc_error *err, const char *what)
+{
+    return wc_error_set(err, -EIO, "diff: %s: %s", what, sqlite3_errmsg(db));
+}
+
+/* A side's time base and full windows. */
+typedef struct side_ctx {
+    const wc_diff_side *s;
+    wc_timebase tb;
+    size_t nw;
+    int64_t w_ns;
+} side_ctx;
+
+static long window_of(const side_ctx *c, long i)
+{
+    if (i <= 0)
+        return -1; /* the first tick closes no interval */
+    long k = (long)((c->tb.mono_ns[i] - c->tb.mono_ns[0] - 1) / c->w_ns);
+    return (size_t)k < c->nw ? k : -1;
+}
+
+/* The SQL of one level: rows (tick_id, key, energy_uj) of a model and zone. */
+static const char *level_rows_sql(wc_diff_level l)
+{
+    switch (l) {
+    case WC_DIFF_POD:
+        return "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ? AND level = 3 AND zone = ?";
+    case WC_DIFF_CONTAINER:
+        return "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ? AND level = 2 AND zone = ?";
+    default:
+        return "SELECT w.tick_id, p.comm, w.energy_uj FROM work_attr w JOIN process p ON"
+               " p.id = w.process_id WHERE w.model_id = ? AND w.level = 1 AND w.zone = ?";
+    }
+}
+
+static const char *level_totals_sql(wc_diff_level l)
+{
+    switch (l) {
+    case WC_DIFF_POD:
+        return "SELECT key, SUM(energy_uj) FROM work_attr WHERE model_id = ? AND level = 3 AND"
+               " zone = ? AND key != '' GROUP BY key";
+    case WC_DIFF_CONTAINER:
+        return "SELECT key, SUM(energy_uj) FROM work_attr WHERE model_id = ? AND level = 2 AND"
+               " zone = ? AND key != '' GROUP BY key";
+    default:
+        return "SELECT p.comm, SUM(w.energy_uj) FROM work_attr w JOIN process p ON"
+               " p.id = w.process_id WHERE w.model_id = ? AND w.level = 1 AND w.zone = ?"
+               " GROUP BY p.comm";
+    }
+}
+
+/* A key with its totals on both sides. */
+typedef struct cand {
+    char key[128];
+    double a_j, b_j;
+} cand;
+
+static cand *find_cand(cand *c, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(c[i].key, key))
+            return &c[i];
+    return NULL;
+}
+
+/* Adds one side's totals of a level to the candidates. */
+static int load_totals(const side_ctx *sc, wc_diff_level l, const char *zone, int side, cand **c,
+                       size_t *n, size_t *cap, size_t *nkeys, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(sc->s->db, level_totals_sql(l), -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(sc->s->db, err, "reading workload totals");
+    sqlite3_bind_int64(s, 1, sc->s->model_id);
+    sqlite3_bind_text(s, 2, zone, -1, SQLITE_STATIC);
+    int rc = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        const char *key = (const char *)sqlite3_column_text(s, 0);
+        double j = sqlite3_column_double(s, 1) / 1e6;
+        if (!key || j <= 0)
+            continue;
+        (*nkeys)++;
+        cand *x = find_cand(*c, *n, key);
+        if (!x) {
+            if (*n == *cap) {
+                size_t nc = *cap ? *cap * 2 : 64;
+                cand *g = realloc(*c, nc * sizeof *g);
+                if (!g) {
+                    rc = wc_error_set(err, -ENOMEM, "out of memory");
+                    break;
+                }
+                *c = g;
+                *cap = nc;
+            }
+            x = &(*c)[(*n)++];
+            memset(x, 0, sizeof *x);
+            snprintf(x->key, sizeof x->key, "%s", key);
+        }
+        if (side == 0)
+            x->a_j += j;
+        else
+            x->b_j += j;
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+/* Per-window power (W) of each key, side sc: out[k * nw + w]. */
+static int window_series(const side_ctx *sc, wc_diff_level l, const char *zone, const cand *keys,
+                         size_t nk, double *out, wc_error *err)
+{
+    memset(out, 0, nk * sc->nw * sizeof *out);
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(sc->s->db, level_rows_sql(l), -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(sc->s->db, err, "reading workload rows");
+    sqlite3_bind_int64(s, 1, sc->s->model_id);
+    sqlite3_bind_text(s, 2, zone, -1, SQLITE_STATIC);
+    double wsec = (double)sc->w_ns / 1e9;
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *key = (const char *)sqlite3_column_text(s, 1);
+        if (!key)
+            continue;
+        size_t k = 0;
+        while (k < nk && strcmp(keys[k].key, key))
+            k++;
+        if (k == nk)
+            continue;
+        long w = window_of(sc, wc_timebase_index(&sc->tb, sqlite3_column_int64(s, 0)));
+        if (w >= 0)
+            out[k * sc->nw + (size_t)w] += sqlite3_column_double(s, 2) / 1e6 / wsec;
+    }
+    sqlite3_finalize(s);
+    return step == SQLITE_DONE ? 0 : sql_fail(sc->s->db, err, "reading workload rows");
+}
+
+/* Node and active power per window of a side. */
+static int node_series(const side_ctx *sc, const char *zone, double *node, double *active,
+                       wc_error *err)
+{
+    memset(node, 0, sc->nw * sizeof *node);
+    memset(active, 0, sc->nw * sizeof *active);
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(sc->s->db, "SELECT tick_id, delta_uj, active_uj FROM node_attr WHERE"
+                                      " model_id = ? AND zone = ?", -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(sc->s->db, err, "reading node rows");
+    sqlite3_bind_int64(s, 1, sc->s->model_id);
+    sqlite3_bind_text(s, 2, zone, -1, SQLITE_STATIC);
+    double wsec = (double)sc->w_ns / 1e9;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        long w = window_of(sc, wc_timebase_index(&sc->tb, sqlite3_column_int64(s, 0)));
+        if (w < 0)
+            continue;
+        node[w] += sqlite3_column_double(s, 1) / 1e6 / wsec;
+        active[w] += sqlite3_column_double(s, 2) / 1e6 / wsec;
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+static int cmp_cand(const void *x, const void *y)
+{
+    const cand *p = x, *q = y;
+    double a = fmax(p->a_j, p->b_j), b = fmax(q->a_j, q->b_j);
+    return (a < b) - (a > b);
+}
+
+/* Mean with interval of x (n), reps filled for the difference. */
+static int mean_reps(const double *x, size_t n, wc_boot_cfg cfg, uint64_t seed_offset, wc_ci *ci,
+                     double *reps)
+{
+    cfg.seed += seed_offset;
+    cfg.min_block = 1;
+    int rc = wc_boot_mean_ci(x, n, &cfg, ci);
+    if (!rc)
+        rc = wc_boot_mean_replicates(x, n, &cfg, reps);
+    return rc;
+}
+
+static void verdict(wc_diff_row *r, double tol_pct, wc_diff_report *rep)
+{
+    double base = r->a_w.est;
+    r->diff_pct = base > 0 ? 100.0 * r->diff_w.est / base : NAN;
+    if (r->a_j <= 0 && r->b_j > 0) {
+        r->verdict = WC_DIFF_NEW;
+        rep->appeared++;
+        return;
+    }
+    if (r->b_j <= 0 && r->a_j > 0) {
+        r->verdict = WC_DIFF_GONE;
+        rep->vanished++;
+        return;
+    }
+    double lo = base > 0 ? 100.0 * r->diff_w.lo / base : NAN, hi = base > 0 ? 100.0 * r->diff_w.hi / base : NAN;
+    int excl0 = isfinite(lo) && isfinite(hi) && (lo > 0 || hi < 0);
+    if (isfinite(r->diff_pct) && fabs(r->diff_pct) > tol_pct && excl0) {
+        r->verdict = WC_DIFF_CHANGED;
+        rep->changed++;
+    } else if (isfinite(lo) && isfinite(hi) && lo >= -tol_pct && hi <= tol_pct) {
+        r->verdict = WC_DIFF_SAME;
+        rep->same++;
+    } else {
+        r->verdict = WC_DIFF_INCONCLUSIVE;
+        rep->inconclusive++;
+    }
+}
+
+/* One level's table. */
+static int level_table(side_ctx *sa, side_ctx *sb, int paired, wc_diff_level l,
+                       const wc_diff_opts *o, wc_diff_report *rep, wc_error *err)
+{
+    wc_diff_table *t = &rep->tables[l];
+    t->level = l;
+    cand *c = NULL;
+    size_t n = 0, cap = 0;
+    int rc = load_totals(sa, l, rep->zone, 0, &c, &n, &cap, &t->keys_a, err);
+    if (!rc)
+        rc = load_totals(sb, l, rep->zone, 1, &c, &n, &cap, &t->keys_b, err);
+    if (rc || !n) {
+        free(c);
+        return rc;
+    }
+    qsort(c, n, sizeof *c, cmp_cand);
+    size_t nk = n < o->top ? n : o->top;
+    int reps = wc_boot_replicates(&o->boot);
+    double *xa = malloc(nk * sa->nw * sizeof *xa), *xb = malloc(nk * sb->nw * sizeof *xb);
+    double *ra = malloc((size_t)reps * sizeof *ra), *rb = malloc((size_t)reps * sizeof *rb);
+    double *d = malloc((sa->nw > sb->nw ? sa->nw : sb->nw) * sizeof *d);
+    if (!xa || !xb || !ra || !rb || !d)
+        rc = wc_error_set(err, -ENOMEM, "out of memory");
+    if (!rc)
+        rc = window_series(sa, l, rep->zone, c, nk, xa, err);
+    if (!rc)
+        rc = window_series(sb, l, rep->zone, c, nk, xb, err);
+    for (size_t k = 0; !rc && k < nk; k++) {
+        wc_diff_row *r = &t->rows[t->n++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->key, sizeof r->key, "%s", c[k].key);
+        r->a_j = c[k].a_j;
+        r->b_j = c[k].b_j;
+        const double *pa = xa + k * sa->nw, *pb = xb + k * sb->nw;
+        rc = mean_reps(pa, sa->nw, o->boot, 0, &r->a_w, ra);
+        if (!rc)
+            rc = mean_reps(pb, sb->nw, o->boot, paired ? 0 : 7777, &r->b_w, rb);
+        if (rc)
+            break;
+        if (paired) {
+            for (size_t w = 0; w < sa->nw; w++)
+                d[w] = pb[w] - pa[w];
+            rc = mean_reps(d, sa->nw, o->boot, 0, &r->diff_w, ra);
+        } else {
+            r->diff_w.est = r->b_w.est - r->a_w.est;
+            for (int i = 0; i < reps; i++)
+                rb[i] -= ra[i];
+            if (sa->nw >= WC_BOOT_MIN_PAIRS && sb->nw >= WC_BOOT_MIN_PAIRS)
+                wc_percentile_ci(rb, (size_t)reps, &r->diff_w.lo, &r->diff_w.hi);
+            else
+                r->diff_w.lo = r->diff_w.hi = NAN;
+        }
+        verdict(r, o->tolerance_pct, rep);
+    }
+    free(xa), free(xb), free(ra), free(rb), free(d), free(c);
+    return rc == -ENOMEM ? wc_error_set(err, rc, "out of memory") : rc;
+}
+
+static int side_init(const wc_diff_side *s, double window_s, side_ctx *c, wc_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->w_ns = (int64_t)llround(window_s * 1e9);
+    int rc = wc_timebase_load(s->db, &c->tb, err);
+    if (rc)
+        return wc_error_prefix(err, rc, "%s: ", s->label);
+    c->nw = (size_t)((c->tb.mono_ns[c->tb.n - 1] - c->tb.mono_ns[0]) / c->w_ns);
+    if (!c->nw) {
+        wc_timebase_free(&c->tb);
+        return wc_error_set(err, -ENODATA, "%s: shorter than one %g s window (use --window)",
+                            s->label, window_s);
+    }
+    return 0;
+}
+
+static int node_rows(side_ctx *sc, const wc_diff_opts *o, const char *zone, wc_ci *node,
+                     wc_ci *active, uint64_t seed, wc_error *err)
+{
+    double *n = malloc(sc->nw * sizeof *n), *a = malloc(sc->nw * sizeof *a);
+    int rc = (!n || !a) ? wc_error_set(err, -ENOMEM, "out of memory") : node_series(sc, zone, n, a, err);
+    wc_boot_cfg cfg = o->boot;
+    cfg.seed += seed;
+    cfg.min_block = 1;
+    if (!rc)
+        rc = wc_boot_mean_ci(n, sc->nw, &cfg, node);
+    if (!rc)
+        rc = wc_boot_mean_ci(a, sc->nw, &cfg, active);
+    free(n), free(a);
+    return rc;
+}
+
+int wc_diff_compute(const wc_diff_side *a, const wc_diff_side *b, const wc_diff_opts *o,
+                    wc_diff_report *out, wc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    wc_diff_opts opt = *o;
+    if (!opt.top)
+        opt.top = 10;
+    if (opt.top > WC_DIFF_MAX_TOP)
+        opt.top = WC_DIFF_MAX_TOP;
+    if (opt.window_s <= 0)
+        opt.window_s = 60;
+    if (opt.tolerance_pct <= 0)
+        opt.tolerance_pct = 10;
+    if (!opt.boot.seed)
+        opt.boot.seed = WC_BOOT_DEFAULT_SEED;
+    out->paired = a->db == b->db;
+    out->window_s = opt.window_s;
+    out->tolerance_pct = opt.tolerance_pct;
+    snprintf(out->zone, sizeof out->zone, "%s", opt.zone ? opt.zone : "package");
+    side_ctx sa, sb;
+    int rc = side_init(a, opt.window_s, &sa, err);
+    if (rc)
+        return rc;
+    rc = side_init(b, opt.window_s, &sb, err);
+    if (rc) {
+        wc_timebase_free(&sa.tb);
+        return rc;
+    }
+    out->a_windows = sa.nw;
+    out->b_windows = sb.nw;
+    out->a_duration_s = (double)sa.nw * opt.window_s;
+    out->b_duration_s = (double)sb.nw * opt.window_s;
+    rc = node_rows(&sa, &opt, out->zone, &out->a_node_w, &out->a_active_w, 0, err);
+    if (!rc)
+        rc = node_rows(&sb, &opt, out->zone, &out->b_node_w, &out->b_active_w, 7777, err);
+    for (int l = 0; !rc && l < WC_DIFF_NLEVELS; l++)
+        rc = level_table(&sa, &sb, out->paired, (wc_diff_level)l, &opt, out, err);
+    wc_timebase_free(&sa.tb);
+    wc_timebase_free(&sb.tb);
+    return rc;
+}

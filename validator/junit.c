@@ -1,0 +1,89 @@
+/*
+ * junit.c — JUnit XML of the validate gate (junit.h).
+ */
+#include "validator/junit.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void wc_xml_escape(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        switch (c) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            if ((c < 0x20 && c != '\t') || c == 0x7f || c >= 0x80)
+                fputc('?', f); /* not representable in XML 1.0 (non-ASCII: not validated as UTF-8) */
+            else
+                fputc(c, f);
+        }
+    }
+}
+
+static void testcase(FILE *f, const wc_check *c)
+{
+    char thr[64];
+    snprintf(thr, sizeof thr, "%g%s", c->threshold, c->unit);
+    fputs("    <testcase classname=\"wattcal.validate.", f);
+    wc_xml_escape(f, c->metric);
+    fputs("\" name=\"phase=", f);
+    wc_xml_escape(f, c->phase);
+    fputs(" metric=", f);
+    wc_xml_escape(f, c->metric);
+    fputs(" threshold=", f);
+    wc_xml_escape(f, thr);
+    fputs(" subject=", f);
+    wc_xml_escape(f, c->subject);
+    fputs("\" time=\"0\">\n", f);
+    if (c->status == WC_CHECK_FAIL) {
+        fputs("      <failure type=\"tolerance\" message=\"", f);
+        wc_xml_escape(f, c->message);
+        fputs("\"/>\n", f);
+    } else if (c->status == WC_CHECK_SKIP) {
+        fputs("      <skipped message=\"", f);
+        wc_xml_escape(f, c->message);
+        fputs("\"/>\n", f);
+    }
+    fputs("      <system-out>", f);
+    wc_xml_escape(f, c->message);
+    fputs("</system-out>\n    </testcase>\n", f);
+}
+
+int wc_junit_write(const char *path, const wc_validation *v, const char *db_path, wc_error *err)
+{
+    char tmp[4200];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return wc_error_set(err, -ENAMETOOLONG, "--junit %.200s: path too long", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return wc_error_set(err, -errno, "--junit %.200s: cannot write: %s", tmp, strerror(errno));
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+    fprintf(f, "<testsuites name=\"wattcal validate\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n",
+            v->nchecks, v->failed, v->skipped);
+    fprintf(f, "  <testsuite name=\"wattcal validate ");
+    wc_xml_escape(f, db_path);
+    fprintf(f, " (model %s)\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" errors=\"0\">\n", v->model,
+            v->nchecks, v->failed, v->skipped);
+    for (size_t i = 0; i < v->nchecks; i++)
+        testcase(f, &v->checks[i]);
+    fputs("  </testsuite>\n</testsuites>\n", f);
+    int bad = ferror(f);
+    if (fclose(f) || bad) {
+        unlink(tmp);
+        return wc_error_set(err, -EIO, "--junit %.200s: write failed (disk full?)", tmp);
+    }
+    if (rename(tmp, path)) {
+        int e = errno;
+        unlink(tmp);
+        return wc_error_set(err, -e, "--junit %.200s: %s", path, strerror(e));
+    }
+    return 0;
+}

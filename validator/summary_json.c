@@ -1,0 +1,471 @@
+/*
+ * summary_json.c — the JSON summary of a validation (summary_json.h).
+ */
+#include "validator/summary_json.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void add_num(cJSON *o, const char *k, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
+}
+
+static void add_ci(cJSON *o, const char *k, const wc_ci *c)
+{
+    cJSON *x = cJSON_AddObjectToObject(o, k);
+    add_num(x, "est", c->est);
+    add_num(x, "lo", c->lo);
+    add_num(x, "hi", c->hi);
+}
+
+static void add_run(cJSON *root, const wc_validation *v, const char *db_path)
+{
+    const wc_gap_report *r = &v->gap;
+    cJSON *run = cJSON_AddObjectToObject(root, "run");
+    cJSON_AddStringToObject(run, "db", db_path);
+    cJSON_AddStringToObject(run, "host", r->host);
+    cJSON_AddNumberToObject(run, "ticks", (double)r->ticks);
+    add_num(run, "duration_s", r->duration_s);
+    cJSON_AddStringToObject(run, "model", v->model);
+    cJSON_AddStringToObject(run, "meter_kind", r->meter_kind);
+    cJSON_AddStringToObject(run, "meter_provenance", r->provenance);
+    cJSON_AddStringToObject(run, "meter_description", r->meter_description);
+    cJSON_AddBoolToObject(run, "clean_stop", r->clean_stop);
+    if (v->have_accuracy) {
+        const wc_series_gaps *g = &v->acc.tb.gaps;
+        cJSON *gaps = cJSON_AddObjectToObject(run, "gaps");
+        cJSON_AddNumberToObject(gaps, "long_gaps", (double)g->long_gaps);
+        add_num(gaps, "gap_seconds", g->gap_seconds);
+        cJSON_AddNumberToObject(gaps, "suspends", (double)g->suspends);
+        add_num(gaps, "suspended_seconds", g->suspended_seconds);
+        add_num(gaps, "median_tick_spacing_s", (double)v->acc.tb.median_spacing_ns / 1e9);
+    }
+}
+
+static void add_zones(cJSON *root, const wc_validation *v)
+{
+    const wc_gap_report *r = &v->gap;
+    cJSON *zones = cJSON_AddArrayToObject(root, "zones");
+    for (size_t i = 0; i < r->nzones; i++) {
+        const wc_gap_zone *z = &r->zones[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "zone", z->zone);
+        cJSON_AddStringToObject(o, "meter_provenance", r->provenance);
+        cJSON_AddStringToObject(o, "attribution", v->model);
+        add_num(o, "meter_joules", z->meter_joules);
+        add_num(o, "node_joules", z->node_joules);
+        add_num(o, "idle_joules", z->idle_joules);
+        add_num(o, "active_joules", z->active_joules);
+        add_num(o, "process_joules", z->process_joules);
+        add_num(o, "container_joules", z->container_joules);
+        add_num(o, "pod_joules", z->pod_joules);
+        add_num(o, "unattributed_joules", z->unattributed_joules);
+        add_num(o, "over_joules", z->over_joules);
+        add_num(o, "gap_joules", z->node_joules - z->process_joules);
+        add_num(o, "gap_pct", wc_gap_pct(z->node_joules - z->process_joules, z->node_joules));
+        add_num(o, "unattributed_pct_of_active", wc_gap_pct(z->unattributed_joules, z->active_joules));
+        add_num(o, "over_pct_of_active", wc_gap_pct(z->over_joules, z->active_joules));
+        cJSON *f = cJSON_AddObjectToObject(o, "flagged_intervals");
+        cJSON_AddNumberToObject(f, "intervals", (double)z->intervals);
+        cJSON_AddNumberToObject(f, "skipped", (double)z->skipped);
+        cJSON_AddNumberToObject(f, "totals_reset", (double)z->totals_reset);
+        cJSON_AddNumberToObject(f, "wraps", (double)z->wraps);
+        cJSON_AddNumberToObject(f, "unmeasurable", (double)z->unmeasurable);
+        cJSON_AddNumberToObject(f, "refresh_failed", (double)z->refresh_failed);
+        cJSON_AddNumberToObject(f, "ratio_out_of_range", (double)z->ratio_out_of_range);
+        cJSON_AddNumberToObject(f, "meter_unmeasurable", (double)z->meter_unmeasurable);
+        cJSON_AddItemToArray(zones, o);
+    }
+    cJSON *q = cJSON_AddObjectToObject(root, "quirk_rows");
+    cJSON_AddNumberToObject(q, "lifetime_first_delta", (double)r->lifetime_delta_rows);
+    cJSON_AddNumberToObject(q, "negative_share", (double)r->negative_share_rows);
+}
+
+static void add_top(cJSON *root, const wc_gap_report *r)
+{
+    cJSON *t = cJSON_AddObjectToObject(root, "top");
+    cJSON_AddStringToObject(t, "zone", r->rank_zone);
+    cJSON_AddStringToObject(t, "attribution", r->model);
+    cJSON *p = cJSON_AddArrayToObject(t, "processes");
+    for (size_t i = 0; i < r->ntop_processes; i++) {
+        const wc_gap_top *x = &r->top_processes[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "pid", x->pid);
+        cJSON_AddNumberToObject(o, "starttime", (double)x->starttime);
+        cJSON_AddStringToObject(o, "comm", x->name);
+        cJSON_AddStringToObject(o, "container_id", x->container_id);
+        cJSON_AddStringToObject(o, "pod_uid", x->pod_uid);
+        add_num(o, "joules", x->joules);
+        add_num(o, "model_cpu_s", x->cpu_seconds);
+        cJSON_AddItemToArray(p, o);
+    }
+    cJSON *c = cJSON_AddArrayToObject(t, "containers");
+    for (size_t i = 0; i < r->ntop_containers; i++) {
+        const wc_gap_top *x = &r->top_containers[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "container_id", x->container_id);
+        cJSON_AddStringToObject(o, "pod_uid", x->pod_uid);
+        add_num(o, "joules", x->joules);
+        add_num(o, "model_cpu_s", x->cpu_seconds);
+        cJSON_AddItemToArray(c, o);
+    }
+}
+
+static void add_levels(cJSON *root, const wc_validation *v)
+{
+    if (!v->have_levels)
+        return;
+    const wc_levels_report *l = &v->levels;
+    cJSON *lv = cJSON_AddObjectToObject(root, "levels");
+    cJSON_AddStringToObject(lv, "attribution", v->model);
+    add_num(lv, "window_s", l->window_s);
+    cJSON *zs = cJSON_AddArrayToObject(lv, "zones");
+    for (size_t i = 0; i < l->nzones; i++) {
+        const wc_level_zone *z = &l->zones[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "zone", z->zone);
+        add_num(o, "node_joules", z->node_j);
+        add_num(o, "idle_joules", z->idle_j);
+        add_num(o, "active_joules", z->active_j);
+        add_num(o, "unattributed_skipped_joules", z->unattr_skipped_j);
+        add_num(o, "unattributed_missed_cpu_joules", z->unattr_missed_j);
+        add_num(o, "over_joules", z->over_j);
+        add_num(o, "process_joules", z->process_j);
+        add_num(o, "outside_containers_joules", z->process_j - z->container_j);
+        add_num(o, "container_joules", z->container_j);
+        add_num(o, "outside_pods_joules", z->container_j - z->pod_j);
+        add_num(o, "pod_joules", z->pod_j);
+        cJSON *inv = cJSON_AddArrayToObject(o, "invariants");
+        for (int k = 0; k < WC_INV_COUNT; k++) {
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "invariant", wc_invariant_name(k));
+            cJSON_AddNumberToObject(x, "checked", (double)z->inv[k].checked);
+            cJSON_AddNumberToObject(x, "violated", (double)z->inv[k].violated);
+            add_num(x, "worst_excess_joules", z->inv[k].worst_excess_j);
+            if (z->inv[k].violated)
+                cJSON_AddNumberToObject(x, "worst_tick_id", (double)z->inv[k].worst_tick_id);
+            cJSON_AddItemToArray(inv, x);
+        }
+        cJSON *ws = cJSON_AddArrayToObject(o, "windows");
+        int64_t t0 = z->nwindows ? z->windows[0].start_ns : 0;
+        for (size_t k = 0; k < z->nwindows; k++) {
+            const wc_level_window *w = &z->windows[k];
+            cJSON *x = cJSON_CreateObject();
+            add_num(x, "start_s", (double)(w->start_ns - t0) / 1e9);
+            add_num(x, "node_joules", w->node_j);
+            add_num(x, "idle_joules", w->idle_j);
+            add_num(x, "active_joules", w->active_j);
+            add_num(x, "process_joules", w->process_j);
+            add_num(x, "container_joules", w->container_j);
+            add_num(x, "pod_joules", w->pod_j);
+            add_num(x, "unattributed_joules", w->unattributed_j);
+            add_num(x, "over_joules", w->over_j);
+            cJSON_AddItemToArray(ws, x);
+        }
+        cJSON_AddItemToArray(zs, o);
+    }
+}
+
+static void add_accuracy(cJSON *root, const wc_validation *v)
+{
+    if (!v->have_accuracy)
+        return;
+    const wc_accuracy_report *a = &v->acc;
+    cJSON *b = cJSON_AddObjectToObject(root, "bootstrap");
+    cJSON_AddStringToObject(b, "method", "moving-block bootstrap (Kunsch 1989), percentile intervals");
+    cJSON_AddStringToObject(b, "block_rule", "max(ceil(n^(1/3)), pairs one truth averaging window spans)");
+    cJSON_AddNumberToObject(b, "replicates", wc_boot_replicates(&a->opts.boot));
+    cJSON_AddNumberToObject(b, "seed", (double)(a->opts.boot.seed ? a->opts.boot.seed : WC_BOOT_DEFAULT_SEED));
+    cJSON *srcs = cJSON_AddArrayToObject(root, "sources");
+    for (size_t i = 0; i < a->nsources; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", a->sources[i].name);
+        cJSON_AddStringToObject(o, "provenance", a->sources[i].provenance);
+        cJSON_AddStringToObject(o, "description", a->sources[i].description);
+        add_num(o, "run_joules", a->sources[i].run_energy_j);
+        add_num(o, "run_kwh", a->sources[i].run_energy_j / 3.6e6);
+        cJSON_AddBoolToObject(o, "gated", (int)i == v->gated_source);
+        cJSON_AddItemToArray(srcs, o);
+    }
+    cJSON *tr = cJSON_AddArrayToObject(root, "truth");
+    for (size_t ti = 0; ti < a->ntruth; ti++) {
+        const wc_truth_series *t = &a->truth[ti];
+        const wc_lagwin *l = &a->lag[ti];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "spec", t->spec);
+        cJSON_AddStringToObject(o, "kind", t->kind);
+        cJSON_AddStringToObject(o, "provenance", t->provenance);
+        cJSON *c = cJSON_AddObjectToObject(o, "samples");
+        cJSON_AddNumberToObject(c, "polls", (double)t->counts.polls);
+        cJSON_AddNumberToObject(c, "used", (double)t->counts.used);
+        cJSON_AddNumberToObject(c, "excluded_stale", (double)t->counts.stale);
+        cJSON_AddNumberToObject(c, "folded_repeats", (double)t->counts.repeats);
+        cJSON_AddNumberToObject(c, "excluded_unavailable", (double)t->counts.unavailable);
+        cJSON_AddNumberToObject(c, "excluded_error", (double)t->counts.error);
+        cJSON *lag = cJSON_AddObjectToObject(o, "lag");
+        cJSON_AddBoolToObject(lag, "estimated", l->estimated);
+        cJSON_AddBoolToObject(lag, "identifiable", l->identifiable);
+        add_num(lag, "est_s", l->lag_s);
+        add_num(lag, "lo_s", l->lag_lo_s);
+        add_num(lag, "hi_s", l->lag_hi_s);
+        add_num(lag, "correlation", l->corr);
+        add_num(lag, "correlation_at_zero", l->corr_at_zero);
+        cJSON_AddNumberToObject(lag, "readings", (double)l->n_used);
+        cJSON_AddStringToObject(lag, "note", l->note);
+        cJSON *w = cJSON_AddObjectToObject(o, "window");
+        cJSON_AddBoolToObject(w, "stated_by_device", t->any_window_known);
+        add_num(w, "stated_median_s", t->any_window_known ? t->median_window_s : NAN);
+        add_num(w, "estimated_s", l->window_s);
+        add_num(w, "estimated_lo_s", l->window_lo_s);
+        add_num(w, "estimated_hi_s", l->window_hi_s);
+        add_num(o, "mape_floor_w", a->mape_floor_w[ti]);
+        cJSON *sk = cJSON_AddArrayToObject(o, "windows_not_scored");
+        for (size_t k = 0; k < a->nwindows; k++)
+            if (a->window_skipped[ti][k][0]) {
+                cJSON *x = cJSON_CreateObject();
+                add_num(x, "window_s", a->windows_s[k]);
+                cJSON_AddStringToObject(x, "why", a->window_skipped[ti][k]);
+                cJSON_AddItemToArray(sk, x);
+            }
+        cJSON_AddItemToArray(tr, o);
+    }
+    cJSON *cells = cJSON_AddArrayToObject(root, "accuracy");
+    for (size_t i = 0; i < a->ncells; i++) {
+        const wc_acc_cell *c = &a->cells[i];
+        const wc_accuracy *x = &c->acc;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "source", a->sources[c->source].name);
+        cJSON_AddStringToObject(o, "source_provenance", a->sources[c->source].provenance);
+        cJSON_AddStringToObject(o, "truth", a->truth[c->truth].spec);
+        cJSON_AddStringToObject(o, "truth_provenance", a->truth[c->truth].provenance);
+        add_num(o, "window_s", c->window_s);
+        cJSON_AddStringToObject(o, "phase", c->phase < 0 ? "all" : a->phases[c->phase].name);
+        if (c->phase >= 0)
+            cJSON_AddNumberToObject(o, "repetition", a->phases[c->phase].repetition);
+        cJSON_AddNumberToObject(o, "n", (double)x->n);
+        add_num(o, "mean_source_w", x->mean_source_w);
+        add_num(o, "mean_truth_w", x->mean_truth_w);
+        add_ci(o, "bias_w", &x->bias_w);
+        add_ci(o, "bias_pct", &x->bias_pct);
+        add_ci(o, "mae_w", &x->mae_w);
+        add_ci(o, "wape_pct", &x->wape_pct);
+        add_ci(o, "rmse_w", &x->rmse_w);
+        add_ci(o, "p95_abs_w", &x->p95_abs_w);
+        add_ci(o, "mape_pct", &x->mape_pct);
+        cJSON_AddNumberToObject(o, "n_mape", (double)x->n_mape);
+        add_num(o, "sd_diff_w", x->sd_diff_w);
+        add_ci(o, "loa_lo_w", &x->loa_lo_w);
+        add_ci(o, "loa_hi_w", &x->loa_hi_w);
+        cJSON_AddNumberToObject(o, "block_len", (double)x->block_len);
+        add_num(o, "covered_s", c->covered_s);
+        add_num(o, "source_joules", c->source_j);
+        add_num(o, "truth_joules", c->truth_j);
+        cJSON_AddItemToArray(cells, o);
+    }
+}
+
+static void add_fit(cJSON *o, const char *k, double est, double se, double lo, double hi)
+{
+    cJSON *x = cJSON_AddObjectToObject(o, k);
+    add_num(x, "est", est);
+    add_num(x, "se", se);
+    add_num(x, "lo", lo);
+    add_num(x, "hi", hi);
+}
+
+static void add_calibrations(cJSON *root, const wc_validation *v)
+{
+    cJSON *arr = cJSON_AddArrayToObject(root, "calibrations");
+    for (size_t i = 0; i < v->nfits; i++) {
+        const wc_calibration *c = &v->fits[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "id", (double)c->id);
+        cJSON_AddStringToObject(o, "kind", wc_cal_kind_name(c->kind));
+        cJSON_AddStringToObject(o, "target", c->target);
+        cJSON_AddStringToObject(o, "input", c->input);
+        add_num(o, "window_s", c->window_s);
+        add_num(o, "lag_s", c->lag_s);
+        cJSON_AddNumberToObject(o, "n", (double)c->fit.n);
+        add_fit(o, "c0", c->fit.c0, c->fit.se0, c->fit.b0_lo, c->fit.b0_hi);
+        add_fit(o, "c1", c->fit.c1, c->fit.se1, c->fit.b1_lo, c->fit.b1_hi);
+        add_num(o, "r2", c->fit.r2);
+        add_num(o, "rmse", c->fit.rmse);
+        cJSON_AddStringToObject(o, "fitted_on", c->fitted_on[0] ? c->fitted_on : "this run");
+        cJSON_AddStringToObject(o, "provenance", "estimated");
+        cJSON_AddItemToArray(arr, o);
+    }
+}
+
+static void add_workloads(cJSON *root, const wc_validation *v)
+{
+    const wc_gap_report *r = &v->gap;
+    cJSON *ph = cJSON_AddArrayToObject(root, "phases");
+    for (size_t i = 0; i < r->nphases; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", r->phases[i].name);
+        cJSON_AddStringToObject(o, "class", r->phases[i].cls);
+        cJSON_AddNumberToObject(o, "repetition", r->phases[i].repetition);
+        add_num(o, "duration_s", r->phases[i].duration_s);
+        add_num(o, "node_w", r->phases[i].node_watts);
+        add_num(o, "marginal_w", r->phases[i].marginal_watts);
+        cJSON_AddStringToObject(o, "provenance", r->provenance);
+        cJSON_AddItemToArray(ph, o);
+    }
+    cJSON *wl = cJSON_AddArrayToObject(root, "workloads");
+    for (size_t i = 0; i < r->nworkloads; i++) {
+        const wc_gap_workload *w = &r->workloads[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "phase", w->phase);
+        cJSON_AddNumberToObject(o, "repetition", w->repetition);
+        cJSON_AddStringToObject(o, "class", w->cls);
+        cJSON_AddNumberToObject(o, "workers", w->workers);
+        add_num(o, "true_cpu_s", w->true_cpu_s);
+        add_num(o, "seen_cpu_s", w->seen_cpu_s);
+        add_num(o, "coverage", w->coverage);
+        add_num(o, "lost_joules_estimated", w->lost_joules);
+        cJSON_AddNumberToObject(o, "crashed", w->crashed);
+        cJSON_AddItemToArray(wl, o);
+    }
+    const wc_bias_report *b = &v->bias;
+    cJSON *bo = cJSON_AddObjectToObject(root, "bias");
+    cJSON_AddStringToObject(bo, "attribution", b->model);
+    cJSON_AddStringToObject(bo, "meter_provenance", b->meter_provenance);
+    cJSON_AddBoolToObject(bo, "has_idle_baseline", b->has_baseline);
+    cJSON *idle = cJSON_AddObjectToObject(bo, "idle_w");
+    for (int z = 0; z < WC_BIAS_NZONES; z++)
+        add_num(idle, wc_bias_zone_name(z), b->idle_w[z]);
+    cJSON *iso = cJSON_AddArrayToObject(bo, "isolated");
+    for (size_t i = 0; i < b->nisolated; i++) {
+        const wc_bias_isolated *s = &b->isolated[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "phase", s->phase);
+        cJSON_AddNumberToObject(o, "repetition", s->repetition);
+        cJSON_AddStringToObject(o, "class", s->cls);
+        add_num(o, "duration_s", s->duration_s);
+        add_num(o, "true_cpu_s", s->true_cpu_s);
+        for (int z = 0; z < WC_BIAS_NZONES; z++) {
+            cJSON *zo = cJSON_AddObjectToObject(o, wc_bias_zone_name(z));
+            add_ci(zo, "marginal_w", &s->marginal_w[z]);
+            add_num(zo, "marginal_joules", s->marginal_j[z]);
+            add_num(zo, "attributed_joules", s->attributed_j[z]);
+        }
+        cJSON_AddItemToArray(iso, o);
+    }
+    cJSON *mix = cJSON_AddArrayToObject(bo, "mixed");
+    for (size_t i = 0; i < b->nmixed; i++) {
+        const wc_bias_mixed *m = &b->mixed[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "phase", m->phase);
+        cJSON_AddNumberToObject(o, "repetition", m->repetition);
+        cJSON_AddStringToObject(o, "class", m->cls);
+        add_num(o, "true_cpu_s", m->true_cpu_s);
+        add_num(o, "seen_cpu_s", m->seen_cpu_s);
+        add_num(o, "coverage", m->coverage);
+        for (int z = 0; z < WC_BIAS_NZONES; z++) {
+            cJSON *zo = cJSON_AddObjectToObject(o, wc_bias_zone_name(z));
+            add_num(zo, "attributed_joules", m->attributed_j[z]);
+            add_ci(zo, "expected_joules", &m->expected_j[z]);
+            add_ci(zo, "factor", &m->factor[z]);
+        }
+        cJSON_AddItemToArray(mix, o);
+    }
+    cJSON *cls = cJSON_AddArrayToObject(bo, "classes");
+    for (size_t i = 0; i < b->nclasses; i++) {
+        const wc_bias_class *c = &b->classes[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "class", c->cls);
+        cJSON_AddNumberToObject(o, "isolated_phases", (double)c->n_isolated);
+        cJSON_AddNumberToObject(o, "mixed_workloads", (double)c->n_mixed);
+        add_num(o, "coverage", c->coverage);
+        for (int z = 0; z < WC_BIAS_NZONES; z++) {
+            cJSON *zo = cJSON_AddObjectToObject(o, wc_bias_zone_name(z));
+            add_num(zo, "isolated_joules_per_cpu_s", c->j_per_cpu_s[z]);
+            add_num(zo, "attributed_joules", c->attributed_j[z]);
+            add_num(zo, "expected_joules", c->expected_j[z]);
+            add_ci(zo, "factor", &c->factor[z]);
+        }
+        cJSON_AddItemToArray(cls, o);
+    }
+}
+
+static void add_checks(cJSON *root, const wc_validation *v)
+{
+    cJSON *arr = cJSON_AddArrayToObject(root, "checks");
+    for (size_t i = 0; i < v->nchecks; i++) {
+        const wc_check *c = &v->checks[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "phase", c->phase);
+        cJSON_AddStringToObject(o, "metric", c->metric);
+        cJSON_AddStringToObject(o, "subject", c->subject);
+        add_num(o, "value", c->value);
+        add_num(o, "lo", c->lo);
+        add_num(o, "hi", c->hi);
+        add_num(o, "threshold", c->threshold);
+        cJSON_AddStringToObject(o, "unit", c->unit);
+        cJSON_AddStringToObject(o, "status", c->status == WC_CHECK_PASS   ? "pass"
+                                             : c->status == WC_CHECK_FAIL ? "fail"
+                                                                          : "skipped");
+        cJSON_AddBoolToObject(o, "marginal", c->marginal);
+        cJSON_AddStringToObject(o, "message", c->message);
+        cJSON_AddItemToArray(arr, o);
+    }
+    cJSON *s = cJSON_AddObjectToObject(root, "summary");
+    cJSON_AddNumberToObject(s, "passed", (double)v->passed);
+    cJSON_AddNumberToObject(s, "failed", (double)v->failed);
+    cJSON_AddNumberToObject(s, "skipped", (double)v->skipped);
+}
+
+char *wc_summary_json_string(const wc_validation *v, const char *db_path)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    cJSON_AddStringToObject(root, "schema", "wattcal-validate/1");
+    cJSON_AddStringToObject(root, "wattcal_version", WATTCAL_VERSION);
+    add_run(root, v, db_path);
+    add_zones(root, v);
+    add_top(root, &v->gap);
+    add_levels(root, v);
+    add_accuracy(root, v);
+    add_calibrations(root, v);
+    add_workloads(root, v);
+    add_checks(root, v);
+    char *s = cJSON_Print(root);
+    cJSON_Delete(root);
+    return s;
+}
+
+int wc_summary_json_write(const char *path, const wc_validation *v, const char *db_path,
+                          wc_error *err)
+{
+    char *doc = wc_summary_json_string(v, db_path);
+    if (!doc)
+        return wc_error_set(err, -ENOMEM, "--json: out of memory building the summary");
+    char tmp[4200];
+    int rc = 0;
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        rc = wc_error_set(err, -ENAMETOOLONG, "--json %.200s: path too long", path);
+    FILE *f = rc ? NULL : fopen(tmp, "w");
+    if (!rc && !f)
+        rc = wc_error_set(err, -errno, "--json %.200s: cannot write: %s", tmp, strerror(errno));
+    if (f) {
+        int bad = fputs(doc, f) < 0 || fputc('\n', f) == EOF;
+        if (fclose(f) || bad)
+            rc = wc_error_set(err, -EIO, "--json %.200s: write failed (disk full?)", tmp);
+        else if (rename(tmp, path))
+            rc = wc_error_set(err, -errno, "--json %.200s: %s", path, strerror(errno));
+        if (rc)
+            unlink(tmp);
+    }
+    cJSON_free(doc);
+    return rc;
+}

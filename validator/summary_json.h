@@ -1,0 +1,23 @@
+/*
+ * summary_json.h — the validation as one JSON document (schema
+ * "wattcal-validate/1"): every figure `wattcal validate` computes, its 95 %
+ * interval where it has one ({"est", "lo", "hi"}), and its provenance
+ * (measured / simulated meter, exporter model, ground truth or simulated BMC,
+ * estimated by a calibration). Unknown numbers are null, never 0. Built with
+ * cJSON; strings from the run are JSON-escaped by cJSON.
+ */
+#ifndef WC_SUMMARY_JSON_H
+#define WC_SUMMARY_JSON_H
+
+#include "common/wc_error.h"
+#include "validator/validation.h"
+
+/* Writes the document to path (via a temporary file renamed into place).
+ * Returns 0 or -errno / -ENOMEM with err naming the file. */
+int wc_summary_json_write(const char *path, const wc_validation *v, const char *db_path,
+                          wc_error *err);
+
+/* The document as a malloc'd string (for tests); NULL on allocation failure. */
+char *wc_summary_json_string(const wc_validation *v, const char *db_path);
+
+#endif

@@ -1,0 +1,415 @@
+/*
+ * validation.c — runs every analysis of `wattcal validate` on one run and
+ * evaluates the tolerances of the CI gate (validation.h).
+ */
+#include "validator/validation.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/wc_text.h"
+
+/* Metric names, their unit and whether the threshold is a lower bound. */
+static const struct {
+    const char *name, *unit;
+    int lower_bound;
+} METRICS[WC_TOL_COUNT] = {
+    [WC_TOL_NODE] = {"node", "%", 0},        [WC_TOL_WAPE] = {"wape", "%", 0},
+    [WC_TOL_MAPE] = {"mape", "%", 0},        [WC_TOL_MAE] = {"mae", "W", 0},
+    [WC_TOL_RMSE] = {"rmse", "W", 0},        [WC_TOL_P95] = {"p95", "W", 0},
+    [WC_TOL_LOA] = {"loa", "W", 0},          [WC_TOL_GAP] = {"gap", "%", 0},
+    [WC_TOL_OVER] = {"over", "%", 0},        [WC_TOL_INVARIANTS] = {"invariants", "", 0},
+    [WC_TOL_COVERAGE] = {"coverage", "%", 1}, [WC_TOL_CLASS_BIAS] = {"class-bias", "%", 0},
+};
+
+const char *wc_tol_metric_name(wc_tol_metric m)
+{
+    return m < WC_TOL_COUNT ? METRICS[m].name : "?";
+}
+
+static int parse_one(const char *item, wc_tolerance *t, wc_error *err)
+{
+    const char *eq = strchr(item, '=');
+    if (!eq)
+        return wc_error_set(err, -EINVAL, "--tolerance: '%.40s' is not metric=value", item);
+    size_t klen = (size_t)(eq - item);
+    int m = -1;
+    for (int i = 0; i < WC_TOL_COUNT; i++)
+        if (strlen(METRICS[i].name) == klen && !strncmp(METRICS[i].name, item, klen))
+            m = i;
+    if (m < 0)
+        return wc_error_set(err, -EINVAL,
+                            "--tolerance: unknown metric '%.*s' (node, wape, mape, mae, rmse, p95,"
+                            " loa, gap, over, invariants, coverage, class-bias)",
+                            (int)(klen > 30 ? 30 : klen), item);
+    char *end = NULL;
+    double v = strtod(eq + 1, &end);
+    if (!end || end == eq + 1 || !isfinite(v) || v < 0)
+        return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': the value must be a number >= 0",
+                            item);
+    const char *unit = METRICS[m].unit;
+    if (strcmp(end, unit) && !(*unit == '\0' && *end == '\0'))
+        return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': %s takes %s", item,
+                            METRICS[m].name, *unit ? (!strcmp(unit, "%") ? "a percentage (e.g. 10%)"
+                                                                         : "watts (e.g. 20W)")
+                                                   : "a plain count (e.g. 0)");
+    t->metric = (wc_tol_metric)m;
+    t->threshold = v;
+    wc_textf(t->text, sizeof t->text, "%s", item);
+    return 0;
+}
+
+int wc_tolerance_parse(const char *spec, wc_tolerance *tol, size_t *n, wc_error *err)
+{
+    char buf[512];
+    if (strlen(spec) >= sizeof buf)
+        return wc_error_set(err, -EINVAL, "--tolerance: too long");
+    snprintf(buf, sizeof buf, "%s", spec);
+    int any = 0;
+    for (char *save = NULL, *it = strtok_r(buf, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+        if (*n == WC_TOL_MAX)
+            return wc_error_set(err, -EINVAL, "--tolerance: at most %d thresholds", WC_TOL_MAX);
+        int rc = parse_one(it, &tol[*n], err);
+        if (rc)
+            return rc;
+        (*n)++;
+        any = 1;
+    }
+    return any ? 0 : wc_error_set(err, -EINVAL, "--tolerance: empty");
+}
+
+/* ---- checks ------------------------------------------------------------ */
+
+typedef struct checks_buf {
+    wc_validation *v;
+    size_t cap;
+} checks_buf;
+
+static wc_check *new_check(checks_buf *b, const wc_tolerance *t, const char *phase,
+                           const char *subject)
+{
+    wc_validation *v = b->v;
+    if (v->nchecks == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 32;
+        wc_check *c = realloc(v->checks, cap * sizeof *c);
+        if (!c)
+            return NULL;
+        v->checks = c;
+        b->cap = cap;
+    }
+    wc_check *c = &v->checks[v->nchecks++];
+    memset(c, 0, sizeof *c);
+    wc_textf(c->phase, sizeof c->phase, "%s", phase);
+    wc_textf(c->metric, sizeof c->metric, "%s", METRICS[t->metric].name);
+    wc_textf(c->subject, sizeof c->subject, "%s", subject);
+    snprintf(c->unit, sizeof c->unit, "%s", METRICS[t->metric].unit);
+    c->threshold = t->threshold;
+    c->value = c->lo = c->hi = NAN;
+    return c;
+}
+
+/* Decides a check from its value (and interval) against the threshold. */
+static void decide(wc_check *c, int lower_bound, const char *what)
+{
+    if (!isfinite(c->value)) {
+        c->status = WC_CHECK_SKIP;
+        wc_textf(c->message, sizeof c->message, "not evaluated: %s", what);
+        return;
+    }
+    int ok = lower_bound ? c->value >= c->threshold : c->value <= c->threshold;
+    c->status = ok ? WC_CHECK_PASS : WC_CHECK_FAIL;
+    if (isfinite(c->lo) && isfinite(c->hi))
+        c->marginal = lower_bound ? (c->lo < c->threshold) != (c->hi < c->threshold)
+                                  : (c->lo > c->threshold) != (c->hi > c->threshold);
+    char ci[96] = "";
+    if (isfinite(c->lo) && isfinite(c->hi))
+        snprintf(ci, sizeof ci, " (95%% CI %.3g..%.3g)", c->lo, c->hi);
+    wc_textf(c->message, sizeof c->message, "%s %s: %.4g%s%s %s %s %.4g%s%s", c->metric, what,
+             c->value, c->unit, ci, ok ? "within" : "BREAKS", lower_bound ? "minimum" : "tolerance",
+             c->threshold, c->unit, c->marginal ? " (marginal: the interval straddles it)" : "");
+}
+
+static void phase_label(const wc_validation *v, int phase, char *buf, size_t cap)
+{
+    if (phase < 0)
+        snprintf(buf, cap, "all");
+    else
+        wc_textf(buf, cap, "%s#%d", v->acc.phases[phase].name, v->acc.phases[phase].repetition);
+}
+
+/* The interval for |x| when x has interval [lo, hi]. */
+static void abs_interval(double lo, double hi, double *alo, double *ahi)
+{
+    if (!isfinite(lo) || !isfinite(hi)) {
+        *alo = *ahi = NAN;
+        return;
+    }
+    double a = fabs(lo), b = fabs(hi);
+    *alo = (lo <= 0 && hi >= 0) ? 0 : (a < b ? a : b);
+    *ahi = a > b ? a : b;
+}
+
+/* The accuracy figure a node metric reads, with its interval. */
+static void node_value(const wc_tolerance *t, const wc_accuracy *a, wc_check *c)
+{
+    const wc_ci *ci = NULL;
+    switch (t->metric) {
+    case WC_TOL_NODE:
+        c->value = fabs(a->bias_pct.est);
+        abs_interval(a->bias_pct.lo, a->bias_pct.hi, &c->lo, &c->hi);
+        return;
+    case WC_TOL_LOA: {
+        c->value = fmax(fabs(a->loa_lo_w.est), fabs(a->loa_hi_w.est));
+        double lo = fmax(fabs(a->loa_lo_w.lo), fabs(a->loa_hi_w.lo));
+        double hi = fmax(fabs(a->loa_lo_w.hi), fabs(a->loa_hi_w.hi));
+        c->lo = isfinite(lo) && isfinite(hi) ? fmin(lo, hi) : NAN;
+        c->hi = isfinite(lo) && isfinite(hi) ? fmax(lo, hi) : NAN;
+        return;
+    }
+    case WC_TOL_WAPE: ci = &a->wape_pct; break;
+    case WC_TOL_MAPE: ci = &a->mape_pct; break;
+    case WC_TOL_MAE: ci = &a->mae_w; break;
+    case WC_TOL_RMSE: ci = &a->rmse_w; break;
+    case WC_TOL_P95: ci = &a->p95_abs_w; break;
+    default: return;
+    }
+    c->value = ci->est;
+    c->lo = ci->lo;
+    c->hi = ci->hi;
+}
+
+static int node_checks(checks_buf *b, const wc_tolerance *t)
+{
+    wc_validation *v = b->v;
+    if (v->gated_source < 0 || !v->acc.ntruth) {
+        wc_check *c = new_check(b, t, "all", "node source vs ground truth");
+        if (!c)
+            return -ENOMEM;
+        decide(c, 0, v->acc.ntruth ? "the run has no node source" : "the run has no ground truth");
+        return 0;
+    }
+    size_t si = (size_t)v->gated_source;
+    char win[32];
+    if (v->gate_window_s > 0)
+        snprintf(win, sizeof win, "%g s windows", v->gate_window_s);
+    else
+        snprintf(win, sizeof win, "native pairs");
+    for (size_t ti = 0; ti < v->acc.ntruth; ti++)
+        for (int ph = -1; ph < (int)v->acc.nphases; ph++) {
+            char phase[80], subject[160];
+            phase_label(v, ph, phase, sizeof phase);
+            wc_textf(subject, sizeof subject, "%s vs %s (%s)", v->acc.sources[si].name,
+                     v->acc.truth[ti].spec, win);
+            const wc_acc_cell *cell = wc_accuracy_cell(&v->acc, si, ti, v->gate_window_s, ph);
+            wc_check *c = new_check(b, t, phase, subject);
+            if (!c)
+                return -ENOMEM;
+            if (cell)
+                node_value(t, &cell->acc, c);
+            decide(c, 0, !cell ? "no aligned pairs in this phase"
+                                : t->metric == WC_TOL_NODE ? "|bias|" : "of the pairs");
+            if (cell && c->status != WC_CHECK_SKIP) {
+                size_t used = strlen(c->message);
+                wc_append(c->message, sizeof c->message, &used, " [n=%zu]", cell->acc.n);
+            }
+        }
+    return 0;
+}
+
+static int zone_checks(checks_buf *b, const wc_tolerance *t)
+{
+    wc_validation *v = b->v;
+    int any = 0;
+    for (size_t i = 0; i < v->gap.nzones; i++) {
+        const wc_gap_zone *z = &v->gap.zones[i];
+        if (z->intervals == 0)
+            continue;
+        char subject[160];
+        wc_textf(subject, sizeof subject, "zone %s (model %s)", z->zone, v->model);
+        wc_check *c = new_check(b, t, "all", subject);
+        if (!c)
+            return -ENOMEM;
+        any = 1;
+        if (t->metric == WC_TOL_INVARIANTS) {
+            const wc_level_zone *lz = v->have_levels ? wc_levels_zone(&v->levels, z->zone) : NULL;
+            if (lz) {
+                int64_t sum = 0;
+                for (int k = 0; k < WC_INV_COUNT; k++)
+                    sum += lz->inv[k].violated;
+                c->value = (double)sum;
+            }
+            decide(c, 0, lz ? "violations of sum(children) <= parent" : "no attribution rows");
+            continue;
+        }
+        double part = t->metric == WC_TOL_GAP ? z->unattributed_joules : z->over_joules;
+        c->value = z->active_joules > 0 ? wc_gap_pct(part, z->active_joules) : NAN;
+        decide(c, 0, z->active_joules > 0
+                         ? (t->metric == WC_TOL_GAP ? "unattributed, % of active energy"
+                                                    : "over-attributed, % of active energy")
+                         : "no active energy was attributed (no /proc data?)");
+    }
+    if (!any) {
+        wc_check *c = new_check(b, t, "all", "zones");
+        if (!c)
+            return -ENOMEM;
+        decide(c, 0, "the run has no attributed zone");
+    }
+    return 0;
+}
+
+static int workload_checks(checks_buf *b, const wc_tolerance *t)
+{
+    wc_validation *v = b->v;
+    int any = 0;
+    for (size_t i = 0; i < v->bias.nclasses; i++) {
+        const wc_bias_class *bc = &v->bias.classes[i];
+        if (t->metric == WC_TOL_COVERAGE && strcmp(bc->cls, "burst"))
+            continue;
+        char subject[160];
+        wc_textf(subject, sizeof subject, "class %s (model %s)", bc->cls, v->model);
+        wc_check *c = new_check(b, t, "all", subject);
+        if (!c)
+            return -ENOMEM;
+        any = 1;
+        if (t->metric == WC_TOL_COVERAGE) {
+            c->value = 100.0 * bc->coverage;
+            decide(c, 1, "coverage of short-lived processes");
+        } else {
+            const wc_ci *f = &bc->factor[WC_BIAS_NODE];
+            c->value = 100.0 * fabs(f->est - 1.0);
+            if (isfinite(f->lo) && isfinite(f->hi))
+                abs_interval(100.0 * (f->lo - 1.0), 100.0 * (f->hi - 1.0), &c->lo, &c->hi);
+            decide(c, 0, isfinite(f->est) ? "|bias factor - 1| in the mix (package+dram)"
+                                          : "no mixed phase, or no isolated phase of the class");
+        }
+    }
+    if (!any) {
+        wc_check *c = new_check(b, t, "all", "workload classes");
+        if (!c)
+            return -ENOMEM;
+        decide(c, 0, "the run has no replayed workloads of that kind (wattcal run)");
+    }
+    return 0;
+}
+
+static int evaluate(wc_validation *v, const wc_validation_opts *o)
+{
+    checks_buf b = {.v = v};
+    int rc = 0;
+    for (size_t i = 0; i < o->ntol && !rc; i++) {
+        const wc_tolerance *t = &o->tol[i];
+        switch (t->metric) {
+        case WC_TOL_GAP:
+        case WC_TOL_OVER:
+        case WC_TOL_INVARIANTS: rc = zone_checks(&b, t); break;
+        case WC_TOL_COVERAGE:
+        case WC_TOL_CLASS_BIAS: rc = workload_checks(&b, t); break;
+        default: rc = node_checks(&b, t); break;
+        }
+    }
+    for (size_t i = 0; i < v->nchecks; i++) {
+        v->passed += v->checks[i].status == WC_CHECK_PASS;
+        v->failed += v->checks[i].status == WC_CHECK_FAIL;
+        v->skipped += v->checks[i].status == WC_CHECK_SKIP;
+    }
+    return rc;
+}
+
+/* ---- running ----------------------------------------------------------- */
+
+static int model_id_of(sqlite3 *db, const char *name, int64_t *id)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT id FROM model WHERE name = ?", -1, &s, NULL) != SQLITE_OK)
+        return -EIO;
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s) == SQLITE_ROW ? 0 : -ENOENT;
+    if (!rc)
+        *id = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return rc;
+}
+
+/* The node source the gate reads: asked for by name, else the latest wall
+ * estimate, else the meter. */
+static int pick_gated(const wc_accuracy_report *a, const char *want)
+{
+    if (want) {
+        for (size_t i = 0; i < a->nsources; i++)
+            if (!strcmp(a->sources[i].name, want))
+                return (int)i;
+        return -1;
+    }
+    int est = -1;
+    for (size_t i = 0; i < a->nsources; i++)
+        if (!strncmp(a->sources[i].name, "estimate:wall#", 14))
+            est = (int)i;
+    return est >= 0 ? est : (a->nsources ? 0 : -1);
+}
+
+int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
+                      wc_validation *v, wc_error *err)
+{
+    memset(v, 0, sizeof *v);
+    v->gated_source = -1;
+    v->gate_window_s = o->gate_window_s;
+    sqlite3 *db = wc_store_db(st);
+    snprintf(v->model, sizeof v->model, "%s", wc_model_name(model));
+    int rc = wc_gap_compute(st, model, &v->gap, err);
+    if (!rc && model_id_of(db, v->model, &v->model_id))
+        rc = wc_error_set(err, -ENOENT, "the run has no attribution for model %s", v->model);
+    if (!rc)
+        rc = wc_calibration_load(db, v->fits, WC_CAL_MAX, &v->nfits, err);
+    if (!rc) {
+        wc_acc_opts ao = o->acc;
+        ao.model_id = v->model_id;
+        snprintf(ao.model_name, sizeof ao.model_name, "%s", v->model);
+        int arc = wc_accuracy_load(db, &ao, &v->acc, err);
+        if (arc == 0) {
+            v->have_accuracy = 1;
+            arc = wc_calibration_add_estimates(db, v->fits, v->nfits, &v->acc, err);
+            if (arc >= 0)
+                arc = wc_accuracy_score(&v->acc, err);
+            rc = arc < 0 ? arc : 0;
+        } else if (arc != -ENODATA) {
+            rc = arc;
+        }
+    }
+    if (!rc && o->gate_source && v->have_accuracy && pick_gated(&v->acc, o->gate_source) < 0)
+        rc = wc_error_set(err, -EINVAL, "--gate-source %.60s: the run has no such node source",
+                          o->gate_source);
+    if (!rc && v->have_accuracy)
+        v->gated_source = pick_gated(&v->acc, o->gate_source);
+    if (!rc) {
+        int lrc = wc_levels_compute(db, v->model_id, o->levels_window_s > 0 ? o->levels_window_s : 60,
+                                    &v->levels, err);
+        if (lrc == 0)
+            v->have_levels = 1;
+        else if (lrc != -ENOENT && lrc != -ENODATA)
+            rc = lrc;
+    }
+    if (!rc)
+        rc = wc_bias_compute(db, v->model_id, v->model, &o->acc.boot, &v->bias, err);
+    if (!rc && evaluate(v, o))
+        rc = wc_error_set(err, -ENOMEM, "out of memory evaluating tolerances");
+    if (rc)
+        wc_validation_free(v);
+    return rc;
+}
+
+void wc_validation_free(wc_validation *v)
+{
+    if (v->have_accuracy)
+        wc_accuracy_free(&v->acc);
+    if (v->have_levels)
+        wc_levels_free(&v->levels);
+    free(v->checks);
+    v->checks = NULL;
+    v->nchecks = 0;
+    v->have_accuracy = v->have_levels = 0;
+}

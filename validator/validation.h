@@ -1,0 +1,113 @@
+/*
+ * validation.h — everything `wattcal validate` computes for one run, in one
+ * struct: the attribution gap and top workloads (gap.h), node accuracy
+ * against ground truth (accuracy.h, with the estimates of any stored
+ * calibration), the gap per level with its invariants (levels.h), the
+ * workload-class bias (workload_bias.h) and the CI gate (tolerances).
+ *
+ * Tolerances (`--tolerance metric=value[%|W|s],...`, each a threshold):
+ *   node=P%      |bias %| (Σ(source − truth) / Σ truth) of the gated node
+ *                source against every truth source, overall and per phase
+ *   wape=P%  mape=P%             the same pairs' WAPE / MAPE
+ *   mae=W  rmse=W  p95=W  loa=W  absolute errors in watts (loa: the larger
+ *                                magnitude of the two limits of agreement)
+ *   gap=P%       unattributed energy, % of the zone's active energy
+ *   over=P%      over-attributed energy, % of the zone's active energy
+ *   invariants=N violations of Σ children ≤ parent allowed per zone
+ *   coverage=P%  minimum burst coverage (CPU /proc saw / true CPU)
+ *   class-bias=P%  largest |bias factor − 1| of any workload class (node zone)
+ * A check passes when the point estimate is within its threshold; its 95 %
+ * interval is reported beside it ("marginal" when the interval straddles
+ * the threshold). A check that cannot be evaluated (no pairs in that phase,
+ * no workloads) is skipped, never passed.
+ */
+#ifndef WC_VALIDATION_H
+#define WC_VALIDATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/store.h"
+#include "common/wc_error.h"
+#include "validator/accuracy.h"
+#include "validator/calibration.h"
+#include "validator/gap.h"
+#include "validator/levels.h"
+#include "validator/workload_bias.h"
+
+#define WC_TOL_MAX 16
+
+/* A metric of the gate. */
+typedef enum wc_tol_metric {
+    WC_TOL_NODE = 0, WC_TOL_WAPE, WC_TOL_MAPE, WC_TOL_MAE, WC_TOL_RMSE, WC_TOL_P95, WC_TOL_LOA,
+    WC_TOL_GAP, WC_TOL_OVER, WC_TOL_INVARIANTS, WC_TOL_COVERAGE, WC_TOL_CLASS_BIAS,
+    WC_TOL_COUNT
+} wc_tol_metric;
+
+/* One threshold. */
+typedef struct wc_tolerance {
+    wc_tol_metric metric;
+    double threshold;            /* %, W or a count, per metric */
+    char text[48];               /* as given: "node=10%" */
+} wc_tolerance;
+
+/* Parses "node=10%,gap=1%,rmse=20W" into tol (appending to *n, at most
+ * WC_TOL_MAX). Units are checked per metric (% / W / none). Returns 0 or
+ * -EINVAL with err naming the bad item. */
+int wc_tolerance_parse(const char *spec, wc_tolerance *tol, size_t *n, wc_error *err);
+
+/* "node", "wape", ... */
+const char *wc_tol_metric_name(wc_tol_metric m);
+
+/* Outcome of one (phase × metric × threshold) check. */
+typedef enum wc_check_status { WC_CHECK_PASS = 0, WC_CHECK_FAIL, WC_CHECK_SKIP } wc_check_status;
+
+typedef struct wc_check {
+    char phase[80];              /* "all" or "<phase>#<repetition>" */
+    char metric[24];
+    char subject[160];           /* source vs truth, or zone, or class */
+    double value, lo, hi;        /* value and its 95 % interval (NAN when none) */
+    double threshold;
+    char unit[4];                /* "%", "W", "" */
+    wc_check_status status;
+    int marginal;                /* the interval straddles the threshold */
+    char message[320];
+} wc_check;
+
+/* What to compute. */
+typedef struct wc_validation_opts {
+    wc_acc_opts acc;             /* windows, node zones, MAPE floor, lag, bootstrap */
+    double gate_window_s;        /* window of the node checks: 0 native (default) */
+    const char *gate_source;     /* source name to gate; NULL: latest estimate:wall, else the meter */
+    double levels_window_s;      /* gap-over-time windows; default 60 s */
+    wc_tolerance tol[WC_TOL_MAX];
+    size_t ntol;
+} wc_validation_opts;
+
+/* The whole validation of one run under one model. */
+typedef struct wc_validation {
+    char model[32];
+    int64_t model_id;
+    wc_gap_report gap;
+    int have_accuracy;           /* 0 when the run has < 2 ticks */
+    wc_accuracy_report acc;
+    wc_calibration fits[WC_CAL_MAX];
+    size_t nfits;
+    int have_levels;
+    wc_levels_report levels;
+    wc_bias_report bias;
+    int gated_source;            /* index of the gated node source, -1 none */
+    double gate_window_s;        /* window of the node checks (0 native) */
+    wc_check *checks;
+    size_t nchecks;
+    size_t passed, failed, skipped;
+} wc_validation;
+
+/* Runs every analysis on a store that already holds the model's rows.
+ * Returns 0, -ENOENT (no rows for the model), -EIO/-ENOMEM with err. */
+int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
+                      wc_validation *v, wc_error *err);
+
+void wc_validation_free(wc_validation *v);
+
+#endif
