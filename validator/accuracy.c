@@ -209,7 +209,9 @@ int wc_accuracy_load(sqlite3 *db, const wc_acc_opts *o, wc_accuracy_report *rep,
         size_t found = 0;
         memset(&src, 0, sizeof src);
         rc = wc_series_model_node(db, &rep->tb, o->model_id, present, &src.series, &found, err);
-        if (!rc && found) {
+        /* a model that attributed no node energy (an imported run without /proc
+         * data) is not a source */
+        if (!rc && found && wc_cumseries_total(&src.series) > 0) {
             snprintf(src.name, sizeof src.name, "model:%s:%s", o->model_name, rep->node_zones);
             snprintf(src.provenance, sizeof src.provenance, "exporter model %s", o->model_name);
             snprintf(src.description, sizeof src.description,
@@ -324,12 +326,23 @@ int wc_accuracy_score(wc_accuracy_report *rep, wc_error *err)
             return wc_error_set(err, -ENOMEM, "out of memory estimating the lag of %s", t->spec);
         rep->mape_floor_w[ti] = rep->opts.mape_floor_w > 0 ? rep->opts.mape_floor_w
                                                            : 0.1 * median_truth_watts(t);
+        double tick_s = (double)rep->tb.median_spacing_ns / 1e9;
         for (size_t wi = 0; wi < rep->nwindows; wi++) {
             double w = rep->windows_s[wi];
+            char *why = rep->window_skipped[ti][wi];
+            size_t why_cap = sizeof rep->window_skipped[ti][wi];
             if (w > 0 && w < t->median_window_s) {
-                snprintf(rep->window_skipped[ti][wi], sizeof rep->window_skipped[ti][wi],
-                         "%g s is shorter than the truth's own %g s averaging window", w,
+                snprintf(why, why_cap, "%g s is shorter than the truth's own %g s averaging window", w,
                          t->median_window_s);
+                continue;
+            }
+            if (w > 0 && !t->any_window_known && w < t->median_spacing_s) {
+                snprintf(why, why_cap, "%g s is shorter than the %.3g s between truth readings", w,
+                         t->median_spacing_s);
+                continue;
+            }
+            if (w > 0 && w < tick_s) {
+                snprintf(why, why_cap, "%g s is shorter than the run's %.3g s sample spacing", w, tick_s);
                 continue;
             }
             for (size_t si = 0; si < rep->nsources; si++)

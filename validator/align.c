@@ -267,15 +267,17 @@ static int search_grid(const fine_grid *g, const lag_grid *lg, const size_t *sta
 static void set_defaults(const wc_cumseries *ref, const wc_lag_search *in, wc_lag_search *s)
 {
     double spacing = median_spacing_s(ref);
+    double run_s = ref->n > 1 ? (double)(ref->t_ns[ref->n - 1] - ref->t_ns[0]) / 1e9 : 0;
     *s = in ? *in : (wc_lag_search){0};
+    /* defaults, at most a quarter of the run each so readings remain */
     if (s->max_lag_s <= 0)
-        s->max_lag_s = 30;
+        s->max_lag_s = fmin(30, fmax(run_s / 4, spacing));
     if (s->max_window_s <= 0)
-        s->max_window_s = 120;
+        s->max_window_s = fmin(120, fmax(run_s / 4, spacing));
     if (s->step_s <= 0)
-        s->step_s = spacing / 4 > 0.25 ? spacing / 4 : 0.25;
+        s->step_s = fmax(spacing / 4, 0.001);
     if (s->window_step_s <= 0)
-        s->window_step_s = spacing > 1 ? spacing : 1;
+        s->window_step_s = spacing;
     /* keep the grid within bounds: at most 241 lags and 61 windows */
     if (s->max_lag_s / s->step_s > 240)
         s->step_s = s->max_lag_s / 240;

@@ -211,6 +211,10 @@ static int truth_fits(const wc_cal_opts *o, wc_accuracy_report *rep, wc_calibrat
         c->window_s = o->truth_window_s > 0 ? o->truth_window_s : 0;
         c->lag_s = lw->lag_s;
         int fitted = rc ? rc : fit_pairs(c, p.source_w, p.truth_w, &p, 1, &o->boot, notes, cap);
+        if (fitted == 1 && (c->fit.c1 > 10 || c->fit.c1 < 0.5))
+            note(notes, cap, "truth_meter %.80s: a = %.4g means wall power is %.4g x the %s zones;"
+                             " PSU loss and platform power give roughly 1 to 3 x: check the truth's"
+                             " unit or scale", c->target, c->fit.c1, c->fit.c1, src->name);
         if (fitted == 1) {
             wc_textf(c->note, sizeof c->note,
                      "%s = a * %s + b over %zu readings (%s), lag %.2f s (%s); truth %s", c->target,

@@ -351,6 +351,13 @@ static void print_accuracy(FILE *out, const wc_validation *v)
                 if (c)
                     print_accuracy_row(out, a->sources[si].name, c);
             }
+        const wc_acc_cell *m0 = wc_accuracy_cell(a, 0, ti, 0, -1);
+        if (m0 && !strncmp(a->sources[0].name, "meter:", 6) && m0->acc.mean_source_w > 0 &&
+            (m0->acc.mean_truth_w / m0->acc.mean_source_w > 20 ||
+             m0->acc.mean_truth_w / m0->acc.mean_source_w < 0.5))
+            fprintf(out, "  WARNING: the truth averages %.4g x the %s power; PSU loss and platform"
+                         " power give roughly 1 to 3 x: check the truth's unit or scale\n",
+                    m0->acc.mean_truth_w / m0->acc.mean_source_w, a->sources[0].name);
         if (v->gated_source >= 0)
             print_phase_accuracy(out, v, (size_t)v->gated_source, ti);
         print_energy(out, a, ti);
