@@ -1,0 +1,105 @@
+# End to end on a simulated node with a simulated BMC whose lag, window, PSU
+# efficiency and platform power are set: record load steps with `wattcal run`,
+# calibrate (the fit must recover 1/eff and base/eff within its reported
+# interval), validate as a CI gate (exit codes, JUnit XML and JSON that parse,
+# the closing "N passed, N failed" line, the estimate tagged ESTIMATED), copy
+# the fit to a second run (--apply-from) and compare the two runs and two
+# models with `wattcal diff`.
+. tests/integration/lib/common.sh
+command -v python3 >/dev/null 2>&1 || skip "python3 is needed to parse the JUnit XML and JSON"
+cat >"$T/steps.yaml" <<'EOF'
+name: gate-steps
+phases:
+  - {name: idle-a, duration: 8s}
+  - name: load-a
+    duration: 7s
+    workloads: [{class: cpu, workers: 2}]
+  - {name: idle-b, duration: 7s}
+  - name: load-b
+    duration: 8s
+    workloads: [{class: cpu, workers: 1}]
+EOF
+BMC="sim:lag=2,window=3,period=1,eff=0.8,base=30,noise=0.2,quant=0.1"
+"$BIN" run "$T/steps.yaml" --db "$T/a.db" --meter sim --interval 500ms --truth "$BMC" \
+    --truth-interval 500ms --quiet 2>"$T/e" || { cat "$T/e"; fail "run A"; }
+
+# calibrate: wall = a * (package + dram) + b, known answer a = 1.25, b = 37.5
+"$BIN" calibrate --db "$T/a.db" >"$T/cal" 2>&1 || { cat "$T/cal"; fail "calibrate"; }
+expect_contains "$T/cal" "stored as calibration #"
+python3 - "$T/a.db" <<'PY' || { cat "$T/cal"; fail "the fit does not recover the simulated BMC's efficiency and base"; }
+import sqlite3, sys
+c1, lo1, hi1, c0, lo0, hi0 = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT c1, c1_lo, c1_hi, c0, c0_lo, c0_hi FROM calibration WHERE kind='truth_meter'").fetchone()
+assert lo1 <= 1.25 <= hi1, (c1, lo1, hi1)
+assert lo0 <= 37.5 <= hi0, (c0, lo0, hi0)
+assert abs(c1 - 1.25) < 0.1 and abs(c0 - 37.5) < 8, (c1, c0)
+PY
+[ "$(sql "$T/a.db" "SELECT COUNT(*) FROM calibration_residual")" -ge 10 ] || fail "residuals stored"
+
+# the gate: generous tolerances pass (exit 0) ...
+"$BIN" validate --db "$T/a.db" --tolerance node=10%,gap=100%,invariants=1000000 \
+    --junit "$T/ok.xml" --json "$T/ok.json" >"$T/v" 2>&1; rc=$?
+[ $rc -eq 0 ] || { cat "$T/v"; fail "generous tolerances: exit $rc"; }
+expect_contains "$T/v" "estimate:wall#"
+expect_contains "$T/v" "[ESTIMATED]"
+expect_contains "$T/v" "[SIMULATED]"
+expect_contains "$T/v" "Bland-Altman"
+last=$(tail -n 1 "$T/v")
+case "$last" in *" passed, 0 failed"*) ;; *) cat "$T/v"; fail "closing line: $last" ;; esac
+# ... a tight one fails (exit 1), and the reports say which
+"$BIN" validate --db "$T/a.db" --tolerance node=10%,rmse=0.001W --junit "$T/bad.xml" --json "$T/bad.json" \
+    >"$T/v2" 2>&1; rc=$?
+[ $rc -eq 1 ] || { cat "$T/v2"; fail "a broken tolerance must exit 1, got $rc"; }
+expect_contains "$T/v2" "FAIL all"
+python3 - "$T/bad.xml" "$T/bad.json" <<'PY' || fail "JUnit XML or JSON summary"
+import json, sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+cases = root.findall('.//testcase')
+fails = [c for c in cases if c.find('failure') is not None]
+assert cases and fails, (len(cases), len(fails))
+assert all('metric=' in c.get('name') and 'threshold=' in c.get('name') and 'phase=' in c.get('name') for c in cases)
+assert any('metric=rmse' in c.get('name') for c in fails)
+d = json.load(open(sys.argv[2]))
+assert d['schema'] == 'wattcal-validate/1'
+assert d['summary']['failed'] == len(fails), (d['summary'], len(fails))
+assert len(d['checks']) == len(cases)
+assert d['run']['meter_provenance'] == 'simulated'
+t = d['truth'][0]
+assert t['provenance'] == 'simulated' and t['lag']['estimated']
+for c in d['accuracy']:
+    for k in ('bias_w', 'mae_w', 'rmse_w', 'loa_lo_w'):
+        assert set(c[k]) == {'est', 'lo', 'hi'}, c[k]
+    assert c['source_provenance'] in ('simulated', 'estimated') or c['source_provenance'].startswith('exporter model')
+PY
+# usage errors exit 2 and name the problem
+"$BIN" validate --db "$T/a.db" --tolerance node=10W 2>"$T/e"; [ $? -eq 2 ] || fail "bad tolerance unit"
+expect_contains "$T/e" "percentage"
+"$BIN" validate --db "$T/a.db" --json "$T/no/such/dir/x.json" >/dev/null 2>"$T/e"; [ $? -eq 2 ] || fail "unwritable --json"
+expect_contains "$T/e" "x.json"
+"$BIN" validate --db "$T/missing.db" 2>/dev/null; [ $? -eq 2 ] || fail "missing DB"
+
+# an out-of-sample check: a second run gets run A's fit
+"$BIN" run "$T/steps.yaml" --db "$T/b.db" --meter sim --interval 500ms --truth "$BMC" \
+    --truth-interval 500ms --quiet 2>"$T/e" || { cat "$T/e"; fail "run B"; }
+"$BIN" calibrate --db "$T/b.db" --apply-from "$T/a.db" >"$T/o" 2>&1 || { cat "$T/o"; fail "--apply-from"; }
+[ "$(sql "$T/b.db" "SELECT COUNT(*) FROM calibration WHERE fitted_on LIKE '%a.db%'")" -ge 1 ] || fail "fitted_on"
+"$BIN" validate --db "$T/b.db" >"$T/vb" 2>&1 || { cat "$T/vb"; fail "validate B"; }
+expect_contains "$T/vb" "a.db (host"
+"$BIN" calibrate --db "$T/b.db" --estimate-csv "$T/est.csv" >"$T/o" 2>&1 || { cat "$T/o"; fail "--estimate-csv"; }
+head -n 3 "$T/est.csv" | grep -q ",estimated$" || { head "$T/est.csv"; fail "estimate CSV tagged estimated"; }
+
+# version comparison: two runs of the same scenario, and one run under two models
+"$BIN" diff "$T/a.db" "$T/b.db" --window 5s >"$T/d" 2>&1; rc=$?
+[ $rc -le 1 ] || { cat "$T/d"; fail "diff two runs: exit $rc"; }
+expect_contains "$T/d" "wattcal-cpu"
+expect_contains "$T/d" "two runs (independent"
+"$BIN" diff "$T/a.db" --model kepler-0.11 --model kepler-head --window 5s >"$T/d2" 2>&1; rc=$?
+[ $rc -le 1 ] || { cat "$T/d2"; fail "diff two models: exit $rc"; }
+expect_contains "$T/d2" "paired"
+tail -n 1 "$T/d2" | grep -q "passed, [0-9]* failed" || { cat "$T/d2"; fail "diff closing line"; }
+"$BIN" diff "$T/a.db" 2>"$T/e"; [ $? -eq 2 ] || fail "diff of one run without two models"
+simdir_cleanup() { for db in "$T"/*.db; do
+    d=$(sql "$db" 'SELECT meter_description FROM run' 2>/dev/null | grep -o '/[^ ]*/class/powercap' | sed 's|/class/powercap$||')
+    case "$d" in */wattcal-sim-*) rm -rf "$d" ;; esac; done; }
+simdir_cleanup
+exit 0
