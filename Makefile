@@ -1,10 +1,11 @@
 # wattcal — plain Makefile. `make` builds ./wattcal; `make test` runs the whole
 # suite (Criterion unit tests, the same tests under ASan+UBSan, integration
 # scripts); `make demo` runs the main job on the simulated node; `make bench`
-# measures the sampler and the SQLite ingest. `make deps` installs what is missing.
+# measures the sampler, the SQLite ingest and `wattcal validate` on a synthetic
+# 24 h run. `make deps` installs what is missing.
 
 CC      ?= cc
-PKGS    := sqlite3 libcurl libcjson yaml-0.1
+PKGS    := sqlite3 libcurl libcjson yaml-0.1 gsl
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 VERSION := 0.1.0
@@ -80,8 +81,12 @@ test: deps wattcal $(B)/unit-tests $(S)/unit-tests $(S)/wattcal
 demo: deps wattcal
 	@sh scripts/demo.sh
 
-bench: deps wattcal $(B)/bench-bench_sampler
+# bench_validate then times `./wattcal validate` on a synthetic 24 h run it
+# generates (extra validate options: WATTCAL_BENCH_VALIDATE_ARGS; keep the DB:
+# WATTCAL_BENCH_KEEP=1).
+bench: deps wattcal $(B)/bench-bench_sampler $(B)/bench-bench_validate
 	@$(B)/bench-bench_sampler
+	@$(B)/bench-bench_validate
 
 install: wattcal
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/wattcal

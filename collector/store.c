@@ -159,7 +159,7 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
     }
     snprintf(st->path, sizeof st->path, "%s", path);
     st->read_only = mode == WC_STORE_READ;
-    int flags = st->read_only ? SQLITE_OPEN_READONLY
+    int flags = st->read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
                               : SQLITE_OPEN_READWRITE | (mode == WC_STORE_CREATE ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
         wc_error_set(err, -EIO, "%s: cannot open: %s", path,

@@ -1,30 +1,32 @@
 #!/bin/sh
 # `make demo`: the main job on the embedded default, with no hardware needed.
-# Records ~60 s of a SIMULATED node (wattcal's sim meter: a powercap tree whose
-# counters follow this machine's real CPU use) while a CPU-burning child and
-# an idle-but-resident child run, then prints the attribution-gap table.
-# DEMO_SECONDS shortens it (tests use a few seconds).
+# Replays the built-in `quick` scenario (60 s: an idle baseline, then cpu,
+# avx, membound and burst workloads alone, then a mix) on a SIMULATED node
+# (wattcal's sim meter: a powercap tree whose counters follow this machine's
+# real CPU use) beside a SIMULATED BMC (lag 2 s, 5 s averaging window, PSU
+# efficiency 0.92, 40 W platform), then calibrates wall = a * RAPL + b,
+# validates with a tolerance as a CI gate would, and compares the released
+# exporter model with the corrected one.
 set -eu
 cd "$(dirname "$0")/.."
-secs=${DEMO_SECONDS:-60}
 outdir=${DEMO_DIR:-demo-out}
 mkdir -p "$outdir"
 db="$outdir/demo.db"
 rm -f "$db" "$db-wal" "$db-shm"
 bin=${WATTCAL_BIN:-./wattcal}
 
-"$bin" stress --class cpu --duration "$((secs + 5))s" &
-cpu_pid=$!
-"$bin" stress --class idle --duration "$((secs + 5))s" --resident-mb 64 &
-idle_pid=$!
-trap 'kill $cpu_pid $idle_pid 2>/dev/null || true' EXIT INT TERM
-
-echo "wattcal demo: recording ${secs}s of a SIMULATED node (cpu stressor pid $cpu_pid, idle stressor pid $idle_pid)"
-"$bin" record --db "$db" --meter sim --truth sim --interval 1s --duration "${secs}s" --model kepler-0.11
+echo "wattcal demo: replaying the 60 s 'quick' scenario on a SIMULATED node with a SIMULATED BMC"
+"$bin" run quick --db "$db" --meter sim --truth sim:lag=2,window=5,period=1 --model kepler-0.11 --quiet
 echo
-"$bin" validate --db "$db"
+"$bin" calibrate --db "$db"
 echo
-echo "Same recording under the corrected model (offline re-attribution):"
-"$bin" validate --db "$db" --model ideal | sed '/^Levels/,$d'
+rc=0
+"$bin" validate --db "$db" --tolerance node=10%,gap=10% --json "$outdir/validate.json" \
+    --junit "$outdir/validate.xml" || rc=$?
+[ "$rc" -le 1 ] || exit "$rc"
 echo
-echo "wattcal demo: run stored in $db (node power SIMULATED: no hardware was measured)"
+echo "The same samples under the corrected model (offline re-attribution), workload by workload:"
+"$bin" diff "$db" --model kepler-0.11 --model ideal --window 10s || [ $? -le 1 ]
+echo
+echo "wattcal demo: run in $db, JSON summary $outdir/validate.json, JUnit $outdir/validate.xml"
+echo "(validate exit $rc: 0 = every tolerance held, 1 = one broke; node power and BMC are SIMULATED)"

@@ -449,6 +449,7 @@ int wc_align_native(const wc_cumseries *src, const wc_truth_series *t, const wc_
  * interval since the previous reading). */
 typedef struct span {
     int64_t a, b;
+    int64_t src_a;     /* start of the interval the source is averaged over */
     double watts;
 } span;
 
@@ -493,15 +494,20 @@ int wc_align_windows(const wc_cumseries *src, const wc_truth_series *t, const wc
     span *sp = malloc(t->n * sizeof *sp);
     double *smean = malloc(t->n * sizeof *smean);
     span *win = malloc(t->n * sizeof *win);
-    double *wsrc = malloc(t->n * sizeof *wsrc);
-    if (!sp || !smean || !win || !wsrc) {
-        free(sp), free(smean), free(win), free(wsrc);
+    if (!sp || !smean || !win) {
+        free(sp), free(smean), free(win);
         return -ENOMEM;
     }
     int64_t hold = (int64_t)llround(t->median_spacing_s * 1e9), maxlen = 0;
+    unsigned char *have = calloc(t->n, 1);
+    if (!have) {
+        free(sp), free(smean), free(win);
+        return -ENOMEM;
+    }
     for (size_t i = 0; i < t->n; i++) {
         wc_lagwin_interval(lw, &t->r[i], &sp[i].a, &sp[i].b);
-        smean[i] = wc_cumseries_rate(src, sp[i].a, sp[i].b);
+        smean[i] = NAN; /* the source's mean over the reading's own interval: on first use */
+        sp[i].src_a = sp[i].a;
         if (sp[i].b - sp[i].a < 1 && hold > 0) /* a point reading */
             sp[i].a = sp[i].b - hold;
         sp[i].watts = t->r[i].watts;
@@ -524,6 +530,10 @@ int wc_align_windows(const wc_cumseries *src, const wc_truth_series *t, const wc
             int64_t a = sp[i].a > T ? sp[i].a : T, b = sp[i].b < U ? sp[i].b : U;
             if (b <= a)
                 continue;
+            if (!have[i]) {
+                smean[i] = wc_cumseries_rate(src, sp[i].src_a, sp[i].b);
+                have[i] = 1;
+            }
             if (!isfinite(smean[i])) {
                 broken = 1;
                 break;
@@ -541,7 +551,8 @@ int wc_align_windows(const wc_cumseries *src, const wc_truth_series *t, const wc
             continue;
         rc = pairs_push(out, os / ow, og / ow, T, U);
     }
-    free(sp), free(smean), free(win), free(wsrc);
+    free(have);
+    free(sp), free(smean), free(win);
     return rc;
 }
 

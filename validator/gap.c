@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "collector/counter.h"
+#include "validator/levels.h"
 
 double wc_gap_pct(double part, double whole)
 {
@@ -158,48 +159,24 @@ static int load_node(sqlite3 *db, int64_t model_id, wc_gap_report *rep, wc_error
     return rows ? 0 : -ENOENT;
 }
 
-static int load_levels(sqlite3 *db, int64_t model_id, wc_gap_report *rep, wc_error *err)
+/* Processes, containers and pods, unattributed and over-attributed energy,
+ * per zone, from the levels pass (validator/levels.c: one read of the
+ * model's workload rows). */
+static void copy_levels(const wc_levels_report *lv, wc_gap_report *rep)
 {
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT zone, level, SUM(energy_uj) FROM work_attr WHERE model_id = ?"
-                           " GROUP BY zone, level",
-                           -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "reading workload attribution");
-    sqlite3_bind_int64(s, 1, model_id);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        wc_gap_zone *z = zone_slot(rep, (const char *)sqlite3_column_text(s, 0));
+    for (size_t i = 0; i < lv->nzones; i++) {
+        const wc_level_zone *l = &lv->zones[i];
+        wc_gap_zone *z = zone_slot(rep, l->zone);
         if (!z)
             continue;
-        double j = sqlite3_column_double(s, 2) / 1e6;
-        switch (sqlite3_column_int(s, 1)) {
-        case WC_LEVEL_PROCESS: z->process_joules = j; break;
-        case WC_LEVEL_CONTAINER: z->container_joules = j; break;
-        case WC_LEVEL_POD: z->pod_joules = j; break;
-        default: break;
-        }
+        z->process_joules = l->process_j;
+        z->container_joules = l->container_j;
+        z->pod_joules = l->pod_j;
+        z->unattributed_joules = l->unattr_skipped_j + l->unattr_missed_j;
+        z->over_joules = l->over_j;
     }
-    sqlite3_finalize(s);
-    /* Per tick: active vs Σ process energy → unattributed and over-attributed. */
-    if (sqlite3_prepare_v2(
-            db,
-            "SELECT n.zone, SUM(MAX(0, n.active_uj - COALESCE(w.e, 0))),"
-            " SUM(MAX(0, COALESCE(w.e, 0) - n.active_uj)) FROM node_attr n LEFT JOIN"
-            " (SELECT tick_id, zone, SUM(energy_uj) AS e FROM work_attr WHERE model_id = ?1"
-            "  AND level = 1 GROUP BY tick_id, zone) w ON w.tick_id = n.tick_id AND w.zone = n.zone"
-            " WHERE n.model_id = ?1 GROUP BY n.zone",
-            -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "computing unattributed energy");
-    sqlite3_bind_int64(s, 1, model_id);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        wc_gap_zone *z = zone_slot(rep, (const char *)sqlite3_column_text(s, 0));
-        if (!z)
-            continue;
-        z->unattributed_joules = sqlite3_column_double(s, 1) / 1e6;
-        z->over_joules = sqlite3_column_double(s, 2) / 1e6;
-    }
-    sqlite3_finalize(s);
-    return 0;
+    rep->negative_share_rows = lv->negative_share_rows;
+    rep->lifetime_delta_rows = lv->lifetime_delta_rows;
 }
 
 static void pick_rank_zone(wc_gap_report *rep)
@@ -215,74 +192,67 @@ static void pick_rank_zone(wc_gap_report *rep)
         snprintf(rep->rank_zone, sizeof rep->rank_zone, "%s", rep->zones[0].zone);
 }
 
-static int load_top_processes(sqlite3 *db, int64_t model_id, wc_gap_report *rep, wc_error *err)
+/* Indexes of the (at most) WC_GAP_TOP largest positive values of v[0..n), largest first. */
+static size_t top_indexes(const double *v, size_t n, size_t *out)
 {
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT p.pid, p.starttime, p.comm, p.container_id, p.pod_uid,"
-                           " SUM(w.energy_uj) AS e, SUM(w.cpu_delta_s) FROM work_attr w"
-                           " JOIN process p ON p.id = w.process_id WHERE w.model_id = ?"
-                           " AND w.level = 1 AND w.zone = ? GROUP BY w.process_id"
-                           " ORDER BY e DESC LIMIT 10",
-                           -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "ranking processes");
-    sqlite3_bind_int64(s, 1, model_id);
-    sqlite3_bind_text(s, 2, rep->rank_zone, -1, SQLITE_STATIC);
-    while (sqlite3_step(s) == SQLITE_ROW && rep->ntop_processes < WC_GAP_TOP) {
-        wc_gap_top *t = &rep->top_processes[rep->ntop_processes++];
-        t->pid = sqlite3_column_int(s, 0);
-        t->starttime = (uint64_t)sqlite3_column_int64(s, 1);
-        copy_text(t->name, sizeof t->name, sqlite3_column_text(s, 2));
-        copy_text(t->container_id, sizeof t->container_id, sqlite3_column_text(s, 3));
-        copy_text(t->pod_uid, sizeof t->pod_uid, sqlite3_column_text(s, 4));
-        t->joules = sqlite3_column_double(s, 5) / 1e6;
-        t->cpu_seconds = sqlite3_column_double(s, 6);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(v[i] > 0))
+            continue;
+        size_t pos = k < WC_GAP_TOP ? k++ : WC_GAP_TOP;
+        if (pos == WC_GAP_TOP) {
+            if (v[i] <= v[out[WC_GAP_TOP - 1]])
+                continue;
+            pos = WC_GAP_TOP - 1;
+        }
+        while (pos > 0 && v[out[pos - 1]] < v[i]) {
+            out[pos] = out[pos - 1];
+            pos--;
+        }
+        out[pos] = i;
     }
-    sqlite3_finalize(s);
-    return 0;
+    return k;
 }
 
-static int load_top_containers(sqlite3 *db, int64_t model_id, wc_gap_report *rep, wc_error *err)
+static int load_top(sqlite3 *db, const wc_levels_report *lv, wc_gap_report *rep, wc_error *err)
 {
+    const wc_level_zone *z = wc_levels_zone(lv, rep->rank_zone);
+    if (!z)
+        return 0;
+    size_t idx[WC_GAP_TOP];
+    size_t n = top_indexes(z->per_process_j, (size_t)(lv->max_process_id + 1), idx);
     sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT w.key, c.pod_uid, SUM(w.energy_uj) AS e, SUM(w.cpu_delta_s)"
-                           " FROM work_attr w LEFT JOIN container c ON c.container_id = w.key"
-                           " WHERE w.model_id = ? AND w.level = 2 AND w.zone = ?"
-                           " GROUP BY w.key ORDER BY e DESC LIMIT 10",
-                           -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "ranking containers");
-    sqlite3_bind_int64(s, 1, model_id);
-    sqlite3_bind_text(s, 2, rep->rank_zone, -1, SQLITE_STATIC);
-    while (sqlite3_step(s) == SQLITE_ROW && rep->ntop_containers < WC_GAP_TOP) {
+    if (n && sqlite3_prepare_v2(db, "SELECT pid, starttime, comm, container_id, pod_uid FROM process"
+                                    " WHERE id = ?", -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(db, err, "ranking processes");
+    for (size_t k = 0; k < n; k++) {
+        wc_gap_top *t = &rep->top_processes[rep->ntop_processes++];
+        sqlite3_bind_int64(s, 1, (int64_t)idx[k]);
+        if (sqlite3_step(s) == SQLITE_ROW) {
+            t->pid = sqlite3_column_int(s, 0);
+            t->starttime = (uint64_t)sqlite3_column_int64(s, 1);
+            copy_text(t->name, sizeof t->name, sqlite3_column_text(s, 2));
+            copy_text(t->container_id, sizeof t->container_id, sqlite3_column_text(s, 3));
+            copy_text(t->pod_uid, sizeof t->pod_uid, sqlite3_column_text(s, 4));
+        }
+        sqlite3_reset(s);
+        t->joules = z->per_process_j[idx[k]];
+        t->cpu_seconds = z->per_process_cpu_s[idx[k]];
+    }
+    sqlite3_finalize(s);
+    n = lv->ncontainers ? top_indexes(z->per_container_j, lv->ncontainers, idx) : 0;
+    for (size_t k = 0; k < n; k++) {
         wc_gap_top *t = &rep->top_containers[rep->ntop_containers++];
-        copy_text(t->container_id, sizeof t->container_id, sqlite3_column_text(s, 0));
-        copy_text(t->pod_uid, sizeof t->pod_uid, sqlite3_column_text(s, 1));
+        long pod = lv->container_pod[idx[k]];
+        copy_text(t->container_id, sizeof t->container_id,
+                  (const unsigned char *)lv->container_ids[idx[k]]);
+        copy_text(t->pod_uid, sizeof t->pod_uid,
+                  (const unsigned char *)(pod >= 0 ? lv->pod_uids[pod] : ""));
         memcpy(t->name, t->container_id, 12);
         t->name[12] = '\0';
-        t->joules = sqlite3_column_double(s, 2) / 1e6;
-        t->cpu_seconds = sqlite3_column_double(s, 3);
+        t->joules = z->per_container_j[idx[k]];
+        t->cpu_seconds = z->per_container_cpu_s[idx[k]];
     }
-    sqlite3_finalize(s);
-    return 0;
-}
-
-static int count_quirk_rows(sqlite3 *db, int64_t model_id, wc_gap_report *rep, wc_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    char sql[256];
-    snprintf(sql, sizeof sql,
-             "SELECT SUM((flags & %u) != 0), SUM((flags & %u) != 0) FROM work_attr"
-             " WHERE model_id = ? AND level = 1 AND energy_uj != 0",
-             WC_AF_NEGATIVE_SHARE, WC_AF_LIFETIME_DELTA);
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "counting quirks");
-    sqlite3_bind_int64(s, 1, model_id);
-    if (sqlite3_step(s) == SQLITE_ROW) {
-        rep->negative_share_rows = sqlite3_column_int64(s, 0);
-        rep->lifetime_delta_rows = sqlite3_column_int64(s, 1);
-    }
-    sqlite3_finalize(s);
     return 0;
 }
 
@@ -369,16 +339,28 @@ static double meter_joules_between(sqlite3 *db, int64_t t0, int64_t t1, double *
     double total = 0;
     int any = 0;
     *span_s = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT zs.zone_id, z.max_energy_range_uj, zs.value, zs.status, t.mono_ns"
-                           " FROM zone_sample zs JOIN zone z ON z.id = zs.zone_id"
-                           " JOIN tick t ON t.id = zs.tick_id WHERE z.kind = 'counter_uj'"
-                           " AND z.name IN ('package', 'dram') AND t.mono_ns >= ? AND t.mono_ns <= ?"
-                           " ORDER BY zs.zone_id, zs.tick_id",
+    /* tick ids grow with time: the phase as an id range uses the tick index */
+    int64_t id0 = 0, id1 = -1;
+    if (sqlite3_prepare_v2(db, "SELECT MIN(id), MAX(id) FROM tick WHERE mono_ns >= ? AND mono_ns <= ?",
                            -1, &s, NULL) != SQLITE_OK)
         return NAN;
     sqlite3_bind_int64(s, 1, t0);
     sqlite3_bind_int64(s, 2, t1);
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+        id0 = sqlite3_column_int64(s, 0);
+        id1 = sqlite3_column_int64(s, 1);
+    }
+    sqlite3_finalize(s);
+    if (sqlite3_prepare_v2(db,
+                           "SELECT zs.zone_id, z.max_energy_range_uj, zs.value, zs.status, t.mono_ns"
+                           " FROM zone_sample zs JOIN zone z ON z.id = zs.zone_id"
+                           " JOIN tick t ON t.id = zs.tick_id WHERE z.kind = 'counter_uj'"
+                           " AND z.name IN ('package', 'dram') AND zs.tick_id BETWEEN ? AND ?"
+                           " ORDER BY zs.zone_id, zs.tick_id",
+                           -1, &s, NULL) != SQLITE_OK)
+        return NAN;
+    sqlite3_bind_int64(s, 1, id0);
+    sqlite3_bind_int64(s, 2, id1);
     int64_t zone = -1, prev_mono = 0, first_mono = 0;
     uint64_t prev = 0;
     int have = 0;
@@ -464,7 +446,8 @@ static int model_id_of(sqlite3 *db, wc_model model, int64_t *id)
     return rc;
 }
 
-int wc_gap_compute(wc_store *st, wc_model model, wc_gap_report *rep, wc_error *err)
+int wc_gap_compute_with(wc_store *st, wc_model model, const wc_levels_report *lv,
+                        wc_gap_report *rep, wc_error *err)
 {
     sqlite3 *db = wc_store_db(st);
     memset(rep, 0, sizeof *rep);
@@ -482,21 +465,34 @@ int wc_gap_compute(wc_store *st, wc_model model, wc_gap_report *rep, wc_error *e
                             wc_model_name(model));
     if (!rc)
         rc = load_meter_energy(db, rep, err);
-    if (!rc)
-        rc = load_levels(db, model_id, rep, err);
     if (!rc) {
+        copy_levels(lv, rep);
         pick_rank_zone(rep);
-        rc = load_top_processes(db, model_id, rep, err);
+        rc = load_top(db, lv, rep, err);
     }
-    if (!rc)
-        rc = load_top_containers(db, model_id, rep, err);
-    if (!rc)
-        rc = count_quirk_rows(db, model_id, rep, err);
     if (!rc)
         rc = load_truth(db, rep, err);
     if (!rc)
         rc = load_workloads(db, rep, err);
     if (!rc)
         rc = load_phases(db, rep, err);
+    return rc;
+}
+
+int wc_gap_compute(wc_store *st, wc_model model, wc_gap_report *rep, wc_error *err)
+{
+    int64_t model_id = 0;
+    if (model_id_of(wc_store_db(st), model, &model_id))
+        return wc_error_set(err, -ENOENT, "the run has no attribution for model %s",
+                            wc_model_name(model));
+    wc_levels_report lv;
+    int rc = wc_levels_compute(wc_store_db(st), model_id, 60, &lv, err);
+    if (rc == -ENOENT || rc == -ENODATA)
+        return wc_error_set(err, -ENOENT, "the run has no attribution rows for model %s",
+                            wc_model_name(model));
+    if (rc)
+        return rc;
+    rc = wc_gap_compute_with(st, model, &lv, rep, err);
+    wc_levels_free(&lv);
     return rc;
 }

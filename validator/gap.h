@@ -109,10 +109,17 @@ typedef struct wc_gap_report {
     size_t nphases; /* process rows that received energy through that quirk */
 } wc_gap_report;
 
+struct wc_levels_report;
+
 /* Computes the report for model from an open store (attribution rows of that
  * model must exist: see collector/replay.h). Returns 0, -ENOENT when the
  * model has no rows, -EIO with err on a store error. */
 int wc_gap_compute(wc_store *st, wc_model model, wc_gap_report *rep, wc_error *err);
+
+/* The same from a levels pass already made for that model (validator/levels.h),
+ * so the workload rows are read once. */
+int wc_gap_compute_with(wc_store *st, wc_model model, const struct wc_levels_report *lv,
+                        wc_gap_report *rep, wc_error *err);
 
 /* Percent helper: 100·part/whole, NaN when whole is 0. */
 double wc_gap_pct(double part, double whole);

@@ -3,7 +3,9 @@
  * parent invariants, in one pass over a model's workload rows (levels.h).
  *
  * Rows are read in rowid order, which is tick order for every writer
- * (record and replay insert one tick at a time); if a run ever breaks that,
+ * (record and replay insert one tick at a time), by a plain table scan (NOT
+ * INDEXED: through the model index SQLite would sort every row by rowid in a
+ * temporary B-tree, several times slower); if a run ever breaks that order,
  * the pass restarts with an explicit ORDER BY tick_id.
  */
 #include "validator/levels.h"
@@ -364,13 +366,22 @@ static void close_tick(pass *p, long i)
     memset(p->sum_cont_procs, 0, p->nz * sizeof(double));
 }
 
-/* One workload row into the tick's scratch. */
-static void add_row(pass *p, int level, int64_t process_id, const char *key, long z,
-                    double e)
+/* One workload row into the tick's scratch and the run totals. */
+static void add_row(pass *p, int level, int64_t process_id, const char *key, long z, double e,
+                    double cpu_s, unsigned flags)
 {
     size_t nz = p->nz;
+    wc_level_zone *lz = &p->rep->zones[z];
     if (level == WC_LEVEL_PROCESS) {
         p->sum_proc[z] += e;
+        if (process_id >= 0 && process_id <= p->max_proc_id) {
+            lz->per_process_j[process_id] += e / 1e6;
+            lz->per_process_cpu_s[process_id] += cpu_s;
+        }
+        if (e != 0 && (flags & WC_AF_NEGATIVE_SHARE))
+            p->rep->negative_share_rows++;
+        if (e != 0 && (flags & WC_AF_LIFETIME_DELTA))
+            p->rep->lifetime_delta_rows++;
         long c = process_id >= 0 && process_id <= p->max_proc_id ? p->proc_container[process_id] : -1;
         if (c >= 0) {
             p->cont_child[(size_t)c * nz + (size_t)z] += e;
@@ -382,6 +393,8 @@ static void add_row(pass *p, int level, int64_t process_id, const char *key, lon
         p->sum_cont[z] += e;
         long c = key_index(&p->containers, key);
         if (c >= 0) {
+            lz->per_container_j[c] += e / 1e6;
+            lz->per_container_cpu_s[c] += cpu_s;
             p->cont_parent[(size_t)c * nz + (size_t)z] += e;
             touch_container(p, c);
             long q = p->containers.parent[c];
@@ -416,10 +429,10 @@ static int stream_rows(sqlite3 *db, int64_t model_id, int ordered, pass *p, wc_e
 {
     sqlite3_stmt *s = NULL;
     const char *sql = ordered
-                          ? "SELECT tick_id, level, process_id, key, zone, energy_uj FROM work_attr"
-                            " WHERE model_id = ? ORDER BY tick_id"
-                          : "SELECT tick_id, level, process_id, key, zone, energy_uj FROM work_attr"
-                            " WHERE model_id = ? ORDER BY rowid";
+                          ? "SELECT tick_id, level, process_id, key, zone, energy_uj, cpu_delta_s,"
+                            " flags FROM work_attr WHERE model_id = ? ORDER BY tick_id"
+                          : "SELECT tick_id, level, process_id, key, zone, energy_uj, cpu_delta_s,"
+                            " flags FROM work_attr NOT INDEXED WHERE model_id = ? ORDER BY rowid";
     if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
         return sql_fail(db, err, "reading workload attribution");
     sqlite3_bind_int64(s, 1, model_id);
@@ -459,9 +472,13 @@ static int stream_rows(sqlite3 *db, int64_t model_id, int ordered, pass *p, wc_e
         if (z < 0)
             continue;
         lastz = z;
-        add_row(p, sqlite3_column_int(s, 1),
-                sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 2),
-                (const char *)sqlite3_column_text(s, 3), z, sqlite3_column_double(s, 5));
+        /* only the columns the level uses: this loop runs once per stored row */
+        int level = sqlite3_column_int(s, 1);
+        int is_proc = level == WC_LEVEL_PROCESS;
+        add_row(p, level, is_proc ? sqlite3_column_int64(s, 2) : -1,
+                is_proc ? NULL : (const char *)sqlite3_column_text(s, 3), z,
+                sqlite3_column_double(s, 5), level == WC_LEVEL_POD ? 0 : sqlite3_column_double(s, 6),
+                is_proc ? (unsigned)sqlite3_column_int(s, 7) : 0u);
     }
     if (!rc && step != SQLITE_DONE)
         rc = sql_fail(db, err, "reading workload attribution");
@@ -489,13 +506,21 @@ static void reset_totals(pass *p)
             w[k].start_ns = a;
             w[k].end_ns = b;
         }
+        double *pj = lz->per_process_j, *pc = lz->per_process_cpu_s, *cj = lz->per_container_j,
+               *cc = lz->per_container_cpu_s;
         char name[32];
         snprintf(name, sizeof name, "%s", lz->zone);
         memset(lz, 0, sizeof *lz);
         snprintf(lz->zone, sizeof lz->zone, "%s", name);
         lz->windows = w;
         lz->nwindows = nw;
+        size_t np = (size_t)(p->max_proc_id + 1), nc = p->containers.n ? p->containers.n : 1;
+        memset(pj, 0, np * sizeof *pj), memset(pc, 0, np * sizeof *pc);
+        memset(cj, 0, nc * sizeof *cj), memset(cc, 0, nc * sizeof *cc);
+        lz->per_process_j = pj, lz->per_process_cpu_s = pc;
+        lz->per_container_j = cj, lz->per_container_cpu_s = cc;
     }
+    p->rep->negative_share_rows = p->rep->lifetime_delta_rows = 0;
     memset(p->sum_proc, 0, p->nz * sizeof(double));
     memset(p->sum_cont, 0, p->nz * sizeof(double));
     memset(p->sum_pod, 0, p->nz * sizeof(double));
@@ -559,8 +584,15 @@ int wc_levels_compute(sqlite3 *db, int64_t model_id, double window_s, wc_levels_
                                p.window_ns)
                     : 0;
     for (size_t z = 0; !rc && z < p.nz; z++) {
+        size_t np = (size_t)(p.max_proc_id + 1), nc = p.containers.n ? p.containers.n : 1;
+        wc_level_zone *lz = &out->zones[z];
+        lz->per_process_j = calloc(np, sizeof(double));
+        lz->per_process_cpu_s = calloc(np, sizeof(double));
+        lz->per_container_j = calloc(nc, sizeof(double));
+        lz->per_container_cpu_s = calloc(nc, sizeof(double));
         out->zones[z].windows = calloc(nw ? nw : 1, sizeof(wc_level_window));
-        if (!out->zones[z].windows) {
+        if (!out->zones[z].windows || !lz->per_process_j || !lz->per_process_cpu_s ||
+            !lz->per_container_j || !lz->per_container_cpu_s) {
             rc = wc_error_set(err, -ENOMEM, "out of memory");
             break;
         }
@@ -572,6 +604,16 @@ int wc_levels_compute(sqlite3 *db, int64_t model_id, double window_s, wc_levels_
     }
     if (!rc)
         rc = walk_all(db, model_id, &p, err);
+    if (!rc) { /* the identities go with the report */
+        out->max_process_id = p.max_proc_id;
+        out->ncontainers = p.containers.n;
+        out->container_ids = p.containers.key;
+        out->container_pod = p.containers.parent;
+        out->npods = p.pods.n;
+        out->pod_uids = p.pods.key;
+        memset(&p.containers, 0, sizeof p.containers);
+        memset(&p.pods, 0, sizeof p.pods);
+    }
     pass_free(&p);
     if (rc) {
         wc_levels_free(out);
@@ -590,7 +632,15 @@ const wc_level_zone *wc_levels_zone(const wc_levels_report *r, const char *zone)
 
 void wc_levels_free(wc_levels_report *r)
 {
-    for (size_t i = 0; i < r->nzones; i++)
-        free(r->zones[i].windows);
+    for (size_t i = 0; i < r->nzones; i++) {
+        wc_level_zone *z = &r->zones[i];
+        free(z->windows);
+        free(z->per_process_j), free(z->per_process_cpu_s);
+        free(z->per_container_j), free(z->per_container_cpu_s);
+    }
+    keyset c = {.n = r->ncontainers, .key = r->container_ids, .parent = r->container_pod};
+    keyset q = {.n = r->npods, .key = r->pod_uids, .parent = NULL};
+    keyset_free(&c);
+    keyset_free(&q);
     memset(r, 0, sizeof *r);
 }

@@ -23,8 +23,10 @@
  * a pod ≤ that pod (a tolerance of 0.5 µJ per child absorbs nothing but
  * rounding: shares are truncated integers).
  *
- * One pass over the model's work_attr rows in tick order; memory is per
- * process, container and pod, not per row.
+ * It also totals every process's and container's energy and CPU per zone
+ * (the top lists of validator/gap.c) and counts the quirk rows, so the whole
+ * attribution side of `validate` reads the model's work_attr rows once: one
+ * pass in tick order; memory is per process, container and pod, not per row.
  */
 #ifndef WC_LEVELS_H
 #define WC_LEVELS_H
@@ -75,6 +77,8 @@ typedef struct wc_level_zone {
     wc_invariant inv[WC_INV_COUNT];
     wc_level_window *windows;
     size_t nwindows;
+    double *per_process_j, *per_process_cpu_s;     /* per process row id, 0..max_process_id */
+    double *per_container_j, *per_container_cpu_s; /* per container index of the report */
 } wc_level_zone;
 
 /* The whole analysis for one model. */
@@ -83,6 +87,14 @@ typedef struct wc_levels_report {
     wc_level_zone zones[WC_LEVELS_MAX_ZONES];
     size_t nzones;
     int64_t rows;                  /* work_attr rows read */
+    int64_t max_process_id;        /* per_process_j has max_process_id + 1 slots */
+    size_t ncontainers;
+    char **container_ids;          /* sorted */
+    long *container_pod;           /* index into pod_uids, -1 none */
+    size_t npods;
+    char **pod_uids;               /* sorted */
+    int64_t negative_share_rows;   /* process rows with energy and Kepler's negative-share flag */
+    int64_t lifetime_delta_rows;   /* ... and with its lifetime-first-delta flag */
 } wc_levels_report;
 
 /* Computes the levels of model_id with windows of window_s seconds from the

@@ -128,9 +128,11 @@ static void decide(wc_check *c, int lower_bound, const char *what)
                                   : (c->lo > c->threshold) != (c->hi > c->threshold);
     char ci[96] = "";
     if (isfinite(c->lo) && isfinite(c->hi))
-        snprintf(ci, sizeof ci, " (95%% CI %.3g..%.3g)", c->lo, c->hi);
+        snprintf(ci, sizeof ci, " (95%% CI %.3g..%.3g)", fabs(c->lo) < 5e-10 ? 0 : c->lo,
+                 fabs(c->hi) < 5e-10 ? 0 : c->hi);
+    double shown = fabs(c->value) < 5e-10 ? 0 : c->value; /* no -0 or 1e-14 from rounding */
     wc_textf(c->message, sizeof c->message, "%s %s: %.4g%s%s %s %s %.4g%s%s", c->metric, what,
-             c->value, c->unit, ci, ok ? "within" : "BREAKS", lower_bound ? "minimum" : "tolerance",
+             shown, c->unit, ci, ok ? "within" : "BREAKS", lower_bound ? "minimum" : "tolerance",
              c->threshold, c->unit, c->marginal ? " (marginal: the interval straddles it)" : "");
 }
 
@@ -360,9 +362,18 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
     v->gate_window_s = o->gate_window_s;
     sqlite3 *db = wc_store_db(st);
     snprintf(v->model, sizeof v->model, "%s", wc_model_name(model));
-    int rc = wc_gap_compute(st, model, &v->gap, err);
-    if (!rc && model_id_of(db, v->model, &v->model_id))
+    int rc = 0;
+    if (model_id_of(db, v->model, &v->model_id))
         rc = wc_error_set(err, -ENOENT, "the run has no attribution for model %s", v->model);
+    if (!rc) {
+        rc = wc_levels_compute(db, v->model_id, o->levels_window_s > 0 ? o->levels_window_s : 60,
+                               &v->levels, err);
+        if (rc == -ENOENT || rc == -ENODATA)
+            rc = wc_error_set(err, -ENOENT, "the run has no attribution rows for model %s", v->model);
+        v->have_levels = rc == 0;
+    }
+    if (!rc)
+        rc = wc_gap_compute_with(st, model, &v->levels, &v->gap, err);
     if (!rc)
         rc = wc_calibration_load(db, v->fits, WC_CAL_MAX, &v->nfits, err);
     if (!rc) {
@@ -385,14 +396,6 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
                           o->gate_source);
     if (!rc && v->have_accuracy)
         v->gated_source = pick_gated(&v->acc, o->gate_source);
-    if (!rc) {
-        int lrc = wc_levels_compute(db, v->model_id, o->levels_window_s > 0 ? o->levels_window_s : 60,
-                                    &v->levels, err);
-        if (lrc == 0)
-            v->have_levels = 1;
-        else if (lrc != -ENOENT && lrc != -ENODATA)
-            rc = lrc;
-    }
     if (!rc)
         rc = wc_bias_compute(db, v->model_id, v->model, &o->acc.boot, &v->bias, err);
     if (!rc && evaluate(v, o))
