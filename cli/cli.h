@@ -49,6 +49,19 @@ int wc_cli_parse_record_opts(int argc, char **argv, struct wc_record_opts *o);
 wc_store *wc_cli_open_model(const char *path, const char *model_name, wc_model *model,
                             wc_error *err);
 
+/* A duration option ("10s", "500ms", a bare number of seconds) in seconds;
+ * 0 is refused unless zero_ok. Returns 0 or -1. */
+int wc_cli_parse_seconds(const char *text, int zero_ok, double *out);
+
+/* A whole number within [lo, hi]. Returns 0 or -1. */
+int wc_cli_parse_whole(const char *text, double lo, double hi, double *out);
+
+/* "package,dram" into names[0..] (pointers into buf, cap bytes), NULL-
+ * terminated; at most max names (names has max + 1 slots), none empty.
+ * Returns 0 or -1. */
+int wc_cli_parse_zone_list(const char *text, char *buf, size_t cap, const char **names,
+                           size_t max);
+
 /* Joins argv into buf with spaces (for the run's stored command line). */
 void wc_cli_join_argv(int argc, char **argv, char *buf, int cap);
 

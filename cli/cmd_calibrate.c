@@ -89,65 +89,37 @@ static int bad(const char *opt, const char *why)
     return WC_EXIT_USAGE;
 }
 
-static int secs(const char *v, double *out, int zero_ok)
-{
-    int64_t ns = 0;
-    if (wc_parse_duration_ns(v, &ns) || ns < 0 || (!zero_ok && ns == 0))
-        return -1;
-    *out = (double)ns / 1e9;
-    return 0;
-}
-
-static int whole(const char *v, double lo, double hi, double *out)
-{
-    char *end = NULL;
-    *out = strtod(v, &end);
-    return (!end || end == v || *end || *out != floor(*out) || *out < lo || *out > hi) ? -1 : 0;
-}
-
-static int zones(const char *v, calibrate_cli *c)
-{
-    if (strlen(v) >= sizeof c->zones_buf)
-        return -1;
-    snprintf(c->zones_buf, sizeof c->zones_buf, "%s", v);
-    size_t n = 0;
-    for (char *save = NULL, *t = strtok_r(c->zones_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (n == WC_ACC_MAX_ZONES)
-            return -1;
-        c->o.node_zones[n++] = t;
-    }
-    c->o.node_zones[n] = NULL;
-    return n ? 0 : -1;
-}
-
 static int option(calibrate_cli *c, int opt, const char *v)
 {
     double x;
     switch (opt) {
     case OPT_DB: c->db = v; return 0;
-    case OPT_WINDOW: return secs(v, &c->o.window_s, 0) ? bad("--window", "expected a duration > 0") : 0;
+    case OPT_WINDOW: return wc_cli_parse_seconds(v, 0, &c->o.window_s) ? bad("--window", "expected a duration > 0") : 0;
     case OPT_TRUTH_WINDOW:
         if (!strcmp(v, "native")) {
             c->o.truth_window_s = 0;
             return 0;
         }
-        return secs(v, &c->o.truth_window_s, 0) ? bad("--truth-window", "expected native or a duration") : 0;
+        return wc_cli_parse_seconds(v, 0, &c->o.truth_window_s) ? bad("--truth-window", "expected native or a duration") : 0;
     case OPT_NODE_ZONES:
-        return zones(v, c) ? bad("--node-zones", "expected zone names, e.g. package,dram") : 0;
+        return wc_cli_parse_zone_list(v, c->zones_buf, sizeof c->zones_buf, c->o.node_zones,
+                                      WC_ACC_MAX_ZONES)
+                   ? bad("--node-zones", "expected zone names, e.g. package,dram")
+                   : 0;
     case OPT_LAG:
         c->o.lag_fixed = strcmp(v, "auto") != 0;
-        return c->o.lag_fixed && secs(v, &c->o.lag_s, 1) ? bad("--lag", "expected auto or a duration") : 0;
+        return c->o.lag_fixed && wc_cli_parse_seconds(v, 1, &c->o.lag_s) ? bad("--lag", "expected auto or a duration") : 0;
     case OPT_MAX_LAG:
-        return secs(v, &c->o.search.max_lag_s, 0) ? bad("--max-lag", "expected a duration > 0") : 0;
+        return wc_cli_parse_seconds(v, 0, &c->o.search.max_lag_s) ? bad("--max-lag", "expected a duration > 0") : 0;
     case OPT_MAX_WINDOW:
-        return secs(v, &c->o.search.max_window_s, 0) ? bad("--max-window", "expected a duration > 0") : 0;
+        return wc_cli_parse_seconds(v, 0, &c->o.search.max_window_s) ? bad("--max-window", "expected a duration > 0") : 0;
     case OPT_BOOTSTRAP:
-        if (whole(v, 100, 100000, &x))
+        if (wc_cli_parse_whole(v, 100, 100000, &x))
             return bad("--bootstrap", "expected a whole number from 100 to 100000");
         c->o.boot.replicates = (int)x;
         return 0;
     case OPT_SEED:
-        if (whole(v, 0, 4294967295.0, &x))
+        if (wc_cli_parse_whole(v, 0, 4294967295.0, &x))
             return bad("--seed", "expected a whole number from 0 to 2^32-1");
         c->o.boot.seed = (uint64_t)x;
         return 0;

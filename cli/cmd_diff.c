@@ -82,7 +82,6 @@ static int number(const char *v, double *out, const char *suffix)
 static int option(diff_cli *c, int opt, const char *v)
 {
     double x;
-    int64_t ns;
     switch (opt) {
     case OPT_MODEL:
         if (c->nmodel == 2)
@@ -90,28 +89,25 @@ static int option(diff_cli *c, int opt, const char *v)
         c->model[c->nmodel++] = v;
         return 0;
     case OPT_TOP:
-        if (number(v, &x, "") || x < 1 || x > WC_DIFF_MAX_TOP || x != floor(x))
+        if (wc_cli_parse_whole(v, 1, WC_DIFF_MAX_TOP, &x))
             return bad("--top", "expected a whole number from 1 to 50");
         c->o.top = (size_t)x;
         return 0;
     case OPT_ZONE: c->o.zone = v; return 0;
     case OPT_WINDOW:
-        if (wc_parse_duration_ns(v, &ns) || ns <= 0)
-            return bad("--window", "expected a duration > 0, e.g. 60s");
-        c->o.window_s = (double)ns / 1e9;
-        return 0;
+        return wc_cli_parse_seconds(v, 0, &c->o.window_s) ? bad("--window", "expected a duration > 0, e.g. 60s") : 0;
     case OPT_TOL:
         if ((number(v, &x, "%") && number(v, &x, "")) || x <= 0)
             return bad("--tolerance", "expected a percentage > 0, e.g. 10%");
         c->o.tolerance_pct = x;
         return 0;
     case OPT_BOOTSTRAP:
-        if (number(v, &x, "") || x < 100 || x > 100000 || x != floor(x))
+        if (wc_cli_parse_whole(v, 100, 100000, &x))
             return bad("--bootstrap", "expected a whole number from 100 to 100000");
         c->o.boot.replicates = (int)x;
         return 0;
     case OPT_SEED:
-        if (number(v, &x, "") || x != floor(x) || x > 4294967295.0)
+        if (wc_cli_parse_whole(v, 0, 4294967295.0, &x))
             return bad("--seed", "expected a whole number from 0 to 2^32-1");
         c->o.boot.seed = (uint64_t)x;
         return 0;

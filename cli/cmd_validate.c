@@ -107,16 +107,6 @@ static int bad(const char *opt, const char *why)
     return WC_EXIT_USAGE;
 }
 
-/* A duration option in seconds (> 0 unless zero_ok). */
-static int parse_secs(const char *v, double *out, int zero_ok)
-{
-    int64_t ns = 0;
-    if (wc_parse_duration_ns(v, &ns) || ns < 0 || (!zero_ok && ns == 0))
-        return -1;
-    *out = (double)ns / 1e9;
-    return 0;
-}
-
 static int parse_number(const char *v, double *out)
 {
     char *end = NULL;
@@ -133,27 +123,11 @@ static int parse_windows(const char *v, wc_acc_opts *a)
     snprintf(buf, sizeof buf, "%s", v);
     a->nwindows = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (a->nwindows == WC_ACC_MAX_WINDOWS - 1 || parse_secs(t, &a->windows_s[a->nwindows], 0))
+        if (a->nwindows == WC_ACC_MAX_WINDOWS - 1 || wc_cli_parse_seconds(t, 0, &a->windows_s[a->nwindows]))
             return -1;
         a->nwindows++;
     }
     return a->nwindows ? 0 : -1;
-}
-
-/* "package,dram" into the node zones (pointers into buf). */
-static int parse_zones(const char *v, char *buf, size_t cap, wc_acc_opts *a)
-{
-    if (strlen(v) >= cap)
-        return -1;
-    snprintf(buf, cap, "%s", v);
-    size_t n = 0;
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (n == WC_ACC_MAX_ZONES || !*t)
-            return -1;
-        a->node_zones[n++] = t;
-    }
-    a->node_zones[n] = NULL;
-    return n ? 0 : -1;
 }
 
 static int add_tolerance(validate_cli *c, const char *spec)
@@ -187,7 +161,8 @@ static int parse_option(validate_cli *c, int opt, const char *v)
     case OPT_WINDOW:
         return parse_windows(v, a) ? bad("--window", "expected up to 3 durations, e.g. 10s,60s") : 0;
     case OPT_NODE_ZONES:
-        return parse_zones(v, c->zones_buf, sizeof c->zones_buf, a)
+        return wc_cli_parse_zone_list(v, c->zones_buf, sizeof c->zones_buf, a->node_zones,
+                                      WC_ACC_MAX_ZONES)
                    ? bad("--node-zones", "expected zone names, e.g. package,dram")
                    : 0;
     case OPT_LAG:
@@ -196,11 +171,11 @@ static int parse_option(validate_cli *c, int opt, const char *v)
             return 0;
         }
         a->lag_fixed = 1;
-        return parse_secs(v, &a->lag_s, 1) ? bad("--lag", "expected auto or a duration, e.g. 3s") : 0;
+        return wc_cli_parse_seconds(v, 1, &a->lag_s) ? bad("--lag", "expected auto or a duration, e.g. 3s") : 0;
     case OPT_MAX_LAG:
-        return parse_secs(v, &a->search.max_lag_s, 0) ? bad("--max-lag", "expected a duration > 0") : 0;
+        return wc_cli_parse_seconds(v, 0, &a->search.max_lag_s) ? bad("--max-lag", "expected a duration > 0") : 0;
     case OPT_MAX_WINDOW:
-        return parse_secs(v, &a->search.max_window_s, 0) ? bad("--max-window", "expected a duration > 0") : 0;
+        return wc_cli_parse_seconds(v, 0, &a->search.max_window_s) ? bad("--max-window", "expected a duration > 0") : 0;
     case OPT_MAPE_FLOOR:
         return parse_number(v, &a->mape_floor_w) ? bad("--mape-floor", "expected watts >= 0") : 0;
     case OPT_GATE_SOURCE: c->o.gate_source = v; return 0;
@@ -209,16 +184,16 @@ static int parse_option(validate_cli *c, int opt, const char *v)
             c->o.gate_window_s = 0;
             return 0;
         }
-        return parse_secs(v, &c->o.gate_window_s, 0) ? bad("--gate-window", "expected native or a duration") : 0;
+        return wc_cli_parse_seconds(v, 0, &c->o.gate_window_s) ? bad("--gate-window", "expected native or a duration") : 0;
     case OPT_LEVELS_WINDOW:
-        return parse_secs(v, &c->o.levels_window_s, 0) ? bad("--levels-window", "expected a duration > 0") : 0;
+        return wc_cli_parse_seconds(v, 0, &c->o.levels_window_s) ? bad("--levels-window", "expected a duration > 0") : 0;
     case OPT_BOOTSTRAP:
-        if (parse_number(v, &x) || x < 100 || x > 100000 || x != floor(x))
+        if (wc_cli_parse_whole(v, 100, 100000, &x))
             return bad("--bootstrap", "expected a whole number of replicates from 100 to 100000");
         a->boot.replicates = (int)x;
         return 0;
     case OPT_SEED:
-        if (parse_number(v, &x) || x != floor(x) || x > 4294967295.0)
+        if (wc_cli_parse_whole(v, 0, 4294967295.0, &x))
             return bad("--seed", "expected a whole number from 0 to 2^32-1");
         a->boot.seed = (uint64_t)x;
         return 0;

@@ -177,8 +177,17 @@ static double grid_x(const fine_grid *g, const lag_grid *lg, size_t i, long j, l
     return grid_mean(g, ka, kb);
 }
 
-/* Keeps the readings defined at every grid point (one common set). */
-static int lag_grid_init(const fine_grid *g, const wc_truth_series *t, lag_grid *lg)
+/* Readings the search uses at most: 20,000 for a lag alone, 4,000 when the
+ * window is searched too (the grid is then 2-D); longer runs use every k-th
+ * reading, which keeps each reading's own interval, so only the precision,
+ * not the resolution, of the estimate changes. */
+#define LAG_MAX_READINGS_1D 20000
+#define LAG_MAX_READINGS_2D 4000
+
+/* Keeps the readings defined at every grid point (one common set), thinned
+ * to the cap above; *stride gets the thinning. */
+static int lag_grid_init(const fine_grid *g, const wc_truth_series *t, lag_grid *lg,
+                         size_t *stride)
 {
     lg->ka = malloc((t->n ? t->n : 1) * sizeof *lg->ka);
     lg->kb = malloc((t->n ? t->n : 1) * sizeof *lg->kb);
@@ -187,7 +196,9 @@ static int lag_grid_init(const fine_grid *g, const wc_truth_series *t, lag_grid 
         return -ENOMEM;
     lg->n = 0;
     long jmax = lg->nlag - 1, wmax = (lg->nwin - 1) * lg->wstep_cells;
-    for (size_t i = 0; i < t->n; i++) {
+    size_t cap = lg->nwin > 1 ? LAG_MAX_READINGS_2D : LAG_MAX_READINGS_1D;
+    *stride = t->n > cap ? (t->n + cap - 1) / cap : 1;
+    for (size_t i = 0; i < t->n; i += *stride) {
         const wc_truth_reading *r = &t->r[i];
         long kb = (long)llround((double)(r->b_ns - g->t0) / (double)g->step);
         long ka = (long)llround((double)(r->a_ns - g->t0) / (double)g->step);
@@ -318,7 +329,8 @@ int wc_lagwin_estimate(const wc_cumseries *ref, const wc_truth_series *t,
             lg.wstep_cells = 1;
         lg.nwin = (long)floor(s.max_window_s / ((double)lg.wstep_cells * s.step_s) + 1e-9) + 1;
     }
-    int rc = lag_grid_init(&g, t, &lg);
+    size_t stride = 1;
+    int rc = lag_grid_init(&g, t, &lg, &stride);
     if (rc) {
         lag_grid_free(&lg);
         grid_free(&g);
@@ -333,7 +345,7 @@ int wc_lagwin_estimate(const wc_cumseries *ref, const wc_truth_series *t,
     }
     size_t minb = 1;
     if (t->median_window_s > 0 && t->median_spacing_s > 0)
-        minb = (size_t)ceil(t->median_window_s / t->median_spacing_s);
+        minb = (size_t)ceil(t->median_window_s / (t->median_spacing_s * (double)stride));
     size_t b = wc_boot_block_len(lg.n, minb), nblocks = (lg.n + b - 1) / b;
     int reps = LAG_REPLICATES;
     long G = lg.nlag * lg.nwin;
@@ -395,9 +407,12 @@ int wc_lagwin_estimate(const wc_cumseries *ref, const wc_truth_series *t,
         out->window_lo_s = out->window_hi_s = NAN;
     int at_edge = out->lag_s >= s.max_lag_s - s.step_s / 2 ||
                   (lg.nwin > 1 && out->window_s >= s.max_window_s - wcell / 2);
+    char thin[48] = "";
+    if (stride > 1)
+        snprintf(thin, sizeof thin, " (every %zu-th)", stride);
     snprintf(out->note, sizeof out->note,
-             "estimated over %zu readings (correlation %.3f; %.3f at lag 0)%s", lg.n, out->corr,
-             out->corr_at_zero,
+             "estimated over %zu readings%s (correlation %.3f; %.3f at lag 0)%s", lg.n, thin,
+             out->corr, out->corr_at_zero,
              at_edge ? "; AT THE EDGE of the search range: raise --max-lag" : "");
 done:
     if (rng)

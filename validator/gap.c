@@ -18,7 +18,7 @@
 
 double wc_gap_pct(double part, double whole)
 {
-    return whole != 0.0 ? 100.0 * part / whole : NAN;
+    return whole != 0.0 ? 100.0 * (part / whole) : NAN; /* part == whole gives 100 exactly */
 }
 
 static int sql_fail(sqlite3 *db, wc_error *err, const char *what)

@@ -100,7 +100,8 @@ static int keyset_load(sqlite3 *db, const char *sql, keyset *k, wc_error *err)
     }
     sqlite3_finalize(s);
     if (!rc) {
-        qsort(k->key, k->n, sizeof *k->key, cmp_str);
+        if (k->n)
+            qsort(k->key, k->n, sizeof *k->key, cmp_str);
         k->parent = malloc((k->n ? k->n : 1) * sizeof *k->parent);
         if (!k->parent)
             rc = -ENOMEM;
@@ -294,7 +295,10 @@ static void check(wc_invariant *inv, double children, double parent, double nchi
     }
 }
 
-/* Closes tick index i: invariants, totals and the window it falls in. */
+/* Closes tick index i: invariants, totals and the window it falls in. The
+ * totals accumulate integer µJ (exact in a double up to 2^53 µJ) and are
+ * turned into joules once, at the end (to_joules), so sums that must agree
+ * (unattributed against active energy) agree exactly. */
 static void close_tick(pass *p, long i)
 {
     wc_levels_report *r = p->rep;
@@ -311,28 +315,28 @@ static void close_tick(pass *p, long i)
         check(&lz->inv[WC_INV_PODS_LE_NODE], p->sum_pod[z], active, 1, tick_id);
         double unattr = active > p->sum_proc[z] ? active - p->sum_proc[z] : 0;
         double over = p->sum_proc[z] > active ? p->sum_proc[z] - active : 0;
-        lz->node_j += p->node_delta[c] / 1e6;
-        lz->active_j += active / 1e6;
-        lz->idle_j += p->node_idle[c] / 1e6;
-        lz->process_j += p->sum_proc[z] / 1e6;
-        lz->container_j += p->sum_cont[z] / 1e6;
-        lz->pod_j += p->sum_pod[z] / 1e6;
-        lz->containerised_process_j += p->sum_cont_procs[z] / 1e6;
+        lz->node_j += p->node_delta[c];
+        lz->active_j += active;
+        lz->idle_j += p->node_idle[c];
+        lz->process_j += p->sum_proc[z];
+        lz->container_j += p->sum_cont[z];
+        lz->pod_j += p->sum_pod[z];
+        lz->containerised_process_j += p->sum_cont_procs[z];
         if (p->node_flags[c] & SKIP_FLAGS)
-            lz->unattr_skipped_j += unattr / 1e6;
+            lz->unattr_skipped_j += unattr;
         else
-            lz->unattr_missed_j += unattr / 1e6;
-        lz->over_j += over / 1e6;
+            lz->unattr_missed_j += unattr;
+        lz->over_j += over;
         if (w >= 0 && (size_t)w < lz->nwindows && i > 0) {
             wc_level_window *win = &lz->windows[w];
-            win->node_j += p->node_delta[c] / 1e6;
-            win->idle_j += p->node_idle[c] / 1e6;
-            win->active_j += active / 1e6;
-            win->process_j += p->sum_proc[z] / 1e6;
-            win->container_j += p->sum_cont[z] / 1e6;
-            win->pod_j += p->sum_pod[z] / 1e6;
-            win->unattributed_j += unattr / 1e6;
-            win->over_j += over / 1e6;
+            win->node_j += p->node_delta[c];
+            win->idle_j += p->node_idle[c];
+            win->active_j += active;
+            win->process_j += p->sum_proc[z];
+            win->container_j += p->sum_cont[z];
+            win->pod_j += p->sum_pod[z];
+            win->unattributed_j += unattr;
+            win->over_j += over;
         }
     }
     for (size_t k = 0; k < p->ntouched_c; k++) {
@@ -375,7 +379,7 @@ static void add_row(pass *p, int level, int64_t process_id, const char *key, lon
     if (level == WC_LEVEL_PROCESS) {
         p->sum_proc[z] += e;
         if (process_id >= 0 && process_id <= p->max_proc_id) {
-            lz->per_process_j[process_id] += e / 1e6;
+            lz->per_process_j[process_id] += e;
             lz->per_process_cpu_s[process_id] += cpu_s;
         }
         if (e != 0 && (flags & WC_AF_NEGATIVE_SHARE))
@@ -393,7 +397,7 @@ static void add_row(pass *p, int level, int64_t process_id, const char *key, lon
         p->sum_cont[z] += e;
         long c = key_index(&p->containers, key);
         if (c >= 0) {
-            lz->per_container_j[c] += e / 1e6;
+            lz->per_container_j[c] += e;
             lz->per_container_cpu_s[c] += cpu_s;
             p->cont_parent[(size_t)c * nz + (size_t)z] += e;
             touch_container(p, c);
@@ -561,6 +565,28 @@ static void pass_free(pass *p)
     free(p->touched_c), free(p->touched_p);
 }
 
+/* µJ → J for every total, window and per-workload sum of the report. */
+static void to_joules(wc_levels_report *r)
+{
+    for (size_t i = 0; i < r->nzones; i++) {
+        wc_level_zone *z = &r->zones[i];
+        double *tot[] = {&z->node_j, &z->idle_j, &z->active_j, &z->process_j, &z->container_j,
+                         &z->pod_j, &z->unattr_skipped_j, &z->unattr_missed_j, &z->over_j,
+                         &z->containerised_process_j};
+        for (size_t k = 0; k < sizeof tot / sizeof *tot; k++)
+            *tot[k] /= 1e6;
+        for (size_t k = 0; k < z->nwindows; k++) {
+            wc_level_window *w = &z->windows[k];
+            w->node_j /= 1e6, w->idle_j /= 1e6, w->active_j /= 1e6, w->process_j /= 1e6;
+            w->container_j /= 1e6, w->pod_j /= 1e6, w->unattributed_j /= 1e6, w->over_j /= 1e6;
+        }
+        for (int64_t k = 0; k <= r->max_process_id; k++)
+            z->per_process_j[k] /= 1e6;
+        for (size_t k = 0; k < r->ncontainers; k++)
+            z->per_container_j[k] /= 1e6;
+    }
+}
+
 int wc_levels_compute(sqlite3 *db, int64_t model_id, double window_s, wc_levels_report *out,
                       wc_error *err)
 {
@@ -611,8 +637,10 @@ int wc_levels_compute(sqlite3 *db, int64_t model_id, double window_s, wc_levels_
         out->container_pod = p.containers.parent;
         out->npods = p.pods.n;
         out->pod_uids = p.pods.key;
+        free(p.pods.parent); /* pods have no parent */
         memset(&p.containers, 0, sizeof p.containers);
         memset(&p.pods, 0, sizeof p.pods);
+        to_joules(out);
     }
     pass_free(&p);
     if (rc) {

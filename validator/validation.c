@@ -121,7 +121,10 @@ static void decide(wc_check *c, int lower_bound, const char *what)
         wc_textf(c->message, sizeof c->message, "not evaluated: %s", what);
         return;
     }
-    int ok = lower_bound ? c->value >= c->threshold : c->value <= c->threshold;
+    /* a relative slack of 1e-9 so a figure equal to its threshold up to
+     * floating-point rounding is within it */
+    double slack = 1e-9 * fmax(1.0, fabs(c->threshold));
+    int ok = lower_bound ? c->value >= c->threshold - slack : c->value <= c->threshold + slack;
     c->status = ok ? WC_CHECK_PASS : WC_CHECK_FAIL;
     if (isfinite(c->lo) && isfinite(c->hi))
         c->marginal = lower_bound ? (c->lo < c->threshold) != (c->hi < c->threshold)
