@@ -483,19 +483,34 @@ int wc_calibration_add_estimates(sqlite3 *db, const wc_calibration *fits, size_t
                 break;
             }
     if (nz && covered == nz) {
+        /* the zone fits give node power from utilisation; through the latest
+         * wall fit of the same node source that becomes wall power, which is
+         * what the ground truth measures */
+        const wc_calibration *wall = NULL;
+        for (size_t i = 0; i < nfits; i++)
+            if (fits[i].kind == WC_CAL_TRUTH_METER && !strcmp(fits[i].input, rep->sources[0].name))
+                wall = &fits[i];
         wc_cumseries util;
         int found = 0;
         int rc = wc_series_utilisation(db, &rep->tb, &util, &found, err);
         if (rc)
             return rc;
+        double ua = wall ? wall->fit.c1 * a : a, ub = wall ? wall->fit.c1 * b + wall->fit.c0 : b;
         wc_acc_source src;
         memset(&src, 0, sizeof src);
-        if (found && !wc_cumseries_affine(&util, a, b, &src.series)) {
+        if (found && !wc_cumseries_affine(&util, ua, ub, &src.series)) {
             snprintf(src.name, sizeof src.name, "estimate:util");
             snprintf(src.provenance, sizeof src.provenance, "estimated");
-            wc_textf(src.description, sizeof src.description,
-                     "ESTIMATED %s power from CPU utilisation alone = %.2f W + %.2f W * u"
-                     " (zone fits of %.150s)", rep->node_zones, b, a, where);
+            if (wall)
+                wc_textf(src.description, sizeof src.description,
+                         "ESTIMATED wall power from CPU utilisation alone = %.2f W + %.2f W * u"
+                         " (zone fits of %.100s, through wall fit #%lld)", ub, ua, where,
+                         (long long)wall->id);
+            else
+                wc_textf(src.description, sizeof src.description,
+                         "ESTIMATED %s power (not wall power: compare it with the meter) from CPU"
+                         " utilisation alone = %.2f W + %.2f W * u (zone fits of %.100s)",
+                         rep->node_zones, ub, ua, where);
             if (wc_accuracy_add_source(rep, &src))
                 wc_cumseries_free(&src.series);
             else

@@ -21,7 +21,8 @@
  * Applying: a truth_meter fit gives estimated wall power a · P_meter + b; a
  * set of zone_utilisation fits covering the node zones gives an estimated
  * node power Σ (P_idle + k · u) from utilisation alone (what an exporter's
- * estimator does on a VM without RAPL). A fit fitted on the same run is
+ * estimator does on a VM without RAPL), turned into wall power through the
+ * latest truth_meter fit when there is one. A fit fitted on the same run is
  * in-sample (it cannot be worse than its residuals); `--apply-from` copies
  * the fits of another run so the estimate is checked out of sample.
  */
@@ -100,7 +101,8 @@ int wc_calibration_apply_from(wc_store *st, const char *from_path, wc_error *err
 /* Adds the estimate sources the stored fits allow to an accuracy report
  * (after wc_accuracy_load, before wc_accuracy_score): "estimate:wall#N" for
  * the latest truth_meter fit whose input matches the report's node source,
- * and "estimate:util" when zone_utilisation fits cover every node zone.
+ * and "estimate:util" when zone_utilisation fits cover every node zone (wall
+ * power through that truth_meter fit when there is one, else node power).
  * Their provenance is "estimated". Returns the number added or -errno. */
 int wc_calibration_add_estimates(struct sqlite3 *db, const wc_calibration *fits, size_t nfits,
                                  wc_accuracy_report *rep, wc_error *err);

@@ -45,6 +45,7 @@ PY
     --junit "$T/ok.xml" --json "$T/ok.json" >"$T/v" 2>&1; rc=$?
 [ $rc -eq 0 ] || { cat "$T/v"; fail "generous tolerances: exit $rc"; }
 expect_contains "$T/v" "estimate:wall#"
+expect_contains "$T/v" "ESTIMATED wall power from CPU utilisation alone"
 expect_contains "$T/v" "[ESTIMATED]"
 expect_contains "$T/v" "[SIMULATED]"
 expect_contains "$T/v" "Bland-Altman"
