@@ -16,7 +16,7 @@
 static int recorded_model(wc_store *st, wc_model *m)
 {
     sqlite3_stmt *s = NULL;
-    int rc = -EINVAL;
+    int rc = -ENOENT; /* no run row */
     if (sqlite3_prepare_v2(wc_store_db(st), "SELECT model FROM run", -1, &s, NULL) == SQLITE_OK &&
         sqlite3_step(s) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(s, 0);
@@ -33,6 +33,11 @@ wc_store *wc_cli_open_model(const char *path, const char *model_name, wc_model *
     if (!st)
         return NULL;
     int rc = model_name ? wc_model_parse(model_name, model) : recorded_model(st, model);
+    if (rc == -ENOENT) {
+        wc_error_set(err, -ENOENT, "%s: holds no recorded run (its run table is empty)", path);
+        wc_store_close(st);
+        return NULL;
+    }
     if (rc) {
         wc_error_set(err, -EINVAL, "%s: unknown model '%s' (kepler-0.11, kepler-head, ideal)", path,
                      model_name ? model_name : "(none recorded)");

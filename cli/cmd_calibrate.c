@@ -236,7 +236,7 @@ static int write_estimates(const calibrate_cli *c, wc_store *st)
     memset(&ao, 0, sizeof ao);
     for (size_t i = 0; i < WC_ACC_MAX_ZONES && c->o.node_zones[i]; i++)
         ao.node_zones[i] = c->o.node_zones[i];
-    int rc = rep ? wc_calibration_load(db, fits, WC_CAL_MAX, &nfits, &err) : -ENOMEM;
+    int rc = rep ? wc_calibration_load(db, fits, WC_CAL_MAX, &nfits, NULL, &err) : -ENOMEM;
     if (!rc)
         rc = wc_accuracy_load(db, &ao, rep, &err);
     if (rc) {

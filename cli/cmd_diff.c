@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "common/wc_clock.h"
@@ -97,8 +98,8 @@ static int option(diff_cli *c, int opt, const char *v)
     case OPT_WINDOW:
         return wc_cli_parse_seconds(v, 0, &c->o.window_s) ? bad("--window", "expected a duration > 0, e.g. 60s") : 0;
     case OPT_TOL:
-        if ((number(v, &x, "%") && number(v, &x, "")) || x <= 0)
-            return bad("--tolerance", "expected a percentage > 0, e.g. 10%");
+        if (number(v, &x, "%") || x <= 0 || x > 1000)
+            return bad("--tolerance", "expected a percentage > 0 with its %, e.g. 10%");
         c->o.tolerance_pct = x;
         return 0;
     case OPT_BOOTSTRAP:
@@ -142,6 +143,11 @@ static int parse(int argc, char **argv, diff_cli *c)
         return bad("A.db", "a run is required");
     if (c->ndb == 1 && c->nmodel != 2)
         return bad(c->db[0], "one run needs two --model options to compare (or give a second run)");
+    struct stat a, b;
+    if (c->ndb == 2 && !stat(c->db[0], &a) && !stat(c->db[1], &b) && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino)
+        return bad(c->db[1], "the same run as A: to compare two models over one run, give it once"
+                             " with --model twice");
     return 0;
 }
 

@@ -122,9 +122,16 @@ static int parse_windows(const char *v, wc_acc_opts *a)
         return -1;
     snprintf(buf, sizeof buf, "%s", v);
     a->nwindows = 0;
+    if (strstr(v, ",,") || v[0] == ',' || v[strlen(v) - 1] == ',')
+        return -1; /* an empty item */
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (a->nwindows == WC_ACC_MAX_WINDOWS - 1 || wc_cli_parse_seconds(t, 0, &a->windows_s[a->nwindows]))
             return -1;
+        if (a->windows_s[a->nwindows] < 0.001)
+            return -1; /* below 1 ms no meter has samples */
+        for (size_t k = 0; k < a->nwindows; k++)
+            if (a->windows_s[k] == a->windows_s[a->nwindows])
+                return -1;
         a->nwindows++;
     }
     return a->nwindows ? 0 : -1;
@@ -159,7 +166,8 @@ static int parse_option(validate_cli *c, int opt, const char *v)
     case OPT_JUNIT: c->junit = v; return 0;
     case OPT_JSON: c->json = v; return 0;
     case OPT_WINDOW:
-        return parse_windows(v, a) ? bad("--window", "expected up to 3 durations, e.g. 10s,60s") : 0;
+        return parse_windows(v, a) ? bad("--window", "expected up to 3 different durations of 1 ms or more, e.g. 10s,60s")
+                                   : 0;
     case OPT_NODE_ZONES:
         return wc_cli_parse_zone_list(v, c->zones_buf, sizeof c->zones_buf, a->node_zones,
                                       WC_ACC_MAX_ZONES)
@@ -171,11 +179,17 @@ static int parse_option(validate_cli *c, int opt, const char *v)
             return 0;
         }
         a->lag_fixed = 1;
-        return wc_cli_parse_seconds(v, 1, &a->lag_s) ? bad("--lag", "expected auto or a duration, e.g. 3s") : 0;
+        return wc_cli_parse_seconds(v, 1, &a->lag_s) || a->lag_s > 3600
+                   ? bad("--lag", "expected auto or a duration up to 1h, e.g. 3s")
+                   : 0;
     case OPT_MAX_LAG:
-        return wc_cli_parse_seconds(v, 0, &a->search.max_lag_s) ? bad("--max-lag", "expected a duration > 0") : 0;
+        return wc_cli_parse_seconds(v, 0, &a->search.max_lag_s) || a->search.max_lag_s > 3600
+                   ? bad("--max-lag", "expected a duration > 0, up to 1h")
+                   : 0;
     case OPT_MAX_WINDOW:
-        return wc_cli_parse_seconds(v, 0, &a->search.max_window_s) ? bad("--max-window", "expected a duration > 0") : 0;
+        return wc_cli_parse_seconds(v, 0, &a->search.max_window_s) || a->search.max_window_s > 86400
+                   ? bad("--max-window", "expected a duration > 0, up to 1 day")
+                   : 0;
     case OPT_MAPE_FLOOR:
         return parse_number(v, &a->mape_floor_w) ? bad("--mape-floor", "expected watts >= 0") : 0;
     case OPT_GATE_SOURCE: c->o.gate_source = v; return 0;
@@ -184,9 +198,13 @@ static int parse_option(validate_cli *c, int opt, const char *v)
             c->o.gate_window_s = 0;
             return 0;
         }
-        return wc_cli_parse_seconds(v, 0, &c->o.gate_window_s) ? bad("--gate-window", "expected native or a duration") : 0;
+        return wc_cli_parse_seconds(v, 0, &c->o.gate_window_s) || c->o.gate_window_s < 0.001
+                   ? bad("--gate-window", "expected native or a duration of 1 ms or more")
+                   : 0;
     case OPT_LEVELS_WINDOW:
-        return wc_cli_parse_seconds(v, 0, &c->o.levels_window_s) ? bad("--levels-window", "expected a duration > 0") : 0;
+        return wc_cli_parse_seconds(v, 0, &c->o.levels_window_s) || c->o.levels_window_s < 0.001
+                   ? bad("--levels-window", "expected a duration of 1 ms or more")
+                   : 0;
     case OPT_BOOTSTRAP:
         if (wc_cli_parse_whole(v, 100, 100000, &x))
             return bad("--bootstrap", "expected a whole number of replicates from 100 to 100000");
@@ -223,6 +241,8 @@ static int parse(int argc, char **argv, validate_cli *c)
         return bad(argv[optind], "unexpected argument");
     if (!c->db)
         return bad("--db", "FILE is required");
+    if (c->json && c->junit && !strcmp(c->json, c->junit))
+        return bad("--junit", "the same file as --json: one would overwrite the other");
     /* The gate window must be one of the scored windows. */
     wc_acc_opts *a = &c->o.acc;
     if (!a->nwindows) {
@@ -305,11 +325,12 @@ int cmd_validate(int argc, char **argv)
     wc_model model;
     wc_store *st = wc_cli_open_model(c->db, c->model, &model, &err);
     int exit_code = WC_EXIT_OK;
-    if (!st || wc_validation_run(st, model, &c->o, v, &err)) {
+    rc = st ? wc_validation_run(st, model, &c->o, v, &err) : -EIO;
+    if (rc) {
         wc_cli_error("validate", err.msg);
         wc_store_close(st);
         free(c), free(v);
-        return WC_EXIT_USAGE;
+        return rc == -ENODATA ? WC_EXIT_NO_DATA : WC_EXIT_USAGE;
     }
     wc_text_validation(stdout, v, c->db);
     fflush(stdout);

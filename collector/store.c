@@ -180,8 +180,9 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
     if (!rc && mode != WC_STORE_CREATE &&
         (version < WC_STORE_SCHEMA_MIN_VERSION || version > WC_STORE_SCHEMA_VERSION))
         rc = wc_error_set(err, -EINVAL,
-                          "%s: not a wattcal run (schema version %d, expected %d to %d)", path,
-                          version, WC_STORE_SCHEMA_MIN_VERSION, WC_STORE_SCHEMA_VERSION);
+                          "%s: not a wattcal run (schema version %d, expected %d to %d)%s", path,
+                          version, WC_STORE_SCHEMA_MIN_VERSION, WC_STORE_SCHEMA_VERSION,
+                          version == 0 ? "; a truncated or corrupt copy reads like this too" : "");
     if (!rc && !st->read_only)
         rc = prepare_all(st, err);
     if (rc) {

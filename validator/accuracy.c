@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/wc_text.h"
+
 static int sql_fail(sqlite3 *db, wc_error *err, const char *what)
 {
     return wc_error_set(err, -EIO, "validate: %s: %s", what, sqlite3_errmsg(db));
@@ -192,9 +194,21 @@ int wc_accuracy_load(sqlite3 *db, const wc_acc_opts *o, wc_accuracy_report *rep,
     zone_names(db, "counter_uj", counters, 16, &nc);
     const char *present[WC_ACC_MAX_ZONES + 1];
     size_t np = 0;
-    for (size_t i = 0; want[i] && np < WC_ACC_MAX_ZONES; i++)
-        if (has_name(counters, nc, want[i]))
+    for (size_t i = 0; want[i] && np < WC_ACC_MAX_ZONES; i++) {
+        if (has_name(counters, nc, want[i])) {
             present[np++] = want[i];
+        } else if (o->node_zones[0]) {
+            /* asked for by name: a typo must not quietly change what is scored */
+            char list[256] = "";
+            size_t used = 0;
+            for (size_t k = 0; k < nc; k++)
+                wc_append(list, sizeof list, &used, "%s%s", k ? ", " : "", counters[k]);
+            wc_error_set(err, -EINVAL, "--node-zones: the run has no counter zone '%.40s' (it has: %s)",
+                         want[i], nc ? list : "none");
+            wc_accuracy_free(rep);
+            return -EINVAL;
+        }
+    }
     present[np] = NULL;
     join_names(present, rep->node_zones, sizeof rep->node_zones);
     if (np)
@@ -223,7 +237,7 @@ int wc_accuracy_load(sqlite3 *db, const wc_acc_opts *o, wc_accuracy_report *rep,
         }
     }
     if (!rc) {
-        int nt = wc_truth_series_load(db, rep->truth, WC_ACC_MAX_TRUTH, err);
+        int nt = wc_truth_series_load(db, &rep->tb, rep->truth, WC_ACC_MAX_TRUTH, err);
         if (nt < 0)
             rc = nt;
         else

@@ -21,6 +21,10 @@
 #include "validator/stats.h"
 
 #define LAG_REPLICATES 200
+/* Correlations closer than this are a tie, resolved toward the smaller lag
+ * (then the smaller window): an exact series must not drift to a later,
+ * equally perfect, grid point. */
+#define TIE_EPS 1e-6
 
 void wc_pairs_free(wc_pairs *p)
 {
@@ -244,7 +248,8 @@ static int search_grid(const fine_grid *g, const lag_grid *lg, const size_t *sta
         best_r[r] = -INFINITY, best_g[r] = -1;
     long G = lg->nlag * lg->nwin;
     for (long gi = 0; gi < G; gi++) {
-        long j = gi % lg->nlag, w = gi / lg->nlag;
+        /* lag-major order: among equally good points the smallest lag comes first */
+        long j = gi / lg->nwin, w = gi % lg->nwin;
         px[0] = pxx[0] = pxy[0] = 0;
         for (size_t i = 0; i < n; i++) {
             double x = grid_x(g, lg, i, j, w);
@@ -265,7 +270,7 @@ static int search_grid(const fine_grid *g, const lag_grid *lg, const size_t *sta
                 syy += pyy[s + len] - pyy[s];
             }
             double c = corr_from((double)n, sx, sy, sxx, syy, sxy);
-            if (isfinite(c) && c > best_r[r]) {
+            if (isfinite(c) && c > best_r[r] + TIE_EPS) {
                 best_r[r] = c;
                 best_g[r] = gi;
             }
@@ -289,11 +294,11 @@ static void set_defaults(const wc_cumseries *ref, const wc_lag_search *in, wc_la
         s->step_s = fmax(spacing / 4, 0.001);
     if (s->window_step_s <= 0)
         s->window_step_s = spacing;
-    /* keep the grid within bounds: at most 241 lags and 61 windows */
+    /* keep the grid within bounds: at most 241 lags and 121 windows */
     if (s->max_lag_s / s->step_s > 240)
         s->step_s = s->max_lag_s / 240;
-    if (s->max_window_s / s->window_step_s > 60)
-        s->window_step_s = s->max_window_s / 60;
+    if (s->max_window_s / s->window_step_s > 120) /* whole multiples of the sample spacing */
+        s->window_step_s = spacing * ceil(s->max_window_s / 120 / spacing);
 }
 
 static void not_identifiable(wc_lagwin *out, const char *why)
@@ -369,7 +374,7 @@ int wc_lagwin_estimate(const wc_cumseries *ref, const wc_truth_series *t,
     for (long gi = 0; gi < G; gi++) {
         if (!isfinite(corr[gi]))
             continue;
-        if (gbest < 0 || corr[gi] > corr[gbest])
+        if (gbest < 0 || corr[gi] > corr[gbest] + TIE_EPS)
             gbest = gi;
         if (corr[gi] < cmin)
             cmin = corr[gi];
@@ -390,14 +395,14 @@ int wc_lagwin_estimate(const wc_cumseries *ref, const wc_truth_series *t,
     }
     double wcell = (double)lg.wstep_cells * s.step_s;
     out->identifiable = 1;
-    out->lag_s = (double)(gbest % lg.nlag) * s.step_s;
-    out->window_s = lg.nwin > 1 ? (double)(gbest / lg.nlag) * wcell : NAN;
+    out->lag_s = (double)(gbest / lg.nwin) * s.step_s;
+    out->window_s = lg.nwin > 1 ? (double)(gbest % lg.nwin) * wcell : NAN;
     size_t m = 0;
     for (int r = 0; r < reps; r++) {
         if (best_g[r] < 0)
             continue;
-        lags[m] = (double)(best_g[r] % lg.nlag) * s.step_s;
-        wins[m] = (double)(best_g[r] / lg.nlag) * wcell;
+        lags[m] = (double)(best_g[r] / lg.nwin) * s.step_s;
+        wins[m] = (double)(best_g[r] % lg.nwin) * wcell;
         m++;
     }
     wc_percentile_ci(lags, m, &out->lag_lo_s, &out->lag_hi_s);

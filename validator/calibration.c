@@ -199,16 +199,27 @@ static int truth_fits(const wc_cal_opts *o, wc_accuracy_report *rep, wc_calibrat
         else if (wc_lagwin_estimate(&src->series, &rep->truth[t], &o->search, &o->boot, lw))
             return wc_error_set(err, -ENOMEM, "out of memory estimating the lag");
         wc_pairs p;
-        rc = o->truth_window_s > 0
-                 ? wc_align_windows(&src->series, &rep->truth[t], lw, rep->tb.mono_ns[0],
-                                    (int64_t)llround(o->truth_window_s * 1e9), INT64_MIN, INT64_MAX, &p)
-                 : wc_align_native(&src->series, &rep->truth[t], lw, INT64_MIN, INT64_MAX, &p);
+        double tw = o->truth_window_s;
+        if (tw > 0) {
+            /* never shorter than what the data resolves */
+            double floor_s = fmax((double)median_spacing_ns(&rep->tb) / 1e9,
+                                  fmax(rep->truth[t].median_spacing_s, rep->truth[t].median_window_s));
+            if (tw < floor_s) {
+                note(notes, cap, "truth_meter %.80s: window widened from %g s to %.3g s (the"
+                                 " readings' spacing or window, or the run's sample spacing)",
+                     rep->truth[t].spec, tw, floor_s);
+                tw = floor_s;
+            }
+        }
+        rc = tw > 0 ? wc_align_windows(&src->series, &rep->truth[t], lw, rep->tb.mono_ns[0],
+                                       (int64_t)llround(tw * 1e9), INT64_MIN, INT64_MAX, &p)
+                    : wc_align_native(&src->series, &rep->truth[t], lw, INT64_MIN, INT64_MAX, &p);
         wc_calibration *c = &out[*n];
         memset(c, 0, sizeof *c);
         c->kind = WC_CAL_TRUTH_METER;
         snprintf(c->target, sizeof c->target, "%s", rep->truth[t].spec);
         snprintf(c->input, sizeof c->input, "%s", src->name);
-        c->window_s = o->truth_window_s > 0 ? o->truth_window_s : 0;
+        c->window_s = tw > 0 ? tw : 0;
         c->lag_s = lw->lag_s;
         int fitted = rc ? rc : fit_pairs(c, p.source_w, p.truth_w, &p, 1, &o->boot, notes, cap);
         if (fitted == 1 && (c->fit.c1 > 10 || c->fit.c1 < 0.5))
@@ -353,9 +364,12 @@ static void col_text(char *dst, size_t cap, sqlite3_stmt *s, int i)
     snprintf(dst, cap, "%s", t ? (const char *)t : "");
 }
 
-int wc_calibration_load(sqlite3 *db, wc_calibration *out, size_t max, size_t *n, wc_error *err)
+int wc_calibration_load(sqlite3 *db, wc_calibration *out, size_t max, size_t *n,
+                        size_t *ignored, wc_error *err)
 {
     *n = 0;
+    if (ignored)
+        *ignored = 0;
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE name = 'calibration'", -1, &s,
                            NULL) != SQLITE_OK)
@@ -372,6 +386,19 @@ int wc_calibration_load(sqlite3 *db, wc_calibration *out, size_t max, size_t *n,
                            -1, &s, NULL) != SQLITE_OK)
         return sql_fail(db, err, "reading calibrations");
     while (*n < max && sqlite3_step(s) == SQLITE_ROW) {
+        /* coefficients must be finite numbers: anything else is not a fit (it
+         * would silently turn the estimate, and the gate reading it, into NaN) */
+        int usable = 1;
+        for (int col = 8; col <= 10; col += 2) {
+            int type = sqlite3_column_type(s, col);
+            usable &= (type == SQLITE_FLOAT || type == SQLITE_INTEGER) &&
+                      isfinite(sqlite3_column_double(s, col));
+        }
+        if (!usable) {
+            if (ignored)
+                (*ignored)++;
+            continue;
+        }
         wc_calibration *c = &out[(*n)++];
         memset(c, 0, sizeof *c);
         c->id = sqlite3_column_int64(s, 0);
@@ -404,7 +431,7 @@ int wc_calibration_apply_from(wc_store *st, const char *from_path, wc_error *err
     wc_calibration fits[WC_CAL_MAX];
     size_t n = 0;
     char host[128] = "";
-    int rc = wc_calibration_load(wc_store_db(from), fits, WC_CAL_MAX, &n, err);
+    int rc = wc_calibration_load(wc_store_db(from), fits, WC_CAL_MAX, &n, NULL, err);
     sqlite3_stmt *s = NULL;
     if (!rc && sqlite3_prepare_v2(wc_store_db(from), "SELECT host FROM run", -1, &s, NULL) == SQLITE_OK &&
         sqlite3_step(s) == SQLITE_ROW)

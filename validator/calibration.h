@@ -89,10 +89,12 @@ int wc_calibrate(struct sqlite3 *db, const wc_cal_opts *o, wc_calibration *out, 
 int wc_calibration_store(wc_store *st, wc_calibration *c, wc_error *err);
 
 /* Loads the latest stored fits (one per kind and target, the highest id
- * winning) into out; *n of at most max. Residuals are not loaded. A run
- * without calibration tables has none. Returns 0 or -EIO. */
+ * winning) into out; *n of at most max. Residuals are not loaded. Rows whose
+ * coefficients are not finite numbers are skipped and counted in *ignored
+ * (may be NULL). A run without calibration tables has none. Returns 0 or
+ * -EIO. */
 int wc_calibration_load(struct sqlite3 *db, wc_calibration *out, size_t max, size_t *n,
-                        wc_error *err);
+                        size_t *ignored, wc_error *err);
 
 /* Copies the latest fits of the run `from_path` into st, recording where they
  * came from (fitted_on). Returns the number copied (>= 0), or -errno. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/wc_text.h"
 #include "validator/series.h"
 
 const char *wc_diff_level_name(wc_diff_level l)
@@ -297,6 +298,12 @@ static int side_init(const wc_diff_side *s, double window_s, side_ctx *c, wc_err
     int rc = wc_timebase_load(s->db, &c->tb, err);
     if (rc)
         return wc_error_prefix(err, rc, "%s: ", s->label);
+    if (c->w_ns < c->tb.median_spacing_ns) {
+        int64_t sp = c->tb.median_spacing_ns;
+        wc_timebase_free(&c->tb);
+        return wc_error_set(err, -EINVAL, "%s: --window %g s is shorter than the run's %g s sample"
+                                          " spacing", s->label, window_s, (double)sp / 1e9);
+    }
     c->nw = (size_t)((c->tb.mono_ns[c->tb.n - 1] - c->tb.mono_ns[0]) / c->w_ns);
     if (!c->nw) {
         wc_timebase_free(&c->tb);
@@ -304,6 +311,35 @@ static int side_init(const wc_diff_side *s, double window_s, side_ctx *c, wc_err
                             s->label, window_s);
     }
     return 0;
+}
+
+/* The zone must be one the side's model attributed (a typo must not pass as
+ * "nothing changed"). */
+static int check_zone(const side_ctx *sc, const char *zone, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int found = 0;
+    if (sqlite3_prepare_v2(sc->s->db, "SELECT 1 FROM node_attr WHERE model_id = ? AND zone = ? LIMIT 1",
+                           -1, &s, NULL) != SQLITE_OK)
+        return sql_fail(sc->s->db, err, "reading zones");
+    sqlite3_bind_int64(s, 1, sc->s->model_id);
+    sqlite3_bind_text(s, 2, zone, -1, SQLITE_STATIC);
+    found = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
+    if (found)
+        return 0;
+    char list[256] = "";
+    size_t used = 0;
+    if (sqlite3_prepare_v2(sc->s->db, "SELECT DISTINCT zone FROM node_attr WHERE model_id = ?", -1,
+                           &s, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(s, 1, sc->s->model_id);
+        while (sqlite3_step(s) == SQLITE_ROW)
+            wc_append(list, sizeof list, &used, "%s%s", used ? ", " : "",
+                      (const char *)sqlite3_column_text(s, 0));
+    }
+    sqlite3_finalize(s);
+    return wc_error_set(err, -EINVAL, "%s: --zone '%.40s' has no attribution (zones: %s)",
+                        sc->s->label, zone, used ? list : "none");
 }
 
 static int node_rows(side_ctx *sc, const wc_diff_opts *o, const char *zone, wc_ci *node,
@@ -348,6 +384,14 @@ int wc_diff_compute(const wc_diff_side *a, const wc_diff_side *b, const wc_diff_
     rc = side_init(b, opt.window_s, &sb, err);
     if (rc) {
         wc_timebase_free(&sa.tb);
+        return rc;
+    }
+    rc = check_zone(&sa, out->zone, err);
+    if (!rc)
+        rc = check_zone(&sb, out->zone, err);
+    if (rc) {
+        wc_timebase_free(&sa.tb);
+        wc_timebase_free(&sb.tb);
         return rc;
     }
     out->a_windows = sa.nw;

@@ -89,7 +89,8 @@ static int load_meter_energy(sqlite3 *db, wc_gap_report *rep, wc_error *err)
             have_prev = 0;
         }
         wc_gap_zone *z = zone_slot(rep, (const char *)sqlite3_column_text(s, 1));
-        int ok = sqlite3_column_int(s, 4) == 0 && sqlite3_column_type(s, 3) != SQLITE_NULL;
+        /* a counter is an integer: NULL or any other type is a failed read */
+        int ok = sqlite3_column_int(s, 4) == 0 && sqlite3_column_type(s, 3) == SQLITE_INTEGER;
         uint64_t v = (uint64_t)sqlite3_column_int64(s, 3);
         int64_t mono = sqlite3_column_int64(s, 5);
         if (!z)
@@ -301,7 +302,7 @@ static int load_workloads(sqlite3 *db, wc_gap_report *rep, wc_error *err)
             "   (SELECT MAX(ps.utime + ps.stime) AS mx FROM process pr"
             "    JOIN tick t ON t.id = pr.first_tick_id"
             "    JOIN proc_sample ps ON ps.process_id = pr.id"
-            "    WHERE pr.pgid = w.pgid AND t.mono_ns >= ph.start_mono_ns"
+            "    WHERE pr.pgid = w.pgid AND t.mono_ns >= ph.start_mono_ns - 2000000000"
             "      AND t.mono_ns <= ph.end_mono_ns + 10000000000 GROUP BY pr.id))"
             " , (SELECT SUM(n.active_uj) / 1e6 / NULLIF(SUM(n.node_busy_s), 0) FROM node_attr n"
             "    JOIN tick t2 ON t2.id = n.tick_id WHERE n.zone = 'package'"
@@ -318,6 +319,8 @@ static int load_workloads(sqlite3 *db, wc_gap_report *rep, wc_error *err)
         w->workers = sqlite3_column_int(s, 3);
         w->crashed = sqlite3_column_int(s, 4);
         w->true_cpu_s = sqlite3_column_double(s, 5);
+        if (!(w->true_cpu_s >= 0))
+            w->true_cpu_s = NAN; /* a negative rusage is corrupt, not a measurement */
         w->seen_cpu_s = sqlite3_column_double(s, 6);
         w->coverage = w->true_cpu_s > 0 ? w->seen_cpu_s / w->true_cpu_s : NAN;
         double j_per_cpu_s = sqlite3_column_type(s, 7) == SQLITE_NULL ? NAN
@@ -370,7 +373,7 @@ static double meter_joules_between(sqlite3 *db, int64_t t0, int64_t t1, double *
             zone = zid;
             have = 0;
         }
-        if (sqlite3_column_int(s, 3) != 0 || sqlite3_column_type(s, 2) == SQLITE_NULL) {
+        if (sqlite3_column_int(s, 3) != 0 || sqlite3_column_type(s, 2) != SQLITE_INTEGER) {
             have = 0;
             continue;
         }
@@ -406,7 +409,9 @@ static int load_phases(sqlite3 *db, wc_gap_report *rep, wc_error *err)
     if (sqlite3_prepare_v2(
             db,
             "SELECT ph.name, ph.class, ph.repetition, ph.start_mono_ns, ph.end_mono_ns"
-            " FROM phase ph ORDER BY ph.start_mono_ns",
+            " FROM phase ph WHERE typeof(ph.start_mono_ns) = 'integer' AND"
+            " typeof(ph.end_mono_ns) = 'integer' AND ph.end_mono_ns > ph.start_mono_ns"
+            " ORDER BY ph.start_mono_ns",
             -1, &s, NULL) != SQLITE_OK)
         return sql_fail(db, err, "reading phases");
     double idle_sum = 0;
@@ -417,7 +422,7 @@ static int load_phases(sqlite3 *db, wc_gap_report *rep, wc_error *err)
         copy_text(p->cls, sizeof p->cls, sqlite3_column_text(s, 1));
         p->repetition = sqlite3_column_int(s, 2);
         int64_t t0 = sqlite3_column_int64(s, 3), t1 = sqlite3_column_int64(s, 4);
-        p->duration_s = (double)(t1 - t0) / 1e9;
+        p->duration_s = ((double)t1 - (double)t0) / 1e9;
         double span = 0, j = meter_joules_between(db, t0, t1, &span);
         p->node_watts = (!isnan(j) && span > 0) ? j / span : NAN;
         if (!strcmp(p->cls, "idle") && !isnan(p->node_watts)) {

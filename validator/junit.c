@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 void wc_xml_escape(FILE *f, const char *s)
 {
@@ -59,12 +58,10 @@ static void testcase(FILE *f, const wc_check *c)
 
 int wc_junit_write(const char *path, const wc_validation *v, const char *db_path, wc_error *err)
 {
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return wc_error_set(err, -ENAMETOOLONG, "--junit %.200s: path too long", path);
-    FILE *f = fopen(tmp, "w");
+    /* written in place (a symlink, FIFO or device given as FILE is written through) */
+    FILE *f = fopen(path, "w");
     if (!f)
-        return wc_error_set(err, -errno, "--junit %.200s: cannot write: %s", tmp, strerror(errno));
+        return wc_error_set(err, -errno, "--junit %.200s: cannot write: %s", path, strerror(errno));
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
     fprintf(f, "<testsuites name=\"wattcal validate\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n",
             v->nchecks, v->failed, v->skipped);
@@ -75,15 +72,10 @@ int wc_junit_write(const char *path, const wc_validation *v, const char *db_path
     for (size_t i = 0; i < v->nchecks; i++)
         testcase(f, &v->checks[i]);
     fputs("  </testsuite>\n</testsuites>\n", f);
-    int bad = ferror(f);
-    if (fclose(f) || bad) {
-        unlink(tmp);
-        return wc_error_set(err, -EIO, "--junit %.200s: write failed (disk full?)", tmp);
-    }
-    if (rename(tmp, path)) {
-        int e = errno;
-        unlink(tmp);
-        return wc_error_set(err, -e, "--junit %.200s: %s", path, strerror(e));
-    }
+    int bad = fflush(f) != 0 || ferror(f);
+    int e = errno;
+    if (fclose(f) || bad)
+        return wc_error_set(err, -EIO, "--junit %.200s: write failed: %s", path,
+                            strerror(bad ? e : errno));
     return 0;
 }

@@ -14,9 +14,9 @@
 #include "common/wc_error.h"
 #include "validator/validation.h"
 
-/* Writes the report to path (created or truncated, then renamed into place
- * so a reader never sees half a file). Returns 0 or -errno with err naming
- * the file. */
+/* Writes the report to path (created or truncated; a symlink, FIFO or device
+ * is written through). Returns 0 or -errno / -EIO (e.g. disk full) with err
+ * naming the file. */
 int wc_junit_write(const char *path, const wc_validation *v, const char *db_path, wc_error *err);
 
 /* Writes s XML-escaped to f. */

@@ -597,6 +597,11 @@ int wc_levels_compute(sqlite3 *db, int64_t model_id, double window_s, wc_levels_
     p.rep = out;
     p.window_ns = (int64_t)llround(window_s * 1e9);
     int rc = wc_timebase_load(db, &p.tb, err);
+    if (!rc && p.window_ns < p.tb.median_spacing_ns) {
+        /* a window shorter than the sample spacing would only repeat ticks */
+        p.window_ns = p.tb.median_spacing_ns;
+        out->window_s = (double)p.window_ns / 1e9;
+    }
     if (!rc)
         rc = load_node_rows(db, model_id, &p, err);
     if (rc == -ENOENT)

@@ -98,7 +98,8 @@ typedef struct wc_levels_report {
 } wc_levels_report;
 
 /* Computes the levels of model_id with windows of window_s seconds from the
- * run's first tick. Returns 0, -ENOENT when the model has no node rows,
+ * run's first tick (never shorter than the run's median tick spacing:
+ * out->window_s says what was used). Returns 0, -ENOENT when the model has no node rows,
  * -EIO/-ENOMEM with err. */
 int wc_levels_compute(struct sqlite3 *db, int64_t model_id, double window_s,
                       wc_levels_report *out, wc_error *err);

@@ -72,24 +72,31 @@ int wc_timebase_load(sqlite3 *db, wc_timebase *tb, wc_error *err)
         tb->n++;
     }
     sqlite3_finalize(s);
+    /* a monotonic clock never goes back: a run whose ticks do is corrupt */
+    for (size_t i = 0; !rc && i + 1 < tb->n; i++)
+        if (tb->mono_ns[i + 1] <= tb->mono_ns[i])
+            rc = wc_error_set(err, -EINVAL,
+                              "tick %lld: mono_ns %lld is not after the previous tick's %lld: the"
+                              " run's monotonic clock is corrupt", (long long)tb->tick_id[i + 1],
+                              (long long)tb->mono_ns[i + 1], (long long)tb->mono_ns[i]);
     size_t nsp = 0;
     for (size_t i = 0; !rc && i + 1 < tb->n; i++)
-        if (tb->mono_ns[i + 1] > tb->mono_ns[i])
-            spacing[nsp++] = (double)(tb->mono_ns[i + 1] - tb->mono_ns[i]);
+        spacing[nsp++] = (double)tb->mono_ns[i + 1] - (double)tb->mono_ns[i];
     tb->median_spacing_ns = (int64_t)median_of(spacing, nsp);
     for (size_t i = 0; !rc && i + 1 < tb->n; i++) {
-        int64_t dm = tb->mono_ns[i + 1] - tb->mono_ns[i];
-        int64_t db_ns = boot[i + 1] - boot[i];
-        tb->ok[i] = dm > 0;
-        if (dm > 0 && (double)dm > WC_SERIES_GAP_FACTOR * (double)tb->median_spacing_ns) {
+        /* in double: corrupt extremes must not overflow */
+        double dm = (double)tb->mono_ns[i + 1] - (double)tb->mono_ns[i];
+        double db_ns = (double)boot[i + 1] - (double)boot[i];
+        tb->ok[i] = 1;
+        if (dm > WC_SERIES_GAP_FACTOR * (double)tb->median_spacing_ns) {
             tb->ok[i] = 0;
             tb->gaps.long_gaps++;
-            tb->gaps.gap_seconds += (double)dm / 1e9;
+            tb->gaps.gap_seconds += dm / 1e9;
         }
-        if (boot[i] && boot[i + 1] && db_ns - dm > WC_SERIES_SUSPEND_NS) {
+        if (boot[i] && boot[i + 1] && db_ns - dm > (double)WC_SERIES_SUSPEND_NS) {
             tb->ok[i] = 0;
             tb->gaps.suspends++;
-            tb->gaps.suspended_seconds += (double)(db_ns - dm) / 1e9;
+            tb->gaps.suspended_seconds += (db_ns - dm) / 1e9;
         }
     }
     free(boot);
@@ -254,7 +261,8 @@ int wc_series_meter(sqlite3 *db, const wc_timebase *tb, const char *const *zones
         if (i < 0 || i < w.filled)
             continue;
         zone_fill(&w, zc, i);
-        int good = sqlite3_column_int(s, 3) == 0 && sqlite3_column_type(s, 2) != SQLITE_NULL;
+        /* a counter is an integer: NULL or any other type is a failed read */
+        int good = sqlite3_column_int(s, 3) == 0 && sqlite3_column_type(s, 2) == SQLITE_INTEGER;
         if (!good) {
             if (sqlite3_column_int(s, 3) == -ENOENT)
                 w.last_idx = -1; /* the zone vanished (cases/B25): new baseline */
@@ -339,7 +347,8 @@ int wc_series_gauge(sqlite3 *db, const wc_timebase *tb, const char *const *zones
             memset(have, 0, tb->n);
         }
         long i = wc_timebase_index(tb, sqlite3_column_int64(s, 1));
-        if (i <= 0 || sqlite3_column_int(s, 3) != 0 || sqlite3_column_type(s, 2) == SQLITE_NULL)
+        int type = sqlite3_column_type(s, 2);
+        if (i <= 0 || sqlite3_column_int(s, 3) != 0 || (type != SQLITE_INTEGER && type != SQLITE_FLOAT))
             continue;
         /* The value describes the interval since the previous tick. */
         double watts = sqlite3_column_double(s, 2) / 1e6;
@@ -582,7 +591,8 @@ typedef struct truth_poll {
 } truth_poll;
 
 /* Turns the polls of one source into fresh readings (see wc_truth_series_load). */
-static int build_readings(const truth_poll *p, size_t np, wc_truth_series *t)
+static int build_readings(const truth_poll *p, size_t np, int64_t lo_ns, int64_t hi_ns,
+                          wc_truth_series *t)
 {
     t->r = calloc(np ? np : 1, sizeof *t->r);
     double *spacing = malloc((np ? np : 1) * sizeof *spacing);
@@ -592,7 +602,7 @@ static int build_readings(const truth_poll *p, size_t np, wc_truth_series *t)
     }
     size_t nsp = 0;
     for (size_t i = 1; i < np; i++)
-        if (p[i].t_ns > p[i - 1].t_ns)
+        if (p[i].t_ns > p[i - 1].t_ns && p[i - 1].t_ns >= lo_ns && p[i].t_ns <= hi_ns)
             spacing[nsp++] = (double)(p[i].t_ns - p[i - 1].t_ns);
     double poll_spacing_ns = median_of(spacing, nsp);
     long last_used = -1;     /* index in t->r */
@@ -608,6 +618,12 @@ static int build_readings(const truth_poll *p, size_t np, wc_truth_series *t)
         }
         if (strcmp(p[i].status, "ok") || isnan(p[i].watts)) {
             t->counts.error++;
+            continue;
+        }
+        if (!isfinite(p[i].watts) || p[i].watts < 0 || p[i].watts > WC_TRUTH_MAX_WATTS ||
+            !isfinite(p[i].window_s) || p[i].window_s < 0 || p[i].window_s > WC_TRUTH_MAX_WINDOW_S ||
+            p[i].t_ns < lo_ns || p[i].t_ns > hi_ns) {
+            t->counts.invalid++;
             continue;
         }
         double w = p[i].window_known && p[i].window_s > 0 ? p[i].window_s : 0;
@@ -632,8 +648,8 @@ static int build_readings(const truth_poll *p, size_t np, wc_truth_series *t)
         } else {
             /* Not stated: the reading describes the time since the previous poll,
              * at most 3 poll spacings (after a gap: one spacing). */
-            int64_t prev_t = i > 0 ? p[i - 1].t_ns : 0;
-            int64_t span = i > 0 ? p[i].t_ns - prev_t : 0;
+            int64_t prev_t = i > 0 && p[i - 1].t_ns >= lo_ns ? p[i - 1].t_ns : p[i].t_ns;
+            int64_t span = p[i].t_ns - prev_t;
             if (i == 0 || span <= 0 || (double)span > 3.0 * poll_spacing_ns)
                 span = (int64_t)poll_spacing_ns;
             r->a_ns = r->b_ns - span;
@@ -700,7 +716,8 @@ static int load_polls(sqlite3 *db, int64_t source_id, truth_poll **out, size_t *
     return rc;
 }
 
-int wc_truth_series_load(sqlite3 *db, wc_truth_series *out, size_t max, wc_error *err)
+int wc_truth_series_load(sqlite3 *db, const wc_timebase *tb, wc_truth_series *out, size_t max,
+                         wc_error *err)
 {
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(db, "SELECT id, spec, kind, provenance FROM truth_source ORDER BY id",
@@ -722,7 +739,10 @@ int wc_truth_series_load(sqlite3 *db, wc_truth_series *out, size_t max, wc_error
         truth_poll *p = NULL;
         size_t np = 0;
         rc = load_polls(db, out[i].source_id, &p, &np, err);
-        if (!rc && build_readings(p, np, &out[i]))
+        /* readings may precede or follow the ticks (a wall-meter log), by a day at most */
+        int64_t lo = tb->mono_ns[0] - WC_TRUTH_MAX_OUTSIDE_NS;
+        int64_t hi = tb->mono_ns[tb->n - 1] + WC_TRUTH_MAX_OUTSIDE_NS;
+        if (!rc && build_readings(p, np, lo, hi, &out[i]))
             rc = wc_error_set(err, -ENOMEM, "out of memory reading ground truth");
         free(p);
     }

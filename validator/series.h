@@ -123,6 +123,11 @@ int wc_cumseries_affine(const wc_cumseries *s, double a, double b, wc_cumseries 
 
 void wc_cumseries_free(wc_cumseries *s);
 
+/* Plausibility limits of a ground-truth sample (as the collector's). */
+#define WC_TRUTH_MAX_WATTS 100000.0
+#define WC_TRUTH_MAX_WINDOW_S 86400.0
+#define WC_TRUTH_MAX_OUTSIDE_NS (86400LL * 1000000000LL)
+
 /* One fresh ground-truth reading and the interval it averages. */
 typedef struct wc_truth_reading {
     int64_t t_ns;           /* poll time (monotonic) of the first poll that showed it */
@@ -140,6 +145,9 @@ typedef struct wc_truth_counts {
     int64_t repeats;        /* ok samples folded into the previous reading: same value, no
                                device timestamp, stated window longer than the poll spacing */
     int64_t unavailable, error;
+    int64_t invalid;        /* values no meter can report: watts non-finite, negative or above
+                               WC_TRUTH_MAX_WATTS, a window above a day, a poll time more than a
+                               day outside the run */
 } wc_truth_counts;
 
 /* The fresh readings of one truth source. */
@@ -155,12 +163,15 @@ typedef struct wc_truth_series {
 } wc_truth_series;
 
 /* Loads the truth sources of the run (at most max) with their readings.
- * Flagged (stale), unavailable and error samples are excluded and counted.
+ * Flagged (stale), unavailable, error and implausible samples (see
+ * wc_truth_counts.invalid; tb gives the run's time range) are excluded and
+ * counted.
  * Repeated identical values without a device timestamp whose stated window
  * exceeds the poll spacing are one reading dated at its first poll
  * (cases/B22: a BMC re-serves its last 1-minute average until the next).
  * Returns the number of sources (>= 0) or -EIO/-ENOMEM with err. */
-int wc_truth_series_load(struct sqlite3 *db, wc_truth_series *out, size_t max, wc_error *err);
+int wc_truth_series_load(struct sqlite3 *db, const wc_timebase *tb, wc_truth_series *out,
+                         size_t max, wc_error *err);
 void wc_truth_series_free(wc_truth_series *t);
 
 #endif

@@ -9,7 +9,51 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+/* Length of the valid UTF-8 sequence at s (1..4), 0 when invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    size_t n = (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (!n || (n == 2 && s[0] < 0xC2) || (n == 4 && s[0] > 0xF4))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
+        return 0; /* overlong, or a UTF-16 surrogate */
+    if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90)))
+        return 0;
+    return n;
+}
+
+/* Adds a string from the run (process names, labels, BMC text may hold any
+ * bytes): invalid UTF-8 becomes '?', so the document is always valid JSON
+ * text; cJSON escapes quotes and control characters. */
+static void add_str(cJSON *o, const char *k, const char *s)
+{
+    size_t len = s ? strlen(s) : 0;
+    char *c = malloc(len + 1);
+    if (!c) {
+        cJSON_AddNullToObject(o, k);
+        return;
+    }
+    size_t j = 0;
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_len((const unsigned char *)s + i);
+        if (!n) {
+            c[j++] = '?';
+            i++;
+            continue;
+        }
+        memcpy(c + j, s + i, n);
+        i += n, j += n;
+    }
+    c[j] = '\0';
+    cJSON_AddStringToObject(o, k, c);
+    free(c);
+}
 
 static void add_num(cJSON *o, const char *k, double v)
 {
@@ -31,14 +75,14 @@ static void add_run(cJSON *root, const wc_validation *v, const char *db_path)
 {
     const wc_gap_report *r = &v->gap;
     cJSON *run = cJSON_AddObjectToObject(root, "run");
-    cJSON_AddStringToObject(run, "db", db_path);
-    cJSON_AddStringToObject(run, "host", r->host);
+    add_str(run, "db", db_path);
+    add_str(run, "host", r->host);
     cJSON_AddNumberToObject(run, "ticks", (double)r->ticks);
     add_num(run, "duration_s", r->duration_s);
-    cJSON_AddStringToObject(run, "model", v->model);
-    cJSON_AddStringToObject(run, "meter_kind", r->meter_kind);
-    cJSON_AddStringToObject(run, "meter_provenance", r->provenance);
-    cJSON_AddStringToObject(run, "meter_description", r->meter_description);
+    add_str(run, "model", v->model);
+    add_str(run, "meter_kind", r->meter_kind);
+    add_str(run, "meter_provenance", r->provenance);
+    add_str(run, "meter_description", r->meter_description);
     cJSON_AddBoolToObject(run, "clean_stop", r->clean_stop);
     if (v->have_accuracy) {
         const wc_series_gaps *g = &v->acc.tb.gaps;
@@ -58,9 +102,9 @@ static void add_zones(cJSON *root, const wc_validation *v)
     for (size_t i = 0; i < r->nzones; i++) {
         const wc_gap_zone *z = &r->zones[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "zone", z->zone);
-        cJSON_AddStringToObject(o, "meter_provenance", r->provenance);
-        cJSON_AddStringToObject(o, "attribution", v->model);
+        add_str(o, "zone", z->zone);
+        add_str(o, "meter_provenance", r->provenance);
+        add_str(o, "attribution", v->model);
         add_num(o, "meter_joules", z->meter_joules);
         add_num(o, "node_joules", z->node_joules);
         add_num(o, "idle_joules", z->idle_joules);
@@ -93,17 +137,17 @@ static void add_zones(cJSON *root, const wc_validation *v)
 static void add_top(cJSON *root, const wc_gap_report *r)
 {
     cJSON *t = cJSON_AddObjectToObject(root, "top");
-    cJSON_AddStringToObject(t, "zone", r->rank_zone);
-    cJSON_AddStringToObject(t, "attribution", r->model);
+    add_str(t, "zone", r->rank_zone);
+    add_str(t, "attribution", r->model);
     cJSON *p = cJSON_AddArrayToObject(t, "processes");
     for (size_t i = 0; i < r->ntop_processes; i++) {
         const wc_gap_top *x = &r->top_processes[i];
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "pid", x->pid);
         cJSON_AddNumberToObject(o, "starttime", (double)x->starttime);
-        cJSON_AddStringToObject(o, "comm", x->name);
-        cJSON_AddStringToObject(o, "container_id", x->container_id);
-        cJSON_AddStringToObject(o, "pod_uid", x->pod_uid);
+        add_str(o, "comm", x->name);
+        add_str(o, "container_id", x->container_id);
+        add_str(o, "pod_uid", x->pod_uid);
         add_num(o, "joules", x->joules);
         add_num(o, "model_cpu_s", x->cpu_seconds);
         cJSON_AddItemToArray(p, o);
@@ -112,8 +156,8 @@ static void add_top(cJSON *root, const wc_gap_report *r)
     for (size_t i = 0; i < r->ntop_containers; i++) {
         const wc_gap_top *x = &r->top_containers[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "container_id", x->container_id);
-        cJSON_AddStringToObject(o, "pod_uid", x->pod_uid);
+        add_str(o, "container_id", x->container_id);
+        add_str(o, "pod_uid", x->pod_uid);
         add_num(o, "joules", x->joules);
         add_num(o, "model_cpu_s", x->cpu_seconds);
         cJSON_AddItemToArray(c, o);
@@ -126,13 +170,13 @@ static void add_levels(cJSON *root, const wc_validation *v)
         return;
     const wc_levels_report *l = &v->levels;
     cJSON *lv = cJSON_AddObjectToObject(root, "levels");
-    cJSON_AddStringToObject(lv, "attribution", v->model);
+    add_str(lv, "attribution", v->model);
     add_num(lv, "window_s", l->window_s);
     cJSON *zs = cJSON_AddArrayToObject(lv, "zones");
     for (size_t i = 0; i < l->nzones; i++) {
         const wc_level_zone *z = &l->zones[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "zone", z->zone);
+        add_str(o, "zone", z->zone);
         add_num(o, "node_joules", z->node_j);
         add_num(o, "idle_joules", z->idle_j);
         add_num(o, "active_joules", z->active_j);
@@ -147,7 +191,7 @@ static void add_levels(cJSON *root, const wc_validation *v)
         cJSON *inv = cJSON_AddArrayToObject(o, "invariants");
         for (int k = 0; k < WC_INV_COUNT; k++) {
             cJSON *x = cJSON_CreateObject();
-            cJSON_AddStringToObject(x, "invariant", wc_invariant_name(k));
+            add_str(x, "invariant", wc_invariant_name(k));
             cJSON_AddNumberToObject(x, "checked", (double)z->inv[k].checked);
             cJSON_AddNumberToObject(x, "violated", (double)z->inv[k].violated);
             add_num(x, "worst_excess_joules", z->inv[k].worst_excess_j);
@@ -181,16 +225,16 @@ static void add_accuracy(cJSON *root, const wc_validation *v)
         return;
     const wc_accuracy_report *a = &v->acc;
     cJSON *b = cJSON_AddObjectToObject(root, "bootstrap");
-    cJSON_AddStringToObject(b, "method", "moving-block bootstrap (Kunsch 1989), percentile intervals");
-    cJSON_AddStringToObject(b, "block_rule", "max(ceil(n^(1/3)), pairs one truth averaging window spans)");
+    add_str(b, "method", "moving-block bootstrap (Kunsch 1989), percentile intervals");
+    add_str(b, "block_rule", "max(ceil(n^(1/3)), pairs one truth averaging window spans)");
     cJSON_AddNumberToObject(b, "replicates", wc_boot_replicates(&a->opts.boot));
     cJSON_AddNumberToObject(b, "seed", (double)(a->opts.boot.seed ? a->opts.boot.seed : WC_BOOT_DEFAULT_SEED));
     cJSON *srcs = cJSON_AddArrayToObject(root, "sources");
     for (size_t i = 0; i < a->nsources; i++) {
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", a->sources[i].name);
-        cJSON_AddStringToObject(o, "provenance", a->sources[i].provenance);
-        cJSON_AddStringToObject(o, "description", a->sources[i].description);
+        add_str(o, "name", a->sources[i].name);
+        add_str(o, "provenance", a->sources[i].provenance);
+        add_str(o, "description", a->sources[i].description);
         add_num(o, "run_joules", a->sources[i].run_energy_j);
         add_num(o, "run_kwh", a->sources[i].run_energy_j / 3.6e6);
         cJSON_AddBoolToObject(o, "gated", (int)i == v->gated_source);
@@ -201,9 +245,9 @@ static void add_accuracy(cJSON *root, const wc_validation *v)
         const wc_truth_series *t = &a->truth[ti];
         const wc_lagwin *l = &a->lag[ti];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "spec", t->spec);
-        cJSON_AddStringToObject(o, "kind", t->kind);
-        cJSON_AddStringToObject(o, "provenance", t->provenance);
+        add_str(o, "spec", t->spec);
+        add_str(o, "kind", t->kind);
+        add_str(o, "provenance", t->provenance);
         cJSON *c = cJSON_AddObjectToObject(o, "samples");
         cJSON_AddNumberToObject(c, "polls", (double)t->counts.polls);
         cJSON_AddNumberToObject(c, "used", (double)t->counts.used);
@@ -211,6 +255,7 @@ static void add_accuracy(cJSON *root, const wc_validation *v)
         cJSON_AddNumberToObject(c, "folded_repeats", (double)t->counts.repeats);
         cJSON_AddNumberToObject(c, "excluded_unavailable", (double)t->counts.unavailable);
         cJSON_AddNumberToObject(c, "excluded_error", (double)t->counts.error);
+        cJSON_AddNumberToObject(c, "excluded_implausible", (double)t->counts.invalid);
         cJSON *lag = cJSON_AddObjectToObject(o, "lag");
         cJSON_AddBoolToObject(lag, "estimated", l->estimated);
         cJSON_AddBoolToObject(lag, "identifiable", l->identifiable);
@@ -220,7 +265,7 @@ static void add_accuracy(cJSON *root, const wc_validation *v)
         add_num(lag, "correlation", l->corr);
         add_num(lag, "correlation_at_zero", l->corr_at_zero);
         cJSON_AddNumberToObject(lag, "readings", (double)l->n_used);
-        cJSON_AddStringToObject(lag, "note", l->note);
+        add_str(lag, "note", l->note);
         cJSON *w = cJSON_AddObjectToObject(o, "window");
         cJSON_AddBoolToObject(w, "stated_by_device", t->any_window_known);
         add_num(w, "stated_median_s", t->any_window_known ? t->median_window_s : NAN);
@@ -233,7 +278,7 @@ static void add_accuracy(cJSON *root, const wc_validation *v)
             if (a->window_skipped[ti][k][0]) {
                 cJSON *x = cJSON_CreateObject();
                 add_num(x, "window_s", a->windows_s[k]);
-                cJSON_AddStringToObject(x, "why", a->window_skipped[ti][k]);
+                add_str(x, "why", a->window_skipped[ti][k]);
                 cJSON_AddItemToArray(sk, x);
             }
         cJSON_AddItemToArray(tr, o);
@@ -243,12 +288,12 @@ static void add_accuracy(cJSON *root, const wc_validation *v)
         const wc_acc_cell *c = &a->cells[i];
         const wc_accuracy *x = &c->acc;
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "source", a->sources[c->source].name);
-        cJSON_AddStringToObject(o, "source_provenance", a->sources[c->source].provenance);
-        cJSON_AddStringToObject(o, "truth", a->truth[c->truth].spec);
-        cJSON_AddStringToObject(o, "truth_provenance", a->truth[c->truth].provenance);
+        add_str(o, "source", a->sources[c->source].name);
+        add_str(o, "source_provenance", a->sources[c->source].provenance);
+        add_str(o, "truth", a->truth[c->truth].spec);
+        add_str(o, "truth_provenance", a->truth[c->truth].provenance);
         add_num(o, "window_s", c->window_s);
-        cJSON_AddStringToObject(o, "phase", c->phase < 0 ? "all" : a->phases[c->phase].name);
+        add_str(o, "phase", c->phase < 0 ? "all" : a->phases[c->phase].name);
         if (c->phase >= 0)
             cJSON_AddNumberToObject(o, "repetition", a->phases[c->phase].repetition);
         cJSON_AddNumberToObject(o, "n", (double)x->n);
@@ -289,9 +334,9 @@ static void add_calibrations(cJSON *root, const wc_validation *v)
         const wc_calibration *c = &v->fits[i];
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "id", (double)c->id);
-        cJSON_AddStringToObject(o, "kind", wc_cal_kind_name(c->kind));
-        cJSON_AddStringToObject(o, "target", c->target);
-        cJSON_AddStringToObject(o, "input", c->input);
+        add_str(o, "kind", wc_cal_kind_name(c->kind));
+        add_str(o, "target", c->target);
+        add_str(o, "input", c->input);
         add_num(o, "window_s", c->window_s);
         add_num(o, "lag_s", c->lag_s);
         cJSON_AddNumberToObject(o, "n", (double)c->fit.n);
@@ -299,8 +344,8 @@ static void add_calibrations(cJSON *root, const wc_validation *v)
         add_fit(o, "c1", c->fit.c1, c->fit.se1, c->fit.b1_lo, c->fit.b1_hi);
         add_num(o, "r2", c->fit.r2);
         add_num(o, "rmse", c->fit.rmse);
-        cJSON_AddStringToObject(o, "fitted_on", c->fitted_on[0] ? c->fitted_on : "this run");
-        cJSON_AddStringToObject(o, "provenance", "estimated");
+        add_str(o, "fitted_on", c->fitted_on[0] ? c->fitted_on : "this run");
+        add_str(o, "provenance", "estimated");
         cJSON_AddItemToArray(arr, o);
     }
 }
@@ -311,22 +356,22 @@ static void add_workloads(cJSON *root, const wc_validation *v)
     cJSON *ph = cJSON_AddArrayToObject(root, "phases");
     for (size_t i = 0; i < r->nphases; i++) {
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", r->phases[i].name);
-        cJSON_AddStringToObject(o, "class", r->phases[i].cls);
+        add_str(o, "name", r->phases[i].name);
+        add_str(o, "class", r->phases[i].cls);
         cJSON_AddNumberToObject(o, "repetition", r->phases[i].repetition);
         add_num(o, "duration_s", r->phases[i].duration_s);
         add_num(o, "node_w", r->phases[i].node_watts);
         add_num(o, "marginal_w", r->phases[i].marginal_watts);
-        cJSON_AddStringToObject(o, "provenance", r->provenance);
+        add_str(o, "provenance", r->provenance);
         cJSON_AddItemToArray(ph, o);
     }
     cJSON *wl = cJSON_AddArrayToObject(root, "workloads");
     for (size_t i = 0; i < r->nworkloads; i++) {
         const wc_gap_workload *w = &r->workloads[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "phase", w->phase);
+        add_str(o, "phase", w->phase);
         cJSON_AddNumberToObject(o, "repetition", w->repetition);
-        cJSON_AddStringToObject(o, "class", w->cls);
+        add_str(o, "class", w->cls);
         cJSON_AddNumberToObject(o, "workers", w->workers);
         add_num(o, "true_cpu_s", w->true_cpu_s);
         add_num(o, "seen_cpu_s", w->seen_cpu_s);
@@ -337,8 +382,8 @@ static void add_workloads(cJSON *root, const wc_validation *v)
     }
     const wc_bias_report *b = &v->bias;
     cJSON *bo = cJSON_AddObjectToObject(root, "bias");
-    cJSON_AddStringToObject(bo, "attribution", b->model);
-    cJSON_AddStringToObject(bo, "meter_provenance", b->meter_provenance);
+    add_str(bo, "attribution", b->model);
+    add_str(bo, "meter_provenance", b->meter_provenance);
     cJSON_AddBoolToObject(bo, "has_idle_baseline", b->has_baseline);
     cJSON *idle = cJSON_AddObjectToObject(bo, "idle_w");
     for (int z = 0; z < WC_BIAS_NZONES; z++)
@@ -347,9 +392,9 @@ static void add_workloads(cJSON *root, const wc_validation *v)
     for (size_t i = 0; i < b->nisolated; i++) {
         const wc_bias_isolated *s = &b->isolated[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "phase", s->phase);
+        add_str(o, "phase", s->phase);
         cJSON_AddNumberToObject(o, "repetition", s->repetition);
-        cJSON_AddStringToObject(o, "class", s->cls);
+        add_str(o, "class", s->cls);
         add_num(o, "duration_s", s->duration_s);
         add_num(o, "true_cpu_s", s->true_cpu_s);
         for (int z = 0; z < WC_BIAS_NZONES; z++) {
@@ -364,9 +409,9 @@ static void add_workloads(cJSON *root, const wc_validation *v)
     for (size_t i = 0; i < b->nmixed; i++) {
         const wc_bias_mixed *m = &b->mixed[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "phase", m->phase);
+        add_str(o, "phase", m->phase);
         cJSON_AddNumberToObject(o, "repetition", m->repetition);
-        cJSON_AddStringToObject(o, "class", m->cls);
+        add_str(o, "class", m->cls);
         add_num(o, "true_cpu_s", m->true_cpu_s);
         add_num(o, "seen_cpu_s", m->seen_cpu_s);
         add_num(o, "coverage", m->coverage);
@@ -382,7 +427,7 @@ static void add_workloads(cJSON *root, const wc_validation *v)
     for (size_t i = 0; i < b->nclasses; i++) {
         const wc_bias_class *c = &b->classes[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "class", c->cls);
+        add_str(o, "class", c->cls);
         cJSON_AddNumberToObject(o, "isolated_phases", (double)c->n_isolated);
         cJSON_AddNumberToObject(o, "mixed_workloads", (double)c->n_mixed);
         add_num(o, "coverage", c->coverage);
@@ -403,19 +448,19 @@ static void add_checks(cJSON *root, const wc_validation *v)
     for (size_t i = 0; i < v->nchecks; i++) {
         const wc_check *c = &v->checks[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "phase", c->phase);
-        cJSON_AddStringToObject(o, "metric", c->metric);
-        cJSON_AddStringToObject(o, "subject", c->subject);
+        add_str(o, "phase", c->phase);
+        add_str(o, "metric", c->metric);
+        add_str(o, "subject", c->subject);
         add_num(o, "value", c->value);
         add_num(o, "lo", c->lo);
         add_num(o, "hi", c->hi);
         add_num(o, "threshold", c->threshold);
-        cJSON_AddStringToObject(o, "unit", c->unit);
-        cJSON_AddStringToObject(o, "status", c->status == WC_CHECK_PASS   ? "pass"
+        add_str(o, "unit", c->unit);
+        add_str(o, "status", c->status == WC_CHECK_PASS   ? "pass"
                                              : c->status == WC_CHECK_FAIL ? "fail"
                                                                           : "skipped");
         cJSON_AddBoolToObject(o, "marginal", c->marginal);
-        cJSON_AddStringToObject(o, "message", c->message);
+        add_str(o, "message", c->message);
         cJSON_AddItemToArray(arr, o);
     }
     cJSON *s = cJSON_AddObjectToObject(root, "summary");
@@ -429,8 +474,8 @@ char *wc_summary_json_string(const wc_validation *v, const char *db_path)
     cJSON *root = cJSON_CreateObject();
     if (!root)
         return NULL;
-    cJSON_AddStringToObject(root, "schema", "wattcal-validate/1");
-    cJSON_AddStringToObject(root, "wattcal_version", WATTCAL_VERSION);
+    add_str(root, "schema", "wattcal-validate/1");
+    add_str(root, "wattcal_version", WATTCAL_VERSION);
     add_run(root, v, db_path);
     add_zones(root, v);
     add_top(root, &v->gap);
@@ -450,21 +495,18 @@ int wc_summary_json_write(const char *path, const wc_validation *v, const char *
     char *doc = wc_summary_json_string(v, db_path);
     if (!doc)
         return wc_error_set(err, -ENOMEM, "--json: out of memory building the summary");
-    char tmp[4200];
+    /* written in place, not through a renamed temporary file, so a symlink,
+     * a FIFO or a device (/dev/stdout) given as FILE is written through */
     int rc = 0;
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        rc = wc_error_set(err, -ENAMETOOLONG, "--json %.200s: path too long", path);
-    FILE *f = rc ? NULL : fopen(tmp, "w");
-    if (!rc && !f)
-        rc = wc_error_set(err, -errno, "--json %.200s: cannot write: %s", tmp, strerror(errno));
+    FILE *f = fopen(path, "w");
+    if (!f)
+        rc = wc_error_set(err, -errno, "--json %.200s: cannot write: %s", path, strerror(errno));
     if (f) {
-        int bad = fputs(doc, f) < 0 || fputc('\n', f) == EOF;
+        int bad = fputs(doc, f) < 0 || fputc('\n', f) == EOF || fflush(f) != 0 || ferror(f);
+        int e = errno;
         if (fclose(f) || bad)
-            rc = wc_error_set(err, -EIO, "--json %.200s: write failed (disk full?)", tmp);
-        else if (rename(tmp, path))
-            rc = wc_error_set(err, -errno, "--json %.200s: %s", path, strerror(errno));
-        if (rc)
-            unlink(tmp);
+            rc = wc_error_set(err, -EIO, "--json %.200s: write failed: %s", path,
+                              strerror(bad ? e : errno));
     }
     cJSON_free(doc);
     return rc;

@@ -12,8 +12,9 @@
 #include "common/wc_error.h"
 #include "validator/validation.h"
 
-/* Writes the document to path (via a temporary file renamed into place).
- * Returns 0 or -errno / -ENOMEM with err naming the file. */
+/* Writes the document to path (a symlink, FIFO or device is written
+ * through). Returns 0 or -errno / -ENOMEM / -EIO (e.g. disk full) with err
+ * naming the file. */
 int wc_summary_json_write(const char *path, const wc_validation *v, const char *db_path,
                           wc_error *err);
 

@@ -16,6 +16,16 @@ const char *wc_term_safe(const char *s, char *buf, size_t cap)
     return buf;
 }
 
+/* A string from the run for printing: control and non-ASCII bytes as '?'.
+ * Rotates over 16 buffers, so one printf may take several. */
+static const char *safe(const char *s)
+{
+    static char buf[16][160];
+    static unsigned next;
+    char *b = buf[next++ % 16];
+    return wc_term_safe(s ? s : "", b, sizeof buf[0]);
+}
+
 /* A number for a cell: "-" when unknown. */
 static const char *num(double v, int prec, char *buf, size_t cap)
 {
@@ -52,7 +62,7 @@ static const char *with_ci(const wc_ci *c, int prec, char *buf, size_t cap)
 
 static const char *prov_label(const char *p)
 {
-    return !strcmp(p, "simulated") ? "SIMULATED" : !strcmp(p, "estimated") ? "ESTIMATED" : p;
+    return !strcmp(p, "simulated") ? "SIMULATED" : !strcmp(p, "estimated") ? "ESTIMATED" : safe(p);
 }
 
 /* ---- attribution gap (validator/gap.h) ---------------------------------- */
@@ -67,7 +77,7 @@ static void print_zone_table(FILE *out, const wc_gap_report *r)
         const wc_gap_zone *z = &r->zones[i];
         double gap = z->node_joules - z->process_joules;
         char g[32], id[32], un[32];
-        fprintf(out, "%-8s %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %8s %8s %9s\n", z->zone,
+        fprintf(out, "%-8s %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %12.3f %8s %8s %9s\n", safe(z->zone),
                 z->meter_joules, z->node_joules, z->idle_joules, z->active_joules, z->process_joules,
                 z->unattributed_joules, gap, num(wc_gap_pct(gap, z->node_joules), 2, g, sizeof g),
                 num(wc_gap_pct(z->idle_joules, z->node_joules), 2, id, sizeof id),
@@ -87,7 +97,7 @@ static void print_quirks(FILE *out, const wc_gap_report *r)
             "unmeas", "refresh_fail", "ratio_bad", "meter_unmeas");
     for (size_t i = 0; i < r->nzones; i++) {
         const wc_gap_zone *z = &r->zones[i];
-        fprintf(out, "%-8s %8lld %8lld %8lld %8lld %13lld %10lld %15lld\n", z->zone,
+        fprintf(out, "%-8s %8lld %8lld %8lld %8lld %13lld %10lld %15lld\n", safe(z->zone),
                 (long long)z->skipped, (long long)z->totals_reset, (long long)z->wraps,
                 (long long)z->unmeasurable, (long long)z->refresh_failed,
                 (long long)z->ratio_out_of_range, (long long)z->meter_unmeasurable);
@@ -110,7 +120,7 @@ static void print_top(FILE *out, const wc_gap_report *r)
     char name[64], pct[32];
     fprintf(out, "\nTop processes by %s energy (attributed, model %s; share of node %s energy;\n"
                  "model_cpu_s = CPU seconds the model charged, Kepler's lifetime first delta included)\n",
-            r->rank_zone, r->model, r->rank_zone);
+            safe(r->rank_zone), r->model, safe(r->rank_zone));
     if (!r->ntop_processes) {
         fprintf(out, "  (no process received energy%s)\n",
                 !strcmp(r->meter_kind, "import") ? ": an imported run has no /proc data" : "");
@@ -125,7 +135,7 @@ static void print_top(FILE *out, const wc_gap_report *r)
                     t->joules, t->cpu_seconds, num(wc_gap_pct(t->joules, node), 2, pct, sizeof pct));
         }
     }
-    fprintf(out, "\nTop containers by %s energy (attributed, model %s)\n", r->rank_zone, r->model);
+    fprintf(out, "\nTop containers by %s energy (attributed, model %s)\n", safe(r->rank_zone), r->model);
     if (!r->ntop_containers)
         fprintf(out, "  (no container processes were seen on this node)\n");
     for (size_t i = 0; i < r->ntop_containers; i++) {
@@ -154,7 +164,7 @@ static void print_levels(FILE *out, const wc_validation *v)
     for (size_t i = 0; i < l->nzones; i++) {
         const wc_level_zone *z = &l->zones[i];
         fprintf(out, "%-8s %12.3f %12.3f %14.3f %13.3f %10.3f %12.3f %12.3f %12.3f %12.3f %10.3f\n",
-                z->zone, z->node_j, z->idle_j, z->unattr_skipped_j, z->unattr_missed_j, z->over_j,
+                safe(z->zone), z->node_j, z->idle_j, z->unattr_skipped_j, z->unattr_missed_j, z->over_j,
                 z->process_j, z->process_j - z->container_j, z->container_j,
                 z->container_j - z->pod_j, z->pod_j);
     }
@@ -171,7 +181,7 @@ static void print_levels(FILE *out, const wc_validation *v)
                 snprintf(w, sizeof w, "%.6f (tick %lld)", inv->worst_excess_j, (long long)inv->worst_tick_id);
             else
                 snprintf(w, sizeof w, "-");
-            fprintf(out, "%-8s %-44s %10lld %9lld %16s\n", l->zones[i].zone, wc_invariant_name(k),
+            fprintf(out, "%-8s %-44s %10lld %9lld %16s\n", safe(l->zones[i].zone), wc_invariant_name(k),
                     (long long)inv->checked, (long long)inv->violated, w);
         }
     /* The worst window of the rank zone, the whole series is in --json. */
@@ -187,7 +197,7 @@ static void print_levels(FILE *out, const wc_validation *v)
         if (worst_pct >= 0)
             fprintf(out, "gap over time (%g s windows, %zu of them; series in --json): worst %s window"
                          " at +%.0f s: %.3f J unattributed = %.2f %% of its active energy\n",
-                    l->window_s, z->nwindows, z->zone,
+                    l->window_s, z->nwindows, safe(z->zone),
                     (double)(z->windows[worst].start_ns - z->windows[0].start_ns) / 1e9,
                     z->windows[worst].unattributed_j, worst_pct);
     }
@@ -266,7 +276,7 @@ static void print_phase_accuracy(FILE *out, const wc_validation *v, size_t si, s
             continue;
         if (!any)
             fprintf(out, "  per phase (%s, %s pairs):\n  %-22s %4s %6s %9s %9s %-24s %-20s %-7s %-7s\n",
-                    a->sources[si].name, v->gate_window_s > 0 ? "windowed" : "native", "phase", "rep",
+                    safe(a->sources[si].name), v->gate_window_s > 0 ? "windowed" : "native", "phase", "rep",
                     "n", "source_W", "truth_W", "bias_W [95% CI]", "bias_% [95% CI]", "WAPE_%", "RMSE_W");
         any = 1;
         fprintf(out, "  %-22s %4d %6zu %9s %9s %-24s %-20s %-7s %-7s\n",
@@ -299,7 +309,7 @@ static void print_energy(FILE *out, const wc_accuracy_report *a, size_t ti)
         const wc_acc_cell *c = w > 0 ? wc_accuracy_cell(a, si, ti, w, -1) : NULL;
         char cs[32], sj[32], gj[32], dj[32], dp[32];
         double diff = c ? c->source_j - c->truth_j : NAN;
-        fprintf(out, "  %-30.30s %14.1f %12.6f %10s %14s %14s %12s %9s\n", a->sources[si].name,
+        fprintf(out, "  %-30.30s %14.1f %12.6f %10s %14s %14s %12s %9s\n", safe(a->sources[si].name),
                 a->sources[si].run_energy_j, a->sources[si].run_energy_j / 3.6e6,
                 num(c ? c->covered_s : NAN, 0, cs, sizeof cs),
                 num(c ? c->source_j : NAN, 1, sj, sizeof sj),
@@ -316,7 +326,7 @@ static void print_accuracy(FILE *out, const wc_validation *v)
     char buf[256];
     fprintf(out, "\nNode power sources of this run\n");
     for (size_t i = 0; i < a->nsources; i++)
-        fprintf(out, "  %-30.30s [%s] %s\n", a->sources[i].name, prov_label(a->sources[i].provenance),
+        fprintf(out, "  %-30.30s [%s] %s\n", safe(a->sources[i].name), prov_label(a->sources[i].provenance),
                 wc_term_safe(a->sources[i].description, buf, sizeof buf));
     if (!a->ntruth) {
         fprintf(out, "\nNode accuracy: the run has no ground truth (record with --truth, or import a"
@@ -331,11 +341,10 @@ static void print_accuracy(FILE *out, const wc_validation *v)
         const wc_truth_series *t = &a->truth[ti];
         const wc_truth_counts *k = &t->counts;
         fprintf(out, "truth %s [%s]: %lld readings used of %lld polls; excluded: %lld stale, %lld repeats"
-                     " of one reading, %lld unavailable, %lld errors\n",
-                wc_term_safe(t->spec, buf, sizeof buf),
-                !strcmp(t->provenance, "simulated") ? "SIMULATED" : t->provenance, (long long)k->used,
+                     " of one reading, %lld unavailable, %lld errors, %lld implausible\n",
+                wc_term_safe(t->spec, buf, sizeof buf), prov_label(t->provenance), (long long)k->used,
                 (long long)k->polls, (long long)k->stale, (long long)k->repeats,
-                (long long)k->unavailable, (long long)k->error);
+                (long long)k->unavailable, (long long)k->error, (long long)k->invalid);
         print_lag(out, t, &a->lag[ti]);
         fprintf(out, "  MAPE only where truth > %.2f W (%s)\n", a->mape_floor_w[ti],
                 a->opts.mape_floor_w > 0 ? "--mape-floor" : "10 % of its median");
@@ -349,7 +358,7 @@ static void print_accuracy(FILE *out, const wc_validation *v)
             for (size_t wi = 0; wi < a->nwindows; wi++) {
                 const wc_acc_cell *c = wc_accuracy_cell(a, si, ti, a->windows_s[wi], -1);
                 if (c)
-                    print_accuracy_row(out, a->sources[si].name, c);
+                    print_accuracy_row(out, safe(a->sources[si].name), c);
             }
         const wc_acc_cell *m0 = wc_accuracy_cell(a, 0, ti, 0, -1);
         if (m0 && !strncmp(a->sources[0].name, "meter:", 6) && m0->acc.mean_source_w > 0 &&
@@ -357,7 +366,7 @@ static void print_accuracy(FILE *out, const wc_validation *v)
              m0->acc.mean_truth_w / m0->acc.mean_source_w < 0.5))
             fprintf(out, "  WARNING: the truth averages %.4g x the %s power; PSU loss and platform"
                          " power give roughly 1 to 3 x: check the truth's unit or scale\n",
-                    m0->acc.mean_truth_w / m0->acc.mean_source_w, a->sources[0].name);
+                    m0->acc.mean_truth_w / m0->acc.mean_source_w, safe(a->sources[0].name));
         if (v->gated_source >= 0)
             print_phase_accuracy(out, v, (size_t)v->gated_source, ti);
         print_energy(out, a, ti);
@@ -368,6 +377,9 @@ static void print_accuracy(FILE *out, const wc_validation *v)
 
 static void print_fits(FILE *out, const wc_validation *v)
 {
+    if (v->fits_ignored)
+        fprintf(out, "\nnote: %zu stored calibration(s) ignored: their coefficients are not finite"
+                     " numbers (re-run `wattcal calibrate`)\n", v->fits_ignored);
     if (!v->nfits)
         return;
     char t[160], f[300];
@@ -396,7 +408,7 @@ static void print_phases(FILE *out, const wc_gap_report *r)
     for (size_t i = 0; i < r->nphases; i++) {
         const wc_gap_phase *p = &r->phases[i];
         fprintf(out, "%-18s %4d %-9s %8.1f %10s %11s\n", wc_term_safe(p->name, name, 19), p->repetition,
-                p->cls, p->duration_s, num(p->node_watts, 2, a, sizeof a),
+                safe(p->cls), p->duration_s, num(p->node_watts, 2, a, sizeof a),
                 num(p->marginal_watts, 2, b, sizeof b));
     }
 }
@@ -415,7 +427,7 @@ static void print_workloads(FILE *out, const wc_gap_report *r)
     for (size_t i = 0; i < r->nworkloads; i++) {
         const wc_gap_workload *w = &r->workloads[i];
         fprintf(out, "%-18s %4d %-9s %7d %10.2f %10.2f %9s %10s %8d\n", wc_term_safe(w->phase, name, 19),
-                w->repetition, w->cls, w->workers, w->true_cpu_s, w->seen_cpu_s,
+                w->repetition, safe(w->cls), w->workers, w->true_cpu_s, w->seen_cpu_s,
                 num(100.0 * w->coverage, 2, cov, sizeof cov), num(w->lost_joules, 2, lost, sizeof lost),
                 w->crashed);
     }
@@ -444,7 +456,7 @@ static void print_bias(FILE *out, const wc_bias_report *b)
         for (size_t i = 0; i < b->nisolated; i++) {
             const wc_bias_isolated *s = &b->isolated[i];
             fprintf(out, "  %-18s %4d %-9s %7.1f %10.2f %-26s %12s %14.3f\n",
-                    wc_term_safe(s->phase, name, 19), s->repetition, s->cls, s->duration_s, s->true_cpu_s,
+                    wc_term_safe(s->phase, name, 19), s->repetition, safe(s->cls), s->duration_s, s->true_cpu_s,
                     with_ci(&s->marginal_w[WC_BIAS_NODE], 2, x, sizeof x),
                     num(s->marginal_j[WC_BIAS_NODE], 2, y, sizeof y), s->attributed_j[WC_BIAS_NODE]);
         }
@@ -458,7 +470,7 @@ static void print_bias(FILE *out, const wc_bias_report *b)
             const wc_bias_mixed *m = &b->mixed[i];
             char cov[32];
             fprintf(out, "  %-18s %4d %-9s %10.2f %9s %13.3f %-28s %-22s\n", wc_term_safe(m->phase, name, 19),
-                    m->repetition, m->cls, m->true_cpu_s, pct_cell(100.0 * m->coverage, cov, sizeof cov),
+                    m->repetition, safe(m->cls), m->true_cpu_s, pct_cell(100.0 * m->coverage, cov, sizeof cov),
                     m->attributed_j[WC_BIAS_NODE], with_ci(&m->expected_j[WC_BIAS_NODE], 2, x, sizeof x),
                     with_ci(&m->factor[WC_BIAS_NODE], 3, y, sizeof y));
         }

@@ -52,6 +52,9 @@ static int parse_one(const char *item, wc_tolerance *t, wc_error *err)
     if (!end || end == eq + 1 || !isfinite(v) || v < 0)
         return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': the value must be a number >= 0",
                             item);
+    if (m == WC_TOL_INVARIANTS && v != floor(v))
+        return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': invariants takes a whole count",
+                            item);
     const char *unit = METRICS[m].unit;
     if (strcmp(end, unit) && !(*unit == '\0' && *end == '\0'))
         return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': %s takes %s", item,
@@ -366,6 +369,15 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
     sqlite3 *db = wc_store_db(st);
     snprintf(v->model, sizeof v->model, "%s", wc_model_name(model));
     int rc = 0;
+    sqlite3_stmt *s = NULL;
+    int64_t ticks = 0;
+    if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM tick", -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        ticks = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    if (ticks < 2)
+        return wc_error_set(err, -ENODATA, "the run has %lld tick(s): no interval, nothing measurable",
+                            (long long)ticks);
     if (model_id_of(db, v->model, &v->model_id))
         rc = wc_error_set(err, -ENOENT, "the run has no attribution for model %s", v->model);
     if (!rc) {
@@ -378,7 +390,7 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
     if (!rc)
         rc = wc_gap_compute_with(st, model, &v->levels, &v->gap, err);
     if (!rc)
-        rc = wc_calibration_load(db, v->fits, WC_CAL_MAX, &v->nfits, err);
+        rc = wc_calibration_load(db, v->fits, WC_CAL_MAX, &v->nfits, &v->fits_ignored, err);
     if (!rc) {
         wc_acc_opts ao = o->acc;
         ao.model_id = v->model_id;

@@ -93,6 +93,7 @@ typedef struct wc_validation {
     wc_accuracy_report acc;
     wc_calibration fits[WC_CAL_MAX];
     size_t nfits;
+    size_t fits_ignored;         /* stored fits skipped: coefficients not finite */
     int have_levels;
     wc_levels_report levels;
     wc_bias_report bias;
@@ -104,7 +105,9 @@ typedef struct wc_validation {
 } wc_validation;
 
 /* Runs every analysis on a store that already holds the model's rows.
- * Returns 0, -ENOENT (no rows for the model), -EIO/-ENOMEM with err. */
+ * Returns 0, -ENODATA (fewer than 2 ticks: nothing measurable), -ENOENT (no
+ * rows for the model), -EINVAL (a bad option for this run, a corrupt clock),
+ * -EIO/-ENOMEM with err. */
 int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
                       wc_validation *v, wc_error *err);
 

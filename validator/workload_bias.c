@@ -14,6 +14,11 @@
 
 #include "validator/series.h"
 
+/* A workload's processes are those of its process group first seen from
+ * FIRST_SEEN_BEFORE_NS before its phase starts (the sampler may catch a worker
+ * a tick before the phase's start is stamped) to FIRST_SEEN_GRACE_NS after it
+ * ends. */
+#define FIRST_SEEN_BEFORE_NS 2000000000LL
 #define FIRST_SEEN_GRACE_NS 10000000000LL
 
 const char *wc_bias_zone_name(int z)
@@ -25,6 +30,15 @@ const char *wc_bias_zone_name(int z)
 static int sql_fail(sqlite3 *db, wc_error *err, const char *what)
 {
     return wc_error_set(err, -EIO, "validate: %s: %s", what, sqlite3_errmsg(db));
+}
+
+/* a + b clamped to the int64 range (phase bounds come from the file). */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
 }
 
 /* One phase of the run and what it held. */
@@ -69,7 +83,8 @@ static int load_phases(bctx *c, wc_error *err)
                            "SELECT p.id, p.name, p.class, p.repetition, p.start_mono_ns,"
                            " p.end_mono_ns, (SELECT MIN(id) FROM tick t WHERE t.mono_ns >"
                            " p.start_mono_ns), (SELECT MAX(id) FROM tick t WHERE t.mono_ns <="
-                           " p.end_mono_ns) FROM phase p WHERE p.end_mono_ns > p.start_mono_ns"
+                           " p.end_mono_ns) FROM phase p WHERE typeof(p.start_mono_ns) = 'integer'"
+                           " AND typeof(p.end_mono_ns) = 'integer' AND p.end_mono_ns > p.start_mono_ns"
                            " ORDER BY p.start_mono_ns, p.id",
                            -1, &s, NULL) != SQLITE_OK)
         return sql_fail(c->db, err, "reading phases");
@@ -124,8 +139,8 @@ static int seen_cpu(bctx *c, const bphase *p, int64_t pgid, double *out, wc_erro
                            -1, &s, NULL) != SQLITE_OK)
         return sql_fail(c->db, err, "reading workload CPU");
     sqlite3_bind_int64(s, 1, pgid);
-    sqlite3_bind_int64(s, 2, p->start_ns);
-    sqlite3_bind_int64(s, 3, p->end_ns + FIRST_SEEN_GRACE_NS);
+    sqlite3_bind_int64(s, 2, sat_add(p->start_ns, -FIRST_SEEN_BEFORE_NS));
+    sqlite3_bind_int64(s, 3, sat_add(p->end_ns, FIRST_SEEN_GRACE_NS));
     *out = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_double(s, 0) : 0;
     sqlite3_finalize(s);
     return 0;
@@ -149,8 +164,8 @@ static int attributed(bctx *c, const bphase *p, int64_t pgid, double *out, wc_er
     sqlite3_bind_int64(s, 2, p->tick_lo);
     sqlite3_bind_int64(s, 3, p->tick_hi);
     sqlite3_bind_int64(s, 4, pgid);
-    sqlite3_bind_int64(s, 5, p->start_ns);
-    sqlite3_bind_int64(s, 6, p->end_ns + FIRST_SEEN_GRACE_NS);
+    sqlite3_bind_int64(s, 5, sat_add(p->start_ns, -FIRST_SEEN_BEFORE_NS));
+    sqlite3_bind_int64(s, 6, sat_add(p->end_ns, FIRST_SEEN_GRACE_NS));
     while (sqlite3_step(s) == SQLITE_ROW) {
         const char *z = (const char *)sqlite3_column_text(s, 0);
         double j = sqlite3_column_double(s, 1) / 1e6;
@@ -193,6 +208,8 @@ static int load_workloads(bctx *c, wc_error *err)
                  sqlite3_column_text(s, 1) ? (const char *)sqlite3_column_text(s, 1) : "");
         w->pgid = sqlite3_column_int64(s, 2);
         w->true_cpu_s = sqlite3_column_double(s, 3);
+        if (!(w->true_cpu_s >= 0))
+            w->true_cpu_s = NAN; /* a negative rusage is corrupt, not a measurement */
     }
     sqlite3_finalize(s);
     for (size_t i = 0; !rc && i < c->nwl; i++) {
@@ -302,7 +319,7 @@ static size_t pool_class(bctx *c, const char *cls, double **e, double *e_point,
         const bphase *p = &c->ph[w->phase];
         if (strcmp(w->cls, cls) || p->nclasses != 1 || is_idle_class(p->cls) || is_idle_class(cls))
             continue;
-        double dur = (double)(p->end_ns - p->start_ns) / 1e9;
+        double dur = ((double)p->end_ns - (double)p->start_ns) / 1e9;
         cpu += w->true_cpu_s;
         n++;
         wc_bias_isolated *iso = out->nisolated < WC_BIAS_MAX ? &out->isolated[out->nisolated++] : NULL;

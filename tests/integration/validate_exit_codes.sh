@@ -20,6 +20,40 @@ tail -n 1 "$T/p" | grep -q "^[1-9][0-9]* passed, 0 failed$" || { tail -n 3 "$T/p
 [ $rc -eq 1 ] || { cat "$T/o"; fail "node=1 % against a simulated wall meter should fail with 1, got $rc"; }
 expect_contains "$T/o" "FAIL all"
 tail -n 1 "$T/o" | grep -q " passed, [1-9][0-9]* failed" || { tail -n 3 "$T/o"; fail "closing line"; }
+# regressions from an attack run: output files written through links and
+# devices, a full device is an error, option values that would mislead
+ln -s "$T/target.json" "$T/link.json"
+"$BIN" validate --db "$T/truth.db" --json "$T/link.json" >/dev/null || fail "--json through a symlink"
+[ -L "$T/link.json" ] && [ -s "$T/target.json" ] || fail "--json replaced the symlink instead of writing through it"
+if [ -c /dev/full ]; then
+    "$BIN" validate --db "$T/truth.db" --json /dev/full >/dev/null 2>"$T/e"; rc=$?
+    [ $rc -eq 2 ] || fail "--json /dev/full: exit $rc (a full device must be an error)"
+    [ -c /dev/full ] || fail "/dev/full was replaced"
+fi
+for bad in "--json $T/x --junit $T/x" "--window 1s,,2s" "--window 2s,2s" "--tolerance invariants=1.5" \
+           "--lag 2h" "--node-zones bogus" "--gate-window 0.1ms"; do
+    "$BIN" validate --db "$T/truth.db" $bad >/dev/null 2>"$T/e"; rc=$?
+    [ $rc -eq 2 ] || fail "validate $bad: exit $rc, expected 2"
+done
+"$BIN" validate --db "$T/truth.db" --node-zones bogus 2>&1 >/dev/null | grep -q "it has: package" ||
+    fail "--node-zones bogus must name the zones the run has"
+"$BIN" validate --db "$T/truth.db" --levels-window 1ms >/dev/null || fail "--levels-window 1ms (widened to the sample spacing)"
+"$BIN" calibrate --db "$T/truth.db" --no-store --truth-window 1ms >"$T/o" 2>&1 || { cat "$T/o"; fail "calibrate --truth-window 1ms"; }
+expect_contains "$T/o" "window widened"
+for bad in "--tolerance 10" "--window 1ms" "--window 1s --zone bogus"; do
+    "$BIN" diff "$T/run.db" --model ideal --model kepler-head $bad >/dev/null 2>"$T/e"; rc=$?
+    [ $rc -eq 2 ] || { cat "$T/e"; fail "diff $bad: exit $rc, expected 2"; }
+done
+"$BIN" diff "$T/run.db" "$T/run.db" >/dev/null 2>"$T/e"; [ $? -eq 2 ] || fail "diff of a run with itself"
+# a zone name with a terminal escape reaches the terminal as '?'
+cp "$T/truth.db" "$T/esc.db"
+sql "$T/esc.db" "UPDATE zone SET name = 'dr' || char(27) || '[2Jam' WHERE name = 'dram'"
+"$BIN" validate --db "$T/esc.db" >"$T/o" 2>&1
+! grep -q "$(printf '\033')" "$T/o" || fail "an escape sequence from the DB reached the terminal"
+# a run with one tick: nothing measurable (3)
+"$BIN" record --db "$T/one.db" --meter sim --interval 250ms --duration 1ms --quiet 2>/dev/null
+"$BIN" validate --db "$T/one.db" >/dev/null 2>&1; rc=$?
+[ $rc -eq 3 ] || fail "a one-tick run: exit $rc, expected 3"
 "$BIN" validate --db "$T/missing.db" 2>"$T/e"; rc=$?
 [ $rc -eq 2 ] || fail "missing DB should exit 2, got $rc"
 echo "not a database" >"$T/junk.db"

@@ -8,6 +8,7 @@
  * exclusion and counting of flagged truth samples.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -426,7 +427,10 @@ Test(align, flagged_truth_samples_are_excluded_and_counted)
     sqlite3 *db = open_ro(path);
     wc_truth_series ts[2];
     wc_error err = {{0}};
-    cr_assert_eq(wc_truth_series_load(db, ts, 2, &err), 1, "%s", err.msg);
+    wc_timebase tb;
+    cr_assert_eq(wc_timebase_load(db, &tb, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_truth_series_load(db, &tb, ts, 2, &err), 1, "%s", err.msg);
+    wc_timebase_free(&tb);
     cr_assert_eq(ts[0].counts.polls, 59);
     cr_assert_eq(ts[0].counts.error, 6);
     cr_assert_eq(ts[0].counts.unavailable, 8, "7, 14, ..., 56");
@@ -436,4 +440,104 @@ Test(align, flagged_truth_samples_are_excluded_and_counted)
         cr_assert_eq(ts[0].r[i].watts, 150);
     wc_truth_series_free(&ts[0]);
     sqlite3_close(db);
+}
+
+/* Regressions from an attack run on the validator. */
+
+Test(align, a_monotonic_clock_going_back_is_refused_not_scored)
+{
+    trun t;
+    trun_zone z[1] = {{"package", 0, WC_KIND_COUNTER_UJ}};
+    char path[512];
+    snprintf(path, sizeof path, "%s", db_path("back.db"));
+    trun_create(&t, path, z, 1);
+    for (int k = 0; k < 10; k++) {
+        double w = 50;
+        trun_tick(&t, S(k), S(k), S(k), &w, 0.5);
+    }
+    trun_finish(&t);
+    trun_exec(path, "UPDATE tick SET mono_ns = 9000000000000 - mono_ns;");
+    sqlite3 *db = open_ro(path);
+    wc_timebase tb;
+    wc_error err = {{0}};
+    cr_assert_eq(wc_timebase_load(db, &tb, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "monotonic clock is corrupt"), "%s", err.msg);
+    sqlite3_close(db);
+}
+
+Test(align, implausible_truth_and_non_integer_counters_are_excluded)
+{
+    trun t;
+    trun_zone z[1] = {{"package", 0, WC_KIND_COUNTER_UJ}};
+    char path[512];
+    snprintf(path, sizeof path, "%s", db_path("implausible.db"));
+    trun_create(&t, path, z, 1);
+    for (int k = 0; k <= 20; k++) {
+        double w = 100;
+        trun_tick(&t, S(k), S(k), S(k), &w, 0.5);
+    }
+    int64_t src = trun_truth_source(&t, "file:pdu.csv", "file", WC_PROV_GROUND_TRUTH);
+    for (int k = 1; k <= 20; k++)
+        trun_truth(&t, src, S(k), 150, 0, 0, 0, "ok");
+    trun_finish(&t);
+    trun_exec(path, "UPDATE truth_sample SET watts = 1e300 WHERE rowid = 3;"
+                    "UPDATE truth_sample SET watts = -5 WHERE rowid = 4;"
+                    "UPDATE truth_sample SET window_s = 1e12, window_known = 1 WHERE rowid = 5;"
+                    "UPDATE truth_sample SET poll_mono_ns = 9000000000000000000 WHERE rowid = 6;"
+                    "UPDATE zone_sample SET value = 'abc' WHERE tick_id = 10;");
+    sqlite3 *db = open_ro(path);
+    wc_timebase tb;
+    wc_error err = {{0}};
+    cr_assert_eq(wc_timebase_load(db, &tb, &err), 0, "%s", err.msg);
+    wc_truth_series ts[1];
+    cr_assert_eq(wc_truth_series_load(db, &tb, ts, 1, &err), 1, "%s", err.msg);
+    cr_assert_eq(ts[0].counts.invalid, 4, "1e300 W, -5 W, a 1e12 s window, a poll far outside the run");
+    cr_assert_eq(ts[0].counts.used, 16);
+    for (size_t i = 0; i < ts[0].n; i++)
+        cr_assert_eq(ts[0].r[i].watts, 150);
+    /* a TEXT counter value is a failed read: its two intervals are gaps, no
+     * phantom wraps, and the run total keeps the energy across the failure */
+    static const char *const PKG[] = {"package", NULL};
+    wc_cumseries s;
+    size_t nf = 0;
+    cr_assert_eq(wc_series_meter(db, &tb, PKG, &s, &nf, &err), 0, "%s", err.msg);
+    cr_assert(fabs(wc_cumseries_total(&s) - 100 * 20) < 1e-6, "total %.6f J", wc_cumseries_total(&s));
+    cr_assert(isnan(wc_cumseries_rate(&s, S(8), S(10))), "an interval next to the failed read is a gap");
+    cr_assert(fabs(wc_cumseries_rate(&s, S(11), S(15)) - 100) < 1e-9);
+    wc_cumseries_free(&s);
+    wc_truth_series_free(&ts[0]);
+    wc_timebase_free(&tb);
+    sqlite3_close(db);
+}
+
+Test(align, an_exact_series_without_a_stated_window_gets_lag_zero_not_a_tied_later_point)
+{
+    /* an imported wall meter: each row's value is the mean over the interval
+     * since the previous row, exactly (P + 40) / 0.92 */
+    static load l;
+    make_load(&l, 5);
+    trun t;
+    trun_zone z[2] = {{"package", 0, WC_KIND_COUNTER_UJ}, {"dram", 0, WC_KIND_COUNTER_UJ}};
+    char path[512];
+    snprintf(path, sizeof path, "%s", db_path("exact.db"));
+    trun_create(&t, path, z, 2);
+    for (int k = 0; k <= 300; k++) {
+        double w[2] = {l.pkg[k], l.dram[k]};
+        trun_tick(&t, S(k), S(k), S(k), w, 0.5);
+    }
+    int64_t src = trun_truth_source(&t, "csv:wall", "import", WC_PROV_GROUND_TRUTH);
+    for (int k = 1; k <= 300; k++)
+        trun_truth(&t, src, S(k), (l.pkg[k] + l.dram[k] + 40) / 0.92, 0, 0, S(k), "ok");
+    trun_finish(&t);
+    wc_accuracy_report *rep = calloc(1, sizeof *rep);
+    sqlite3 *db;
+    load_and_score(path, rep, &db);
+    const wc_lagwin *lw = &rep->lag[0];
+    cr_assert(lw->identifiable, "%s", lw->note);
+    cr_assert_eq(lw->lag_s, 0, "lag %.3f s", lw->lag_s);
+    cr_assert(fabs(lw->window_s - 1) < 1e-9, "window %.3f s: the reading covers the second before it",
+              lw->window_s);
+    wc_accuracy_free(rep);
+    sqlite3_close(db);
+    free(rep);
 }

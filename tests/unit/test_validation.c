@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "validator/calibration.h"
 #include "validator/diff.h"
 #include "validator/junit.h"
 #include "validator/levels.h"
@@ -128,7 +129,9 @@ Test(levels, split_and_invariants_match_hand_computed_totals)
  * (90-120 s, 92 W) on the package; true CPU 30 s in each isolated phase and
  * 15 s each in the mix; the model gives the cpu workload 390 J and the avx
  * workload 390 J in the mix. Known answers: cpu 20 J/CPU-s → expected 300 J
- * (factor 1.3); avx 32 J/CPU-s → 480 J (factor 0.8125). */
+ * (factor 1.3); avx 32 J/CPU-s → 480 J (factor 0.8125). The mix's cpu worker
+ * was first sampled a tick before the phase's start was stamped (it still
+ * belongs to the workload). */
 static void build_bias(const char *path)
 {
     trun t;
@@ -159,7 +162,7 @@ static void build_bias(const char *path)
         "INSERT INTO model VALUES (1, 'ideal');"
         "INSERT INTO process(id, pid, starttime, comm, container_id, pod_uid, first_tick_id, pgid) VALUES"
         " (1, 1000, 1, 'wattcal-cpu', '', '', 32, 1000), (2, 2000, 1, 'wattcal-avx', '', '', 62, 2000),"
-        " (3, 3000, 1, 'wattcal-cpu', '', '', 92, 3000), (4, 4000, 1, 'wattcal-avx', '', '', 92, 4000);"
+        " (3, 3000, 1, 'wattcal-cpu', '', '', 90, 3000), (4, 4000, 1, 'wattcal-avx', '', '', 92, 4000);"
         "INSERT INTO proc_sample VALUES (121, 1, 3000, 0, 1), (121, 2, 3000, 0, 1),"
         " (121, 3, 1500, 0, 1), (121, 4, 1480, 0, 1);");
     for (int tick = 92; tick <= 121; tick++)
@@ -251,7 +254,7 @@ Test(validation, gate_checks_junit_and_json_of_a_run)
     path_in_tmp(path, sizeof path, "gate.db");
     build_bias(path);
     /* a phase label a tool must escape */
-    trun_exec(path, "UPDATE phase SET name = 'mix<&>\"x' WHERE name = 'mix';"
+    trun_exec(path, "UPDATE phase SET name = 'mix<&>\"x' || CAST(X'FF1B' AS TEXT) WHERE name = 'mix';"
                     "INSERT INTO node_attr(model_id, tick_id, zone, delta_uj, active_uj, idle_uj, flags)"
                     " SELECT 1, id, 'package', 1000000, 600000, 400000, 0 FROM tick WHERE id > 1;");
     wc_error err = {{0}};
@@ -288,11 +291,14 @@ Test(validation, gate_checks_junit_and_json_of_a_run)
     cr_assert(strstr(xml, "<failure type=\"tolerance\""));
     cr_assert(strstr(xml, "<skipped message="));
     cr_assert_null(strstr(xml, "mix<&>"), "a raw label reached the XML");
+    cr_assert_null(strchr(xml, 0x1b), "a control byte reached the XML");
     free(xml);
     /* JSON: parses, nulls for unknowns, every check present */
     path_in_tmp(json, sizeof json, "gate.json");
     cr_assert_eq(wc_summary_json_write(json, v, path, &err), 0, "%s", err.msg);
     char *doc = wc_test_slurp(json, &len);
+    cr_assert_null(strchr(doc, (char)0xff), "invalid UTF-8 from the run reached the JSON");
+    cr_assert(strstr(doc, "mix<&>\\\"x?\\u001b"), "the label, its invalid byte as '?', its ESC escaped");
     cJSON *root = cJSON_Parse(doc);
     cr_assert_not_null(root, "the summary is not valid JSON");
     cr_assert_str_eq(cJSON_GetObjectItem(root, "schema")->valuestring, "wattcal-validate/1");
@@ -393,4 +399,35 @@ Test(diff, two_runs_and_two_models)
     cr_assert_eq(pb->verdict, WC_DIFF_SAME, "+6 %%, exactly: within the ±10 %% tolerance");
     sqlite3_close(da);
     free(r);
+}
+
+Test(validation, stored_fits_with_non_finite_coefficients_are_ignored)
+{
+    char path[512];
+    path_in_tmp(path, sizeof path, "badfit.db");
+    build_levels(path);
+    wc_error err = {{0}};
+    wc_store *st = wc_store_open(path, WC_STORE_WRITE, &err);
+    cr_assert_not_null(st, "%s", err.msg);
+    wc_calibration c;
+    memset(&c, 0, sizeof c);
+    c.kind = WC_CAL_TRUTH_METER;
+    snprintf(c.target, sizeof c.target, "ipmi:local");
+    snprintf(c.input, sizeof c.input, "meter:package");
+    c.fit.c0 = 40, c.fit.c1 = 1.2, c.fit.n = 10;
+    cr_assert_eq(wc_calibration_store(st, &c, &err), 0, "%s", err.msg);
+    wc_store_close(st);
+    trun_exec(path, "UPDATE calibration SET c1 = 9e999;");
+    sqlite3 *db = open_ro(path);
+    wc_calibration fits[WC_CAL_MAX];
+    size_t n = 9, ignored = 0;
+    cr_assert_eq(wc_calibration_load(db, fits, WC_CAL_MAX, &n, &ignored, &err), 0, "%s", err.msg);
+    cr_assert_eq(n, 0, "an infinite slope is no fit");
+    cr_assert_eq(ignored, 1);
+    sqlite3_close(db);
+    trun_exec(path, "UPDATE calibration SET c1 = 'abc';");
+    db = open_ro(path);
+    cr_assert_eq(wc_calibration_load(db, fits, WC_CAL_MAX, &n, &ignored, &err), 0, "%s", err.msg);
+    cr_assert_eq(n, 0, "a text slope is no fit");
+    sqlite3_close(db);
 }
