@@ -157,17 +157,27 @@ static int parse(int argc, char **argv, calibrate_cli *c)
     return 0;
 }
 
+/* "[lo, hi]" of a bootstrap interval, or why there is none. */
+static const char *boot_ci(double lo, double hi, char *buf, size_t cap)
+{
+    if (isfinite(lo) && isfinite(hi))
+        snprintf(buf, cap, "[%.4f, %.4f]", lo, hi);
+    else
+        snprintf(buf, cap, "[no bootstrap: n < %d]", WC_BOOT_MIN_PAIRS);
+    return buf;
+}
+
 static void print_fit(const wc_calibration *c)
 {
-    char t[160], n[300];
+    char t[160], n[300], b0[64], b1[64];
     const wc_linfit *f = &c->fit;
     const char *c0 = c->kind == WC_CAL_ZONE_UTIL ? "P_idle_W" : "b_W";
     const char *c1 = c->kind == WC_CAL_ZONE_UTIL ? "k_W" : "a";
-    printf("%-17s %-28.28s %5zu  %s %10.4f ± %-8.4f [%.4f, %.4f] (t: %.4f..%.4f)\n"
-           "%-17s %-28s %5s  %s %10.4f ± %-8.4f [%.4f, %.4f] (t: %.4f..%.4f)  R² %.4f  RMSE %.3f W\n",
+    printf("%-17s %-28.28s %5zu  %-8s %10.4f ± %-8.4f %-24s (t: %.4f..%.4f)\n"
+           "%-17s %-28s %5s  %-8s %10.4f ± %-8.4f %-24s (t: %.4f..%.4f)  R² %.4f  RMSE %.3f W\n",
            wc_cal_kind_name(c->kind), wc_term_safe(c->target, t, sizeof t), f->n, c0, f->c0, f->se0,
-           f->b0_lo, f->b0_hi, f->t0_lo, f->t0_hi, "", "", "", c1, f->c1, f->se1, f->b1_lo, f->b1_hi,
-           f->t1_lo, f->t1_hi, f->r2, f->rmse);
+           boot_ci(f->b0_lo, f->b0_hi, b0, sizeof b0), f->t0_lo, f->t0_hi, "", "", "", c1, f->c1, f->se1,
+           boot_ci(f->b1_lo, f->b1_hi, b1, sizeof b1), f->t1_lo, f->t1_hi, f->r2, f->rmse);
     printf("  %s\n", wc_term_safe(c->note, n, sizeof n));
 }
 
@@ -198,8 +208,10 @@ static int do_fit(calibrate_cli *c, wc_store *st)
         exit_code = WC_EXIT_USAGE;
     }
     if (!rc) {
-        printf("\nFits (coefficient ± standard error [block-bootstrap 95 %% CI] (t-based 95 %% CI));"
-               " estimates from them are ESTIMATED\n");
+        printf("\nFits: coefficient ± standard error [block-bootstrap 95 %% CI] (t-based 95 %% CI);"
+               " estimates from them are ESTIMATED.\nzone_utilisation: P_zone = P_idle + k * u, u = the"
+               " node's CPU utilisation as a busy fraction 0..1; truth_meter: truth = a * meter + b\n");
+        printf("%-17s %-28s %5s  %-8s %10s\n", "kind", "target", "n", "coeff", "value");
         for (size_t i = 0; i < n; i++)
             print_fit(&fits[i]);
     }

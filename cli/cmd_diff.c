@@ -41,10 +41,10 @@ static const char DIFF_HELP[] =
     "  --bootstrap N      bootstrap replicates (default 1000)\n"
     "  --seed N           bootstrap seed (default 1)\n"
     "\n"
-    "The output ends with \"N passed, N failed\" (passed = same, failed = CHANGED, and\n"
-    "for two models also new/gone; \", K inconclusive\" when some are). exit codes:\n"
-    "0 nothing changed beyond the tolerance, 1 something did, 2 usage or input\n"
-    "error, 3 a run is shorter than one window\n";
+    "The output ends with \"N passed, N failed\" (passed = same, failed = CHANGED;\n"
+    "new and gone are reported, never failures; \", K inconclusive\" when some are).\n"
+    "exit codes: 0 nothing changed beyond the tolerance, 1 something did, 2 usage or\n"
+    "input error, 3 a run is shorter than one window\n";
 
 enum { OPT_MODEL = 1000, OPT_TOP, OPT_ZONE, OPT_WINDOW, OPT_TOL, OPT_BOOTSTRAP, OPT_SEED, OPT_HELP };
 
@@ -237,7 +237,11 @@ static int report(const diff_cli *c, const wc_diff_side *a, const wc_diff_side *
     printf("verdict (tolerance ±%g %% of A's mean power): %zu CHANGED, %zu same, %zu inconclusive, %zu"
            " new, %zu gone\n", r->tolerance_pct, r->changed, r->same, r->inconclusive, r->appeared,
            r->vanished);
-    size_t failed = r->changed + (r->paired ? r->appeared + r->vanished : 0);
+    if (r->a_windows < WC_BOOT_MIN_PAIRS || r->b_windows < WC_BOOT_MIN_PAIRS)
+        printf("note: fewer than %d full %g s windows on a side: no intervals, so no verdict but"
+               " inconclusive (use a shorter --window or a longer run)\n", WC_BOOT_MIN_PAIRS,
+               r->window_s);
+    size_t failed = r->changed;
     if (r->inconclusive)
         printf("%zu passed, %zu failed, %zu inconclusive\n", r->same, failed, r->inconclusive);
     else

@@ -48,13 +48,16 @@ static const char VALIDATE_HELP[] =
     "                            most 3); pairs per truth reading are always scored too\n"
     "  --node-zones LIST         zones summed into the node source (default package,dram)\n"
     "  --lag auto|DUR            ground-truth lag: estimated (default) or given\n"
-    "  --max-lag DUR             largest lag searched (default 30s)\n"
+    "  --max-lag DUR             largest lag searched (default 30s, at most a quarter\n"
+    "                            of the run; up to 1h)\n"
     "  --max-window DUR          largest averaging window searched when the device\n"
     "                            states none (default 120s)\n"
     "  --mape-floor W            MAPE only where truth is above W (default: 10 % of\n"
     "                            the truth's median)\n"
     "  --gate-source NAME        node source the node/wape/... checks read (default: the\n"
-    "                            latest calibrated wall estimate, else the meter)\n"
+    "                            latest wall estimate calibrated on another run\n"
+    "                            (--apply-from), else the meter; an in-sample estimate\n"
+    "                            only when named)\n"
     "  --gate-window native|DUR  pairs the node checks read (default native)\n"
     "  --levels-window DUR       windows of the gap over time (default 60s)\n"
     "  --bootstrap N             bootstrap replicates (default 1000)\n"
@@ -62,9 +65,10 @@ static const char VALIDATE_HELP[] =
     "\n"
     "The output ends with \"N passed, N failed\" (\", K skipped\" when a check could not\n"
     "be evaluated). exit codes: 0 within tolerances, 1 a tolerance broken, 2 usage\n"
-    "or input error (unreadable DB, bad option, unwritable --json/--junit file),\n"
-    "3 the run has no measurable interval (or tolerances were asked of a run that\n"
-    "cannot be checked, e.g. gap= of an imported run without attribution)\n";
+    "or input error (unreadable DB, bad option, a zone the run does not have, a\n"
+    "corrupt clock, unwritable --json/--junit file), 3 the run has no measurable\n"
+    "interval (fewer than two ticks, or tolerances were asked of a run that cannot\n"
+    "be checked, e.g. gap= of an imported run without attribution)\n";
 
 enum {
     OPT_DB = 1000, OPT_MODEL, OPT_TOL, OPT_MAX_UNATTR, OPT_MAX_OVER, OPT_JUNIT, OPT_JSON,

@@ -21,12 +21,16 @@ echo
 "$bin" calibrate --db "$db"
 echo
 rc=0
-"$bin" validate --db "$db" --tolerance node=10%,gap=10% --json "$outdir/validate.json" \
+# The node check reads the raw meter here: the wall fit was made on this very run, and an
+# estimate checked against the truth it was fitted on passes by construction (calibrate another
+# run with --apply-from for that). RAPL misses PSU loss and platform power, so node=10% breaks.
+"$bin" validate --db "$db" --tolerance node=10%,gap=10%,invariants=0 --json "$outdir/validate.json" \
     --junit "$outdir/validate.xml" || rc=$?
 [ "$rc" -le 1 ] || exit "$rc"
 echo
 echo "The same samples under the corrected model (offline re-attribution), workload by workload:"
-"$bin" diff "$db" --model kepler-0.11 --model ideal --window 10s || [ $? -le 1 ]
+"$bin" diff "$db" --model kepler-0.11 --model ideal --window 5s || [ $? -le 1 ]
 echo
 echo "wattcal demo: run in $db, JSON summary $outdir/validate.json, JUnit $outdir/validate.xml"
-echo "(validate exit $rc: 0 = every tolerance held, 1 = one broke; node power and BMC are SIMULATED)"
+echo "(validate exit $rc: 0 = every tolerance held, 1 = one broke — here node=10% on raw RAPL against"
+echo " the wall, by design; node power and BMC are SIMULATED)"

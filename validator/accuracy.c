@@ -363,6 +363,14 @@ int wc_accuracy_score(wc_accuracy_report *rep, wc_error *err)
                 for (int ph = -1; ph < (int)rep->nphases; ph++)
                     if (score_cell(rep, &cap, si, ti, wi, ph))
                         return wc_error_set(err, -ENOMEM, "out of memory scoring accuracy");
+            int any = 0;
+            for (size_t si = 0; si < rep->nsources && !any; si++)
+                any = wc_accuracy_cell(rep, si, ti, w, -1) != NULL;
+            if (!any && rep->nsources && w > 0)
+                snprintf(why, why_cap, "no %g s window had readings covering 80 %% of it with the"
+                                       " source defined", w);
+            else if (!any && rep->nsources)
+                snprintf(why, why_cap, "no reading's interval is covered by a source");
         }
     }
     return 0;

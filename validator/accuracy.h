@@ -41,6 +41,7 @@ typedef struct wc_acc_source {
     char description[256];
     wc_cumseries series;          /* J on the run's ticks */
     double run_energy_j;          /* over the whole run */
+    int in_sample;                /* an estimate from a fit made on this very run's truth */
 } wc_acc_source;
 
 /* One scored combination. */

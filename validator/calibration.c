@@ -170,8 +170,8 @@ static int zone_fits(sqlite3 *db, const wc_cal_opts *o, const wc_accuracy_report
         c->window_s = win;
         int fitted = rc ? rc : fit_pairs(c, p.truth_w, p.source_w, &p, 0, &o->boot, notes, cap);
         if (fitted == 1) {
-            wc_textf(c->note, sizeof c->note, "P_%s = P_idle + k * utilisation over %zu windows of"
-                     " %g s (%s meter)", names[k], p.n, win, rep->run_provenance);
+            wc_textf(c->note, sizeof c->note, "P_%s = P_idle + k * u (u: busy fraction 0..1) over %zu"
+                     " windows of %g s (%s meter)", names[k], p.n, win, rep->run_provenance);
             (*n)++;
         }
         rc = fitted < 0 ? fitted : 0;
@@ -484,8 +484,9 @@ int wc_calibration_add_estimates(sqlite3 *db, const wc_calibration *fits, size_t
             return wc_error_set(err, -ENOMEM, "out of memory");
         snprintf(src.name, sizeof src.name, "estimate:wall#%lld", (long long)c->id);
         snprintf(src.provenance, sizeof src.provenance, "estimated");
+        src.in_sample = !c->fitted_on[0];
         wc_textf(src.description, sizeof src.description,
-                 "ESTIMATED wall power = %.4f * %s + %.2f W (fit #%lld of %.40s, fitted on %.120s)",
+                 "wall power = %.4f * %s + %.2f W (fit #%lld of %.40s, fitted on %.120s)",
                  c->fit.c1, c->input, c->fit.c0, (long long)c->id, c->target, fitted_where(c));
         if (wc_accuracy_add_source(rep, &src)) {
             wc_cumseries_free(&src.series);
@@ -528,15 +529,17 @@ int wc_calibration_add_estimates(sqlite3 *db, const wc_calibration *fits, size_t
         if (found && !wc_cumseries_affine(&util, ua, ub, &src.series)) {
             snprintf(src.name, sizeof src.name, "estimate:util");
             snprintf(src.provenance, sizeof src.provenance, "estimated");
+            src.in_sample = (wall && !wall->fitted_on[0]) || !strncmp(where, "this run", 8);
             if (wall)
                 wc_textf(src.description, sizeof src.description,
-                         "ESTIMATED wall power from CPU utilisation alone = %.2f W + %.2f W * u"
-                         " (zone fits of %.100s, through wall fit #%lld)", ub, ua, where,
+                         "wall power from CPU utilisation alone = %.2f W + %.2f W * u (u: busy"
+                         " fraction 0..1; zone fits of %.90s, through wall fit #%lld)", ub, ua, where,
                          (long long)wall->id);
             else
                 wc_textf(src.description, sizeof src.description,
-                         "ESTIMATED %s power (not wall power: compare it with the meter) from CPU"
-                         " utilisation alone = %.2f W + %.2f W * u (zone fits of %.100s)",
+                         "%s power (not wall power: compare it with the meter) from CPU"
+                         " utilisation alone = %.2f W + %.2f W * u (u: busy fraction 0..1; zone fits"
+                         " of %.90s)",
                          rep->node_zones, ub, ua, where);
             if (wc_accuracy_add_source(rep, &src))
                 wc_cumseries_free(&src.series);

@@ -208,6 +208,8 @@ static void verdict(wc_diff_row *r, double tol_pct, wc_diff_report *rep)
 {
     double base = r->a_w.est;
     r->diff_pct = base > 0 ? 100.0 * r->diff_w.est / base : NAN;
+    /* appearing and vanishing workloads are reported, never a failure: pods
+     * churn between runs, and a model may leave a workload at 0 J */
     if (r->a_j <= 0 && r->b_j > 0) {
         r->verdict = WC_DIFF_NEW;
         rep->appeared++;

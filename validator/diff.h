@@ -16,8 +16,9 @@
  *    (paired): what an upgrade moves, before it is rolled out.
  * Verdict per workload against a tolerance T (% of side A's mean power):
  * "changed" when |difference| > T and its interval excludes 0; "same" when
- * the whole interval lies within ±T; "inconclusive" otherwise; "new" or
- * "gone" when one side has none of it. Namespaces are not recorded (wattcal
+ * the whole interval lies within ±T; "inconclusive" otherwise (also when a
+ * side has fewer than 8 full windows: no interval); "new" or "gone" when one
+ * side has none of it — reported, never a failure. Namespaces are not recorded (wattcal
  * has no kubelet informer: pods are known by uid from cgroup paths), so they
  * are not compared.
  */

@@ -335,7 +335,8 @@ static void print_accuracy(FILE *out, const wc_validation *v)
     }
     const wc_boot_cfg *bc = &a->opts.boot;
     fprintf(out, "\nNode accuracy against ground truth (source − truth, W; 95 %% CIs: moving-block bootstrap,"
-                 " %d replicates, seed %llu)\n", wc_boot_replicates(bc),
+                 " %d replicates, seed %llu;\nn = readings, or windows, whose shifted interval the source"
+                 " covers)\n", wc_boot_replicates(bc),
             (unsigned long long)(bc->seed ? bc->seed : WC_BOOT_DEFAULT_SEED));
     for (size_t ti = 0; ti < a->ntruth; ti++) {
         const wc_truth_series *t = &a->truth[ti];
@@ -475,8 +476,10 @@ static void print_bias(FILE *out, const wc_bias_report *b)
                     with_ci(&m->factor[WC_BIAS_NODE], 3, y, sizeof y));
         }
     }
-    fprintf(out, "  bias matrix: attributed / expected in the mix per class and zone (1 = fair; - = no mixed"
-                 " or no isolated phase)\n");
+    fprintf(out, "  bias matrix: attributed / expected in the mix per class and zone (1 = the class gets what"
+                 " it costs in\n  isolation; a model whose active energy includes a share of idle power puts"
+                 " every class above 1,\n  so compare the classes with each other; - = no mixed or no"
+                 " isolated phase)\n");
     fprintf(out, "  %-9s %-22s %-22s %-22s %10s %9s\n", "class", "package", "dram", "package+dram",
             "coverage", "isolated");
     for (size_t i = 0; i < b->nclasses; i++) {

@@ -211,8 +211,8 @@ static int node_checks(checks_buf *b, const wc_tolerance *t)
         for (int ph = -1; ph < (int)v->acc.nphases; ph++) {
             char phase[80], subject[160];
             phase_label(v, ph, phase, sizeof phase);
-            wc_textf(subject, sizeof subject, "%s vs %s (%s)", v->acc.sources[si].name,
-                     v->acc.truth[ti].spec, win);
+            wc_textf(subject, sizeof subject, "%s%s vs %s (%s)", v->acc.sources[si].name,
+                     v->acc.sources[si].in_sample ? " IN-SAMPLE" : "", v->acc.truth[ti].spec, win);
             const wc_acc_cell *cell = wc_accuracy_cell(&v->acc, si, ti, v->gate_window_s, ph);
             wc_check *c = new_check(b, t, phase, subject);
             if (!c)
@@ -353,9 +353,11 @@ static int pick_gated(const wc_accuracy_report *a, const char *want)
                 return (int)i;
         return -1;
     }
+    /* an estimate checked against the truth it was fitted on passes by
+     * construction: by default only an out-of-sample one is gated */
     int est = -1;
     for (size_t i = 0; i < a->nsources; i++)
-        if (!strncmp(a->sources[i].name, "estimate:wall#", 14))
+        if (!strncmp(a->sources[i].name, "estimate:wall#", 14) && !a->sources[i].in_sample)
             est = (int)i;
     return est >= 0 ? est : (a->nsources ? 0 : -1);
 }

@@ -78,7 +78,8 @@ typedef struct wc_check {
 typedef struct wc_validation_opts {
     wc_acc_opts acc;             /* windows, node zones, MAPE floor, lag, bootstrap */
     double gate_window_s;        /* window of the node checks: 0 native (default) */
-    const char *gate_source;     /* source name to gate; NULL: latest estimate:wall, else the meter */
+    const char *gate_source;     /* source name to gate; NULL: the latest out-of-sample
+                                    estimate:wall (fitted on another run), else the meter */
     double levels_window_s;      /* gap-over-time windows; default 60 s */
     wc_tolerance tol[WC_TOL_MAX];
     size_t ntol;
