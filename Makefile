@@ -18,7 +18,7 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-LIB_DIRS := common collector validator workloads
+LIB_DIRS := common collector validator workloads reports
 LIB_SRC  := $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))

@@ -54,6 +54,7 @@ static const struct {
     {"validate", cmd_validate, "attribution gap, node accuracy vs ground truth with CIs, workload bias, CI gate"},
     {"calibrate", cmd_calibrate, "fit zone power vs utilisation and ground truth vs the zones; store, apply, estimate"},
     {"diff", cmd_diff, "compare workload energy between two runs or two models, with CIs and a verdict"},
+    {"report", cmd_report, "write the validation as a self-contained HTML page and Markdown with plots"},
     {"attribute", cmd_attribute, "re-attribute a recorded run offline under another model"},
     {"run", cmd_run, "replay a scenario of stress workloads in labelled phases while recording"},
     {"stress", cmd_stress, "run a built-in stress workload (cpu, avx, membound, idle, burst)"},

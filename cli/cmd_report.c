@@ -1,0 +1,150 @@
+/*
+ * cmd_report.c — `wattcal report`: the validation of a run (the options of
+ * `validate`, cli_validation.h) written as a self-contained HTML page and a
+ * Markdown file with plots (reports/report.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cli_validation.h"
+#include "reports/report.h"
+#include "validator/validation.h"
+
+static const char REPORT_HELP[] =
+    "usage: wattcal report --db FILE --out DIR [options]\n"
+    "\n"
+    "Writes what `wattcal validate` computes as DIR/report.html (self-contained:\n"
+    "SVG plots and CSS inline, no script, no network; readable printed and on a\n"
+    "phone) and DIR/report.md (for a pull request, with the plots as PNG files\n"
+    "beside it), and keeps each plot's data file (DIR/*.dat). It holds the\n"
+    "provenance of every source, the verdict of the tolerances, node power\n"
+    "against ground truth with the phases shaded, the error over time,\n"
+    "Bland-Altman, the meter against the truth with its calibration fit, the\n"
+    "attribution gap per level over time, the energy of the top pods, containers\n"
+    "or process names stacked, attributed against isolated energy per workload,\n"
+    "the bias matrix, burst coverage, the top tenants and the truth's lag and\n"
+    "window. Plots are drawn by gnuplot; without it the report is written\n"
+    "without plots and says so.\n"
+    "\n"
+    "  --out DIR                 directory of the report (created when missing;\n"
+    "                            files of an earlier report there are replaced)\n"
+    "  --top N                   tenants in the tables and the stacked plot (default 8)\n"
+    "  --no-plots                do not run gnuplot (tables and data files only)\n"
+    WC_CLI_VALIDATION_HELP
+    "\n"
+    "Unlike validate, the gap over time defaults to windows of about 1/120 of the\n"
+    "run and at least 10 ticks (1 s, 2 s, 5 s, 10 s ... 1 h). Prints the path of report.html. exit codes: 0 written (whatever the\n"
+    "verdict: the gate is `wattcal validate`), 2 usage or input error (unreadable\n"
+    "DB, bad option, DIR not writable), 3 the run has fewer than two ticks\n";
+
+enum { OPT_OUT = WC_CLI_VOPT_END, OPT_TOP, OPT_NO_PLOTS, OPT_HELP };
+
+static const struct option REPORT_OPTS[] = {
+    WC_CLI_VALIDATION_LONGOPTS,
+    {"out", required_argument, NULL, OPT_OUT},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct report_cli {
+    wc_cli_validation v;
+    wc_report_opts r;
+} report_cli;
+
+static int bad(const char *opt, const char *why)
+{
+    fprintf(stderr, "wattcal report: %s: %s\n", opt, why);
+    return WC_EXIT_USAGE;
+}
+
+static int own_option(report_cli *c, int opt, const char *v)
+{
+    double x = 0;
+    switch (opt) {
+    case OPT_OUT:
+        if (!*v)
+            return bad("--out", "expected a directory");
+        c->r.out_dir = v;
+        return 0;
+    case OPT_TOP:
+        if (wc_cli_parse_whole(v, 1, 50, &x))
+            return bad("--top", "expected a whole number from 1 to 50");
+        c->r.top = (size_t)x;
+        return 0;
+    case OPT_NO_PLOTS:
+        c->r.no_plots = 1;
+        return 0;
+    }
+    return WC_EXIT_USAGE;
+}
+
+static int parse(int argc, char **argv, report_cli *c)
+{
+    int opt;
+    optind = 1;
+    wc_cli_validation_init(&c->v);
+    while ((opt = getopt_long(argc, argv, "", REPORT_OPTS, NULL)) != -1) {
+        if (opt == OPT_HELP) {
+            fputs(REPORT_HELP, stdout);
+            return -1;
+        }
+        if (opt < WC_CLI_VOPT_DB) {
+            fputs(REPORT_HELP, stderr);
+            return WC_EXIT_USAGE;
+        }
+        int rc = opt >= WC_CLI_VOPT_END ? own_option(c, opt, optarg)
+                                        : wc_cli_validation_option("report", &c->v, opt, optarg);
+        if (rc)
+            return rc;
+    }
+    if (optind < argc)
+        return bad(argv[optind], "unexpected argument");
+    if (!c->r.out_dir)
+        return bad("--out", "DIR is required");
+    return wc_cli_validation_finish("report", &c->v);
+}
+
+int cmd_report(int argc, char **argv)
+{
+    report_cli *c = calloc(1, sizeof *c);
+    wc_validation *v = calloc(1, sizeof *v);
+    wc_report_result *res = calloc(1, sizeof *res);
+    int rc = c && v && res ? parse(argc, argv, c) : WC_EXIT_USAGE;
+    if (rc) {
+        if (!c || !v || !res)
+            wc_cli_error("report", "out of memory");
+        free(c), free(v), free(res);
+        return rc < 0 ? WC_EXIT_OK : rc;
+    }
+    wc_error err = {{0}};
+    wc_model model;
+    wc_store *st = wc_cli_open_model(c->v.db, c->v.model, &model, &err);
+    if (st)
+        wc_report_default_opts(st, &c->v.o);
+    rc = st ? wc_validation_run(st, model, &c->v.o, v, &err) : -EIO;
+    int exit_code = WC_EXIT_OK;
+    if (rc) {
+        wc_cli_error("report", err.msg);
+        exit_code = rc == -ENODATA ? WC_EXIT_NO_DATA : WC_EXIT_USAGE;
+    } else if (wc_report_write(st, v, c->v.db, &c->r, res, &err)) {
+        wc_cli_error("report", err.msg);
+        exit_code = WC_EXIT_USAGE;
+    } else {
+        if (res->warning[0])
+            fprintf(stderr, "wattcal report: warning: %s\n", res->warning);
+        printf("report: %s\n  markdown: %s\n  %d of %d figures drawn; verdict: %zu passed, %zu failed,"
+               " %zu skipped\n", res->html_path, res->md_path, res->plots, res->figures, v->passed,
+               v->failed, v->skipped);
+    }
+    if (!rc)
+        wc_validation_free(v);
+    wc_store_close(st);
+    free(c), free(v), free(res);
+    return exit_code;
+}

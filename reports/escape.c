@@ -1,0 +1,183 @@
+/*
+ * escape.c — untrusted strings into HTML, Markdown and gnuplot data files
+ * (escape.h).
+ */
+#include "reports/escape.h"
+
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence at s (2..4) or 0 (ASCII is handled
+ * by the callers). */
+static size_t utf8_seq(const unsigned char *s)
+{
+    size_t n = (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (!n || (n == 2 && s[0] < 0xC2) || (n == 4 && s[0] > 0xF4))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
+        return 0;
+    if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90)))
+        return 0;
+    return n;
+}
+
+/* Writes the visible form of a control or stray byte. */
+static void visible_byte(FILE *f, unsigned char c, int md)
+{
+    const char *bs = md ? "\\\\" : "\\"; /* Markdown: a literal backslash is \\ */
+    if (c == '\n')
+        fprintf(f, "%sn", bs);
+    else if (c == '\t')
+        fprintf(f, "%st", bs);
+    else if (c == '\r')
+        fprintf(f, "%sr", bs);
+    else
+        fprintf(f, "%sx%02X", bs, c);
+}
+
+/* The walk shared by the three formats: plain printable ASCII goes to out();
+ * multi-byte UTF-8 is copied; anything else becomes visible text. */
+static void walk(FILE *f, const char *s, int md, void (*out)(FILE *, char))
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        if (*p >= 0x20 && *p < 0x7f) {
+            out(f, (char)*p++);
+            continue;
+        }
+        size_t n = *p >= 0x80 ? utf8_seq(p) : 0;
+        if (n) {
+            fwrite(p, 1, n, f);
+            p += n;
+            continue;
+        }
+        visible_byte(f, *p++, md);
+    }
+}
+
+static void html_char(FILE *f, char c)
+{
+    switch (c) {
+    case '&': fputs("&amp;", f); break;
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '"': fputs("&quot;", f); break;
+    case '\'': fputs("&#39;", f); break;
+    default: fputc(c, f);
+    }
+}
+
+static void md_char(FILE *f, char c)
+{
+    if (c == '&' || c == '<' || c == '>' || c == '"' || c == '\'') {
+        html_char(f, c); /* GitHub renders HTML in Markdown */
+        return;
+    }
+    if (strchr("\\`*_{}[]()#+-.!|~", c))
+        fputc('\\', f);
+    fputc(c, f);
+}
+
+static void gp_char(FILE *f, char c)
+{
+    fputc(c, f);
+}
+
+void wc_html_escape(FILE *f, const char *s)
+{
+    walk(f, s, 0, html_char);
+}
+
+void wc_md_escape(FILE *f, const char *s)
+{
+    walk(f, s, 1, md_char);
+}
+
+void wc_gp_field(FILE *f, const char *s)
+{
+    if (!s || !*s) {
+        fputs("-", f); /* an empty field would shift the columns */
+        return;
+    }
+    walk(f, s, 0, gp_char);
+}
+
+/* Appends the visible form of one character at p (advances *pp) to buf;
+ * returns its length, 0 when it does not fit in room. */
+static size_t visible_char(const unsigned char **pp, char *out, size_t room)
+{
+    const unsigned char *p = *pp;
+    char tmp[8];
+    size_t n;
+    if (*p >= 0x20 && *p < 0x7f) {
+        tmp[0] = (char)*p, n = 1;
+        p++;
+    } else if (*p >= 0x80 && (n = utf8_seq(p)) > 0) {
+        memcpy(tmp, p, n);
+        p += n;
+    } else {
+        const char *named = *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : *p == '\r' ? "\\r" : NULL;
+        if (named)
+            n = (size_t)snprintf(tmp, sizeof tmp, "%s", named);
+        else
+            n = (size_t)snprintf(tmp, sizeof tmp, "\\x%02X", *p);
+        p++;
+    }
+    if (n > room)
+        return 0;
+    memcpy(out, tmp, n);
+    *pp = p;
+    return n;
+}
+
+const char *wc_visible(const char *s, size_t max_bytes, char *buf, size_t cap)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t len = 0, limit = max_bytes < cap - 1 ? max_bytes : cap - 1;
+    while (*p) {
+        const unsigned char *save = p;
+        size_t n = visible_char(&p, buf + len, limit - len);
+        if (!n) {
+            p = save;
+            break;
+        }
+        len += n;
+    }
+    if (*p) { /* cut: make room for "..." at a character boundary */
+        while (len > 0 && len + 3 > limit) {
+            len--;
+            while (len > 0 && ((unsigned char)buf[len] & 0xC0) == 0x80)
+                len--;
+        }
+        if (len + 3 <= limit)
+            memcpy(buf + len, "...", 3), len += 3;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+void wc_gp_hex(FILE *f, const char *s, size_t max_bytes)
+{
+    char buf[512];
+    wc_visible(s, max_bytes, buf, sizeof buf);
+    if (!buf[0]) {
+        fputs("2d", f); /* "-": an empty field would shift the columns */
+        return;
+    }
+    for (const unsigned char *p = (const unsigned char *)buf; *p; p++)
+        fprintf(f, "%02x", *p);
+}
+
+void wc_gp_string(FILE *f, const char *s, size_t max_bytes)
+{
+    fputs("dec(\"", f);
+    if (s && *s)
+        wc_gp_hex(f, s, max_bytes);
+    fputs("\")", f);
+}
+
+const char WC_GP_DECODER[] =
+    "hexdigit(c) = strstrt(\"0123456789abcdef\", c) - 1\n"
+    "dec(s) = strlen(s) < 2 ? \"\" : sprintf(\"%c\", 16 * hexdigit(s[1:1]) + hexdigit(s[2:2])) . dec(s[3:])\n";

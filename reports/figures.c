@@ -1,0 +1,1086 @@
+/*
+ * figures.c — the report's plots (figures.h): for each figure a data file
+ * written from the validation (and, for the stacked tenants, from the run's
+ * work_attr rows), then one gnuplot run drawing it as SVG and PNG.
+ *
+ * A gnuplot script holds only numbers, keywords, the fixed file names below
+ * and labels as dec("<hex>") (reports/escape.h), so nothing from the run can
+ * be parsed by gnuplot as a command. Times are seconds since the run's first
+ * tick (monotonic clock); powers watts; energies joules.
+ */
+#include "reports/figures.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reports/escape.h"
+#include "reports/gnuplot.h"
+#include "reports/report_io.h"
+
+/* Points drawn per series at most: longer runs are averaged (power) or
+ * thinned (pairs) for drawing; the data files keep what was drawn from. */
+#define FIG_MAX_WINDOWS 1500
+#define FIG_MAX_POINTS 5000
+#define FIG_MAX_READINGS 4000
+#define FIG_GNUPLOT_TIMEOUT_S 60
+#define FIG_LABEL_BYTES 60
+
+static const char SVG_TERMINAL[] =
+    "set terminal svg size 960,440 dynamic noenhanced font \"sans,12\" linewidth 1.4 background rgb \"white\"\n";
+/* Line colours (Okabe–Ito, then more), 99 = "other". */
+static const char PALETTE[] =
+    "set linetype 1 lc rgb \"#0072B2\"\nset linetype 2 lc rgb \"#E69F00\"\nset linetype 3 lc rgb \"#009E73\"\n"
+    "set linetype 4 lc rgb \"#CC79A7\"\nset linetype 5 lc rgb \"#56B4E9\"\nset linetype 6 lc rgb \"#D55E00\"\n"
+    "set linetype 7 lc rgb \"#F0E442\"\nset linetype 8 lc rgb \"#000000\"\nset linetype 9 lc rgb \"#882255\"\n"
+    "set linetype 10 lc rgb \"#44AA99\"\nset linetype 99 lc rgb \"#BBBBBB\"\nset linetype cycle 10\n";
+static const char PNG_TERMINAL[] =
+    "set terminal pngcairo size 1280,590 noenhanced font \"sans,11\" linewidth 1.4 background rgb \"white\"\n";
+
+/* Everything a figure builder reads. */
+typedef struct fig_env {
+    wc_store *st;
+    const wc_validation *v;
+    const char *dir;
+    int64_t t0_ns, t1_ns;   /* first and last tick, monotonic */
+    double duration_s;
+} fig_env;
+
+/* A script body being written (open_memstream). */
+typedef struct gp_body {
+    char *buf;
+    size_t len;
+    FILE *f;
+} gp_body;
+
+static int body_open(gp_body *b)
+{
+    memset(b, 0, sizeof *b);
+    b->f = open_memstream(&b->buf, &b->len);
+    return b->f ? 0 : -ENOMEM;
+}
+
+static void body_discard(gp_body *b)
+{
+    if (b->f)
+        fclose(b->f);
+    free(b->buf);
+    memset(b, 0, sizeof *b);
+}
+
+/* A number for a data file: %.9g, or NaN (gnuplot leaves a gap). */
+static void dat_num(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.9g", x);
+    else
+        fputs("NaN", f);
+}
+
+static double secs(const fig_env *e, int64_t t_ns)
+{
+    return (double)(t_ns - e->t0_ns) / 1e9;
+}
+
+/* "12 s", "1.5 min" … for captions. */
+static const char *dur_text(double s, char *buf, size_t cap)
+{
+    if (s == 0)
+        snprintf(buf, cap, "per reading");
+    else if (s < 120)
+        snprintf(buf, cap, "%g s", s);
+    else if (s < 7200)
+        snprintf(buf, cap, "%g min", s / 60);
+    else
+        snprintf(buf, cap, "%g h", s / 3600);
+    return buf;
+}
+
+static const char *prov_upper(const char *p)
+{
+    return !strcmp(p, "simulated") ? "SIMULATED" : !strcmp(p, "estimated") ? "ESTIMATED" : p;
+}
+
+/* A drawing window of at least min_s giving at most FIG_MAX_WINDOWS
+ * windows over the run; whole seconds above 10 s. */
+static double drawing_window(const fig_env *e, double min_s)
+{
+    double w = min_s;
+    if (e->duration_s / w > FIG_MAX_WINDOWS)
+        w = e->duration_s / FIG_MAX_WINDOWS;
+    if (w > 10)
+        w = ceil(w);
+    return w;
+}
+
+double wc_figures_nice_window(double duration_s)
+{
+    static const double nice[] = {1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800,
+                                  21600, 43200, 86400};
+    double want = duration_s / WC_FIG_TARGET_WINDOWS;
+    for (size_t i = 0; i < sizeof nice / sizeof nice[0]; i++)
+        if (nice[i] >= want)
+            return nice[i];
+    return ceil(want / 86400) * 86400;
+}
+
+/* A truth spec short enough for a legend: "csv:...last/part.csv". The
+ * caption keeps it whole. */
+static const char *short_spec(const char *spec, char *buf, size_t cap)
+{
+    size_t n = strlen(spec);
+    if (n <= 44) {
+        snprintf(buf, cap, "%s", spec);
+        return buf;
+    }
+    const char *colon = strchr(spec, ':');
+    int kind = colon && colon - spec < 12 ? (int)(colon - spec + 1) : 0;
+    snprintf(buf, cap, "%.*s...%s", kind, spec, spec + n - 32);
+    return buf;
+}
+
+static void title_line(FILE *s, const char *text)
+{
+    fputs("set title ", s);
+    wc_gp_string(s, text, 200);
+    fputs("\n", s);
+}
+
+static void axis_labels(FILE *s, const char *x, const char *y)
+{
+    fputs("set xlabel ", s);
+    wc_gp_string(s, x, 120);
+    fputs("\nset ylabel ", s);
+    wc_gp_string(s, y, 120);
+    fputs("\n", s);
+}
+
+static const char *const PHASE_COLOURS[] = {"#dce9f7", "#f7e3d0", "#dff2dc", "#efe0f5", "#f6f2c9", "#d8f0f0"};
+
+/* Shades every phase of the run (a rect per phase, numbers only) and
+ * labels the wide ones; writes phases.dat. ids from 100 (objects, labels). */
+static void phase_shading(FILE *s, const fig_env *e)
+{
+    const wc_accuracy_report *a = &e->v->acc;
+    double depth = 1.0;
+    for (size_t i = 0; i < a->nphases && i < 400; i++) {
+        const wc_acc_phase *p = &a->phases[i];
+        double x1 = secs(e, p->start_ns), x2 = secs(e, p->end_ns);
+        if (!(x2 > x1))
+            continue;
+        unsigned h = 5381;
+        for (const char *c = p->cls; *c; c++)
+            h = h * 33 + (unsigned char)*c;
+        const char *col = !strcmp(p->cls, "idle") ? "#ececec" : PHASE_COLOURS[h % 6];
+        /* neighbours of one class alternate in depth, so each phase shows */
+        int same_as_previous = i > 0 && !strcmp(a->phases[i - 1].cls, p->cls);
+        depth = same_as_previous ? 1.6 - depth : 1.0;
+        fprintf(s, "set object %zu rect from %.6f, graph 0 to %.6f, graph 1 behind fillcolor rgb \"%s\""
+                   " fillstyle solid %.1f noborder\n", 100 + i, x1, x2, col, depth);
+        char label[96];
+        if (p->repetition > 1)
+            snprintf(label, sizeof label, "%.60s #%d", p->name, p->repetition);
+        else
+            snprintf(label, sizeof label, "%.60s", p->name);
+        /* labelled where it fits: about 860 px of plot, 6.5 px a character */
+        double room_px = (x2 - x1) / e->duration_s * 860;
+        size_t chars = strlen(label) < 40 ? strlen(label) : 40;
+        if (room_px >= 6.5 * (double)chars + 8) {
+            fprintf(s, "set label %zu ", 100 + i);
+            wc_gp_string(s, label, 40);
+            fprintf(s, " at %.6f, graph 0.97 center font \",9\" textcolor rgb \"#555555\" front\n",
+                    (x1 + x2) / 2);
+        }
+    }
+}
+
+/* phases.dat: the phases the figures shade. */
+static int write_phases(const fig_env *e, wc_error *err)
+{
+    const wc_accuracy_report *a = &e->v->acc;
+    if (!a->nphases)
+        return 0;
+    wc_outfile o;
+    int rc = wc_outfile_open(&o, e->dir, "phases.dat", err);
+    if (rc)
+        return rc;
+    fputs("start_s\tend_s\trepetition\tclass\tname\n", o.f);
+    for (size_t i = 0; i < a->nphases; i++) {
+        const wc_acc_phase *p = &a->phases[i];
+        fprintf(o.f, "%.6f\t%.6f\t%d\t", secs(e, p->start_ns), secs(e, p->end_ns), p->repetition);
+        wc_gp_field(o.f, p->cls);
+        fputc('\t', o.f);
+        wc_gp_field(o.f, p->name);
+        fputc('\n', o.f);
+    }
+    return wc_outfile_close(&o, err);
+}
+
+static wc_figure *fig_new(wc_figures *F, const char *id, const char *title)
+{
+    wc_figure *f = &F->f[F->n++];
+    memset(f, 0, sizeof *f);
+    snprintf(f->id, sizeof f->id, "%s", id);
+    snprintf(f->title, sizeof f->title, "%s", title);
+    return f;
+}
+
+/* ---- node power against ground truth ------------------------------------ */
+
+static int fig_power(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
+{
+    const wc_accuracy_report *a = &e->v->acc;
+    if (!a->nsources) {
+        snprintf(f->why_not, sizeof f->why_not, "the run has no node power source");
+        return 0;
+    }
+    double w = drawing_window(e, (double)a->tb.median_spacing_ns / 1e9);
+    int64_t w_ns = (int64_t)llround(w * 1e9);
+    size_t nwin = (size_t)ceil((double)(e->t1_ns - e->t0_ns) / (double)w_ns);
+    double ymax = 0;
+    wc_outfile o;
+    int rc = wc_outfile_open(&o, e->dir, "power.dat", err);
+    if (rc)
+        return rc;
+    fputs("t_s", o.f);
+    for (size_t k = 0; k < a->nsources; k++) {
+        fputs("\t", o.f);
+        wc_gp_field(o.f, a->sources[k].name);
+    }
+    fputs("\n", o.f);
+    for (size_t i = 0; i < nwin; i++) {
+        int64_t lo = e->t0_ns + (int64_t)i * w_ns, hi = lo + w_ns < e->t1_ns ? lo + w_ns : e->t1_ns;
+        dat_num(o.f, secs(e, lo) + (double)(hi - lo) / 2e9);
+        for (size_t k = 0; k < a->nsources; k++) {
+            double p = wc_cumseries_rate(&a->sources[k].series, lo, hi);
+            if (isfinite(p) && p > ymax)
+                ymax = p;
+            fputs("\t", o.f);
+            dat_num(o.f, p);
+        }
+        fputs("\n", o.f);
+    }
+    rc = wc_outfile_close(&o, err);
+    if (rc)
+        return rc;
+    /* truth: one block per source; drawn at the midpoint of the interval each
+     * reading averages after the lag, binned when there are very many */
+    size_t truth_drawn = 0;
+    if (a->ntruth) {
+        rc = wc_outfile_open(&o, e->dir, "truth.dat", err);
+        if (rc)
+            return rc;
+        fputs("t_s\twatts\tinterval_start_s\tinterval_end_s\treadings\n", o.f);
+        for (size_t ti = 0; ti < a->ntruth; ti++) {
+            const wc_truth_series *t = &a->truth[ti];
+            if (ti)
+                fputs("\n\n", o.f);
+            size_t per = t->n > FIG_MAX_READINGS ? (t->n + FIG_MAX_READINGS - 1) / FIG_MAX_READINGS : 1;
+            for (size_t i = 0; i < t->n; i += per) {
+                double sum = 0, lo_s = 0, hi_s = 0;
+                size_t m = 0;
+                for (size_t j = i; j < t->n && j < i + per; j++) {
+                    int64_t ra, rb;
+                    wc_lagwin_interval(&a->lag[ti], &t->r[j], &ra, &rb);
+                    if (!m)
+                        lo_s = secs(e, ra);
+                    hi_s = secs(e, rb);
+                    sum += t->r[j].watts;
+                    m++;
+                }
+                double wv = sum / (double)m;
+                if (wv > ymax)
+                    ymax = wv;
+                dat_num(o.f, (lo_s + hi_s) / 2);
+                fputs("\t", o.f);
+                dat_num(o.f, wv);
+                fprintf(o.f, "\t%.6f\t%.6f\t%zu\n", lo_s, hi_s, m);
+            }
+            truth_drawn += t->n;
+        }
+        rc = wc_outfile_close(&o, err);
+        if (rc)
+            return rc;
+    }
+    if (!(ymax > 0)) {
+        snprintf(f->why_not, sizeof f->why_not, "no interval of the run has a defined power");
+        return 0;
+    }
+    f->has_data = 1;
+    char wt[32], cap[480];
+    int n = snprintf(cap, sizeof cap, "Node power, watts, over seconds since the run start. Node sources"
+                     " (meter %s) averaged over %s windows", prov_upper(a->run_provenance),
+                     dur_text(w, wt, sizeof wt));
+    if (a->ntruth)
+        snprintf(cap + n, sizeof cap - (size_t)n, "; ground truth: each reading over the interval it averages,"
+                 " shifted by the estimated lag, drawn at its midpoint%s. Shaded: the phases.",
+                 truth_drawn > FIG_MAX_READINGS ? " (averaged in groups for drawing)" : "");
+    else
+        snprintf(cap + n, sizeof cap - (size_t)n, "; the run has no ground truth. Shaded: the phases.");
+    snprintf(f->caption, sizeof f->caption, "%s", cap);
+
+    FILE *s = b->f;
+    title_line(s, "Node power against ground truth");
+    axis_labels(s, "time since run start (s)", "power (W)");
+    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid\n"
+               "set yrange [0:%.6g]\nset xrange [0:%.6g]\n", ymax * 1.12, e->duration_s);
+    phase_shading(s, e);
+    fputs("plot ", s);
+    for (size_t k = 0; k < a->nsources; k++) {
+        char t[200];
+        snprintf(t, sizeof t, "%s [%s%s]", a->sources[k].name, prov_upper(a->sources[k].provenance),
+                 a->sources[k].in_sample ? ", in-sample" : "");
+        const char *nm = a->sources[k].name;
+        const char *style = !strncmp(nm, "model:", 6) ? "dt 2 lw 2" : !strncmp(nm, "estimate:", 9) ? "dt 4 lw 2" : "lw 2.5";
+        fprintf(s, "%s'power.dat' skip 1 using 1:%zu with lines %s title ", k ? ", " : "", k + 2, style);
+        wc_gp_string(s, t, FIG_LABEL_BYTES);
+    }
+    for (size_t ti = 0; ti < a->ntruth; ti++) {
+        char t[200], sp[64];
+        snprintf(t, sizeof t, "truth %s [%s]", short_spec(a->truth[ti].spec, sp, sizeof sp),
+                 prov_upper(a->truth[ti].provenance));
+        fprintf(s, ", 'truth.dat' skip 1 index %zu using 1:2 with linespoints pt 7 ps 0.35 lw 1 title ", ti);
+        wc_gp_string(s, t, FIG_LABEL_BYTES);
+    }
+    fputs("\n", s);
+    return 0;
+}
+
+/* ---- pairs: error over time, Bland–Altman, meter against truth ---------- */
+
+/* The pairs the gate reads: gated source against the first truth source at
+ * the gate window. */
+static int gate_pairs(const fig_env *e, size_t si, double window_s, wc_pairs *p)
+{
+    const wc_accuracy_report *a = &e->v->acc;
+    memset(p, 0, sizeof *p);
+    if (window_s > 0)
+        return wc_align_windows(&a->sources[si].series, &a->truth[0], &a->lag[0], a->tb.mono_ns[0],
+                                (int64_t)llround(window_s * 1e9), INT64_MIN, INT64_MAX, p);
+    return wc_align_native(&a->sources[si].series, &a->truth[0], &a->lag[0], INT64_MIN, INT64_MAX, p);
+}
+
+static int write_pairs(const fig_env *e, const char *name, const wc_pairs *p, wc_error *err)
+{
+    wc_outfile o;
+    int rc = wc_outfile_open(&o, e->dir, name, err);
+    if (rc)
+        return rc;
+    fputs("interval_start_s\tinterval_end_s\tmid_s\tsource_w\ttruth_w\tdiff_w\tmean_w\n", o.f);
+    for (size_t i = 0; i < p->n; i++) {
+        double a = secs(e, p->a_ns[i]), z = secs(e, p->b_ns[i]);
+        fprintf(o.f, "%.6f\t%.6f\t%.6f\t", a, z, (a + z) / 2);
+        dat_num(o.f, p->source_w[i]);
+        fputs("\t", o.f);
+        dat_num(o.f, p->truth_w[i]);
+        fputs("\t", o.f);
+        dat_num(o.f, p->source_w[i] - p->truth_w[i]);
+        fputs("\t", o.f);
+        dat_num(o.f, (p->source_w[i] + p->truth_w[i]) / 2);
+        fputs("\n", o.f);
+    }
+    return wc_outfile_close(&o, err);
+}
+
+/* Horizontal lines at the bias and the limits of agreement. */
+static void agreement_lines(FILE *s, const wc_accuracy *acc)
+{
+    char t[120];
+    snprintf(t, sizeof t, "bias %.2f W", acc->bias_w.est);
+    fprintf(s, ", %.9g with lines dt 2 lw 2 lc rgb \"#c0392b\" title ", acc->bias_w.est);
+    wc_gp_string(s, t, 80);
+    snprintf(t, sizeof t, "limits of agreement %.2f .. %.2f W", acc->loa_lo_w.est, acc->loa_hi_w.est);
+    fprintf(s, ", %.9g with lines dt 3 lw 2 lc rgb \"#7f8c8d\" title ", acc->loa_lo_w.est);
+    wc_gp_string(s, t, 80);
+    fprintf(s, ", %.9g with lines dt 3 lw 2 lc rgb \"#7f8c8d\" notitle", acc->loa_hi_w.est);
+}
+
+static const char *ci_text(const wc_ci *c, const char *unit, char *buf, size_t cap)
+{
+    if (!isfinite(c->est))
+        snprintf(buf, cap, "-");
+    else if (isfinite(c->lo) && isfinite(c->hi))
+        snprintf(buf, cap, "%.2f %s (95 %% CI %.2f .. %.2f)", c->est, unit, c->lo, c->hi);
+    else
+        snprintf(buf, cap, "%.2f %s (no interval: too few pairs)", c->est, unit);
+    return buf;
+}
+
+/* error over time and Bland–Altman, from pairs.dat */
+static int fig_error_pair(const fig_env *e, wc_figure *fe, gp_body *be, wc_figure *fb, gp_body *bb,
+                          wc_error *err)
+{
+    const wc_validation *v = e->v;
+    const wc_accuracy_report *a = &v->acc;
+    if (!a->ntruth || !a->nsources) {
+        snprintf(fe->why_not, sizeof fe->why_not, "the run has no ground truth");
+        snprintf(fb->why_not, sizeof fb->why_not, "the run has no ground truth");
+        return 0;
+    }
+    size_t si = v->gated_source >= 0 ? (size_t)v->gated_source : 0;
+    const wc_acc_cell *cell = wc_accuracy_cell(a, si, 0, v->gate_window_s, -1);
+    wc_pairs p;
+    if (!cell || gate_pairs(e, si, v->gate_window_s, &p) || p.n == 0) {
+        if (cell)
+            wc_pairs_free(&p);
+        snprintf(fe->why_not, sizeof fe->why_not, "no pair of %s and the truth was scored",
+                 a->sources[si].name);
+        memcpy(fb->why_not, fe->why_not, sizeof fb->why_not);
+        return 0;
+    }
+    int rc = write_pairs(e, "pairs.dat", &p, err);
+    size_t n = p.n, every = n > FIG_MAX_POINTS ? (n + FIG_MAX_POINTS - 1) / FIG_MAX_POINTS : 1;
+    wc_pairs_free(&p);
+    if (rc)
+        return rc;
+    fe->has_data = fb->has_data = 1;
+    char wt[32], bias[80], lo[80], hi[80], thin[96] = "";
+    if (every > 1)
+        snprintf(thin, sizeof thin, " (every %zu-th of the %zu pairs drawn; the lines use all)", every, n);
+    dur_text(v->gate_window_s, wt, sizeof wt);
+    ci_text(&cell->acc.bias_w, "W", bias, sizeof bias);
+    ci_text(&cell->acc.loa_lo_w, "W", lo, sizeof lo);
+    ci_text(&cell->acc.loa_hi_w, "W", hi, sizeof hi);
+    const char *src = a->sources[si].name, *prov = prov_upper(a->sources[si].provenance);
+    snprintf(fe->caption, sizeof fe->caption,
+             "Error of %.100s [%s] against truth %.100s, watts (source − truth), %s pairs%s, over"
+             " seconds since the run start: bias %s; Bland–Altman limits of agreement %s and %s."
+             " Shaded: the phases.", src, prov, a->truth[0].spec,
+             v->gate_window_s > 0 ? wt : "one pair per truth reading", thin, bias, lo, hi);
+    snprintf(fb->caption, sizeof fb->caption,
+             "Bland–Altman: difference (source − truth) against the mean of %.100s [%s] and truth"
+             " %.100s, watts, %s pairs%s: bias %s; 95 %% limits of agreement %s and %s.",
+             src, prov, a->truth[0].spec, v->gate_window_s > 0 ? wt : "one pair per truth reading",
+             thin, bias, lo, hi);
+    FILE *s = be->f;
+    title_line(s, "Error against ground truth over time");
+    axis_labels(s, "time since run start (s)", "source − truth (W)");
+    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid\n"
+               "set xrange [0:%.6g]\n", e->duration_s);
+    phase_shading(s, e);
+    fprintf(s, "plot 'pairs.dat' skip 1 every %zu using 3:6 with points pt 7 ps 0.4 lc rgb \"#2c6fbb\" title ",
+            every);
+    wc_gp_string(s, src, FIG_LABEL_BYTES);
+    agreement_lines(s, &cell->acc);
+    fputs(", 0 with lines lc rgb \"black\" lw 1 notitle\n", s);
+    s = bb->f;
+    title_line(s, "Bland–Altman");
+    axis_labels(s, "mean of source and truth (W)", "source − truth (W)");
+    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid\n");
+    fprintf(s, "plot 'pairs.dat' skip 1 every %zu using 7:6 with points pt 7 ps 0.4 lc rgb \"#2c6fbb\" title ",
+            every);
+    wc_gp_string(s, src, FIG_LABEL_BYTES);
+    agreement_lines(s, &cell->acc);
+    fputs("\n", s);
+    return 0;
+}
+
+/* The stored truth_meter fit for the first truth source and the meter. */
+static const wc_calibration *wall_fit(const wc_validation *v)
+{
+    const wc_accuracy_report *a = &v->acc;
+    const wc_calibration *best = NULL;
+    for (size_t i = 0; i < v->nfits; i++) {
+        const wc_calibration *c = &v->fits[i];
+        if (c->kind == WC_CAL_TRUTH_METER && !strcmp(c->target, a->truth[0].spec) &&
+            !strcmp(c->input, a->sources[0].name) && (!best || c->id > best->id))
+            best = c;
+    }
+    return best;
+}
+
+static int fig_scatter(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
+{
+    const wc_validation *v = e->v;
+    const wc_accuracy_report *a = &v->acc;
+    if (!a->ntruth || !a->nsources) {
+        snprintf(f->why_not, sizeof f->why_not, "the run has no ground truth");
+        return 0;
+    }
+    wc_pairs p;
+    if (gate_pairs(e, 0, 0, &p) || p.n == 0) {
+        wc_pairs_free(&p);
+        snprintf(f->why_not, sizeof f->why_not, "no truth reading is covered by the meter");
+        return 0;
+    }
+    double xmin = INFINITY, xmax = -INFINITY;
+    for (size_t i = 0; i < p.n; i++)
+        xmin = fmin(xmin, p.source_w[i]), xmax = fmax(xmax, p.source_w[i]);
+    int rc = write_pairs(e, "scatter.dat", &p, err);
+    size_t n = p.n, every = n > FIG_MAX_POINTS ? (n + FIG_MAX_POINTS - 1) / FIG_MAX_POINTS : 1;
+    wc_pairs_free(&p);
+    if (rc)
+        return rc;
+    f->has_data = 1;
+    const wc_calibration *c = wall_fit(v);
+    char fit[420];
+    if (c)
+        snprintf(fit, sizeof fit, "the line is calibration #%lld: truth = %.4g × meter + %.4g W (R² %.4f,"
+                 " n %zu), fitted %s%.200s", (long long)c->id, c->fit.c1, c->fit.c0, c->fit.r2, c->fit.n,
+                 c->fitted_on[0] ? "on " : "on this run (in-sample)", c->fitted_on);
+    else
+        snprintf(fit, sizeof fit, "no calibration of the meter against this truth is stored (`wattcal"
+                 " calibrate` fits one)");
+    snprintf(f->caption, sizeof f->caption, "Ground truth %.90s against %.60s [%s], watts, one point per"
+             " truth reading over the interval it averages%s; %s.", a->truth[0].spec, a->sources[0].name,
+             prov_upper(a->sources[0].provenance), every > 1 ? " (thinned for drawing)" : "", fit);
+    FILE *s = b->f;
+    title_line(s, "Meter against ground truth, with the calibration fit");
+    char xl[160], yl[200];
+    snprintf(xl, sizeof xl, "%s (W)", a->sources[0].name);
+    char sp[64];
+    snprintf(yl, sizeof yl, "truth %s (W)", short_spec(a->truth[0].spec, sp, sizeof sp));
+    axis_labels(s, xl, yl);
+    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid\n");
+    double pad = (xmax - xmin) * 0.05 + 0.5;
+    fprintf(s, "set xrange [%.6g:%.6g]\n", xmin - pad, xmax + pad);
+    fprintf(s, "plot 'scatter.dat' skip 1 every %zu using 4:5 with points pt 7 ps 0.4 lc rgb \"#2c6fbb\" title ",
+            every);
+    wc_gp_string(s, "truth readings", 40);
+    if (c) {
+        char t[120];
+        snprintf(t, sizeof t, "fit #%lld: %.4g x + %.4g W", (long long)c->id, c->fit.c1, c->fit.c0);
+        fprintf(s, ", %.12g * x + %.12g with lines lw 2 lc rgb \"#c0392b\" title ", c->fit.c1, c->fit.c0);
+        wc_gp_string(s, t, 80);
+    }
+    fputs("\n", s);
+    return 0;
+}
+
+/* ---- attribution gap over time per level -------------------------------- */
+
+static int fig_gap(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
+{
+    const wc_validation *v = e->v;
+    const wc_level_zone *z = v->have_levels ? wc_levels_zone(&v->levels, v->gap.rank_zone) : NULL;
+    if (!z || !z->nwindows || !(z->active_j > 0)) {
+        snprintf(f->why_not, sizeof f->why_not, "no attribution in this run (no /proc data, or no active energy)");
+        return 0;
+    }
+    wc_outfile o;
+    int rc = wc_outfile_open(&o, e->dir, "gap.dat", err);
+    if (rc)
+        return rc;
+    fputs("start_s\tend_s\tmid_s\tnode_w\tactive_w\tprocesses_w\tcontainers_w\tpods_w\tunattributed_w"
+          "\tover_w\tunattributed_pct_of_active\n", o.f);
+    double ymax = 0;
+    for (size_t k = 0; k < z->nwindows; k++) {
+        const wc_level_window *w = &z->windows[k];
+        int64_t end = w->end_ns < e->t1_ns ? w->end_ns : e->t1_ns;
+        double d = (double)(end - w->start_ns) / 1e9;
+        if (!(d > 0))
+            continue;
+        double vals[] = {w->node_j / d, w->active_j / d, w->process_j / d, w->container_j / d,
+                         w->pod_j / d, w->unattributed_j / d, w->over_j / d};
+        fprintf(o.f, "%.6f\t%.6f\t%.6f", secs(e, w->start_ns), secs(e, end),
+                (secs(e, w->start_ns) + secs(e, end)) / 2);
+        for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+            fputs("\t", o.f);
+            dat_num(o.f, vals[i]);
+            if (isfinite(vals[i]) && vals[i] > ymax && vals[i] < 1e9)
+                ymax = vals[i];
+        }
+        fputs("\t", o.f);
+        dat_num(o.f, w->active_j > 0 ? 100.0 * w->unattributed_j / w->active_j : NAN);
+        fputs("\n", o.f);
+    }
+    rc = wc_outfile_close(&o, err);
+    if (rc)
+        return rc;
+    f->has_data = 1;
+    char wt[32];
+    snprintf(f->caption, sizeof f->caption,
+             "Attribution gap over time per level, zone %.30s, model %s: mean power in %s windows, watts"
+             " (node and its active part from the %s meter as the model split it; processes, containers"
+             " and pods as the model attributed them); right axis: unattributed energy as %% of the"
+             " window's active energy. Shaded: the phases.", z->zone, v->model,
+             dur_text(v->levels.window_s, wt, sizeof wt), prov_upper(v->gap.provenance));
+    FILE *s = b->f;
+    char t[96];
+    snprintf(t, sizeof t, "Attribution gap per level (%s)", z->zone);
+    title_line(s, t);
+    axis_labels(s, "time since run start (s)", "power (W)");
+    fputs("set y2label ", s);
+    wc_gp_string(s, "unattributed (% of active)", 60);
+    fprintf(s, "\nset y2tics\nset ytics nomirror\nset y2range [0:*]\n"
+               "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid\n"
+               "set yrange [0:%.6g]\nset xrange [0:%.6g]\n", ymax * 1.12 + 1e-9, e->duration_s);
+    phase_shading(s, e);
+    static const char *const names[] = {"node", "active (node − idle)", "Σ processes", "Σ containers",
+                                        "Σ pods"};
+    int with_containers = z->container_j > 0, with_pods = z->pod_j > 0;
+    fputs("plot ", s);
+    for (int i = 0; i < 5; i++) {
+        if ((i == 3 && !with_containers) || (i == 4 && !with_pods))
+            continue;
+        fprintf(s, "%s'gap.dat' skip 1 using 3:%d with lines lw 2 title ", i ? ", " : "", 4 + i);
+        wc_gp_string(s, names[i], 40);
+    }
+    fputs(", 'gap.dat' skip 1 using 3:11 axes x1y2 with lines dt 2 lw 1.5 lc rgb \"#c0392b\" title ", s);
+    wc_gp_string(s, "unattributed % (right)", 40);
+    fputs("\n", s);
+    return 0;
+}
+
+/* ---- stacked energy of the top tenants ---------------------------------- */
+
+/* Which level the stacked figure shows. */
+typedef struct tenant_level {
+    int level;                  /* 3 pods, 2 containers, 1 process names */
+    const char *what;           /* "pod", "container", "process name" */
+} tenant_level;
+
+static const char TOTALS_BY_KEY[] =
+    "SELECT key, SUM(energy_uj) AS e FROM work_attr WHERE model_id = ?1 AND level = ?2 AND zone = ?3"
+    " GROUP BY key HAVING e > 0 ORDER BY e DESC, key LIMIT ?4";
+static const char TOTALS_BY_COMM[] =
+    "SELECT p.comm, SUM(w.energy_uj) AS e FROM work_attr w JOIN process p ON p.id = w.process_id"
+    " WHERE w.model_id = ?1 AND w.level = 1 AND w.zone = ?3 AND ?2 = 1"
+    " GROUP BY p.comm HAVING e > 0 ORDER BY e DESC, p.comm LIMIT ?4";
+static const char ROWS_BY_KEY[] =
+    "SELECT w.tick_id, w.key, w.energy_uj FROM work_attr w"
+    " WHERE w.model_id = ?1 AND w.level = ?2 AND w.zone = ?3 AND w.energy_uj > 0";
+static const char ROWS_BY_COMM[] =
+    "SELECT w.tick_id, p.comm, w.energy_uj FROM work_attr w JOIN process p ON p.id = w.process_id"
+    " WHERE w.model_id = ?1 AND w.level = 1 AND w.zone = ?3 AND ?2 = 1 AND w.energy_uj > 0";
+
+static int prepare_bound(sqlite3 *db, const char *sql, int64_t model_id, int level, const char *zone,
+                         int limit, sqlite3_stmt **out)
+{
+    if (sqlite3_prepare_v2(db, sql, -1, out, NULL) != SQLITE_OK)
+        return -EIO;
+    sqlite3_bind_int64(*out, 1, model_id);
+    sqlite3_bind_int(*out, 2, level);
+    sqlite3_bind_text(*out, 3, zone, -1, SQLITE_TRANSIENT);
+    if (limit > 0)
+        sqlite3_bind_int(*out, 4, limit);
+    return 0;
+}
+
+/* The top tenant names of level (at most max), by energy. Returns the count
+ * or -EIO. */
+static int top_tenants(sqlite3 *db, const wc_validation *v, int level, char names[][80], size_t max)
+{
+    sqlite3_stmt *q = NULL;
+    if (prepare_bound(db, level == 1 ? TOTALS_BY_COMM : TOTALS_BY_KEY, v->model_id, level,
+                      v->gap.rank_zone, (int)max, &q))
+        return -EIO;
+    int n = 0, rc;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        const unsigned char *k = sqlite3_column_text(q, 0);
+        snprintf(names[n++], 80, "%s", k ? (const char *)k : "");
+    }
+    sqlite3_finalize(q);
+    return rc == SQLITE_DONE ? n : -EIO;
+}
+
+/* Energy per window of each top tenant (column k) and of the rest (column n),
+ * joules: ej[window * (n + 1) + k]. */
+static int tenant_windows(sqlite3 *db, const fig_env *e, int level, char names[][80], size_t n,
+                          int64_t w_ns, size_t nwin, double *ej)
+{
+    sqlite3_stmt *q = NULL;
+    if (prepare_bound(db, level == 1 ? ROWS_BY_COMM : ROWS_BY_KEY, e->v->model_id, level,
+                      e->v->gap.rank_zone, 0, &q))
+        return -EIO;
+    int rc;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        long ti = wc_timebase_index(&e->v->acc.tb, sqlite3_column_int64(q, 0));
+        const char *k = (const char *)sqlite3_column_text(q, 1);
+        double j = sqlite3_column_double(q, 2) / 1e6;
+        if (ti <= 0)
+            continue; /* the first tick has no interval */
+        size_t col = n;
+        for (size_t i = 0; k && i < n; i++)
+            if (!strcmp(names[i], k)) {
+                col = i;
+                break;
+            }
+        /* a tick's energy is that of the interval ending at it: spread over the
+         * windows it overlaps, in proportion (no aliasing between the tick and
+         * window grids) */
+        int64_t a = e->v->acc.tb.mono_ns[ti - 1] - e->t0_ns, z = e->v->acc.tb.mono_ns[ti] - e->t0_ns;
+        for (int64_t wi = a / w_ns; wi <= (z - 1) / w_ns && (size_t)wi < nwin; wi++) {
+            int64_t lo = wi * w_ns > a ? wi * w_ns : a, hi = (wi + 1) * w_ns < z ? (wi + 1) * w_ns : z;
+            if (hi > lo)
+                ej[(size_t)wi * (n + 1) + col] += j * (double)(hi - lo) / (double)(z - a);
+        }
+    }
+    sqlite3_finalize(q);
+    return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+static int fig_stacked(const fig_env *e, wc_figure *f, gp_body *b, size_t top, wc_error *err)
+{
+    const wc_validation *v = e->v;
+    sqlite3 *db = wc_store_db(e->st);
+    static const tenant_level levels[] = {{3, "pod"}, {2, "container"}, {1, "process name"}};
+    char (*names)[80] = calloc(top ? top : 1, sizeof *names);
+    if (!names)
+        return wc_error_set(err, -ENOMEM, "report: out of memory");
+    const tenant_level *lv = NULL;
+    int n = 0;
+    for (size_t i = 0; i < 3 && !lv; i++) {
+        n = top_tenants(db, v, levels[i].level, names, top);
+        if (n < 0) {
+            free(names);
+            return wc_error_set(err, -EIO, "report: reading the attributed energy: %s", sqlite3_errmsg(db));
+        }
+        if (n > 0)
+            lv = &levels[i];
+    }
+    if (!lv) {
+        free(names);
+        snprintf(f->why_not, sizeof f->why_not, "no workload received energy (no /proc data in this run)");
+        return 0;
+    }
+    double w = drawing_window(e, fmax(wc_figures_nice_window(e->duration_s),
+                                      (double)v->acc.tb.median_spacing_ns / 1e9));
+    int64_t w_ns = (int64_t)llround(w * 1e9);
+    size_t nwin = (size_t)ceil((double)(e->t1_ns - e->t0_ns) / (double)w_ns);
+    if (!nwin)
+        nwin = 1;
+    size_t cols = (size_t)n + 1;
+    double *ej = calloc(nwin * cols, sizeof *ej);
+    int rc = ej ? tenant_windows(db, e, lv->level, names, (size_t)n, w_ns, nwin, ej) : -ENOMEM;
+    if (rc) {
+        free(ej), free(names);
+        return wc_error_set(err, rc, "report: reading the attributed energy: %s",
+                            rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
+    }
+    int other = 0;
+    for (size_t i = 0; i < nwin; i++)
+        other |= ej[i * cols + (size_t)n] > 0;
+    wc_outfile o;
+    rc = wc_outfile_open(&o, e->dir, "stacked.dat", err);
+    if (!rc) {
+        fputs("mid_s", o.f);
+        for (int k = 0; k < n; k++) {
+            fputc('\t', o.f);
+            wc_gp_field(o.f, names[k]);
+        }
+        fputs("\tother\n", o.f);
+        for (size_t i = 0; i < nwin; i++) {
+            int64_t lo = e->t0_ns + (int64_t)i * w_ns, hi = lo + w_ns < e->t1_ns ? lo + w_ns : e->t1_ns;
+            fprintf(o.f, "%.6f", (secs(e, lo) + secs(e, hi)) / 2);
+            for (size_t k = 0; k < cols; k++) {
+                fputc('\t', o.f);
+                dat_num(o.f, ej[i * cols + k]);
+            }
+            fputc('\n', o.f);
+        }
+        rc = wc_outfile_close(&o, err);
+    }
+    free(ej);
+    if (rc) {
+        free(names);
+        return rc;
+    }
+    f->has_data = 1;
+    char wt[32];
+    snprintf(f->caption, sizeof f->caption,
+             "Energy attributed by model %s to the top %d %ss of zone %.30s, joules per %s window,"
+             " stacked (each band one %s; \"other\" = every other %s). %s", v->model, n, lv->what,
+             v->gap.rank_zone, dur_text(w, wt, sizeof wt), lv->what, lv->what,
+             lv->level == 1 ? "Processes are grouped by name (comm): the table of top processes keeps"
+                              " them apart by (pid, start time)." : "");
+    FILE *s = b->f;
+    char t[96];
+    snprintf(t, sizeof t, "Energy per %s, stacked (%s)", lv->what, v->gap.rank_zone);
+    title_line(s, t);
+    char yl[64];
+    snprintf(yl, sizeof yl, "energy per %s window (J)", wt);
+    axis_labels(s, "time since run start (s)", yl);
+    fprintf(s, "set datafile separator \"\\t\"\nset key outside right top vertical\nset grid\n"
+               "set xrange [0:%.6g]\nset yrange [0:*]\nset style fill solid 0.85 noborder\n", e->duration_s);
+    int bands = n + (other ? 1 : 0);
+    fprintf(s, "array T[%d]\n", bands);
+    for (int k = 0; k < n; k++) {
+        char label[120];
+        if (lv->level == 2)
+            snprintf(label, sizeof label, "%.12s", names[k]);
+        else
+            snprintf(label, sizeof label, "%s", names[k]);
+        fprintf(s, "T[%d] = ", k + 1);
+        wc_gp_string(s, label, 40);
+        fputs("\n", s);
+    }
+    if (other) {
+        fprintf(s, "T[%d] = ", bands);
+        wc_gp_string(s, "other", 10);
+        fputs("\n", s);
+    }
+    /* band k is the sum of columns 2..k+1, drawn from the top band down */
+    fprintf(s, "plot for [k=%d:1:-1] 'stacked.dat' skip 1 using 1:(sum [c=2:k+1] column(c))"
+               " with filledcurves x1 lt (k == %d ? 99 : k) title T[k]\n", bands, other ? bands : -1);
+    free(names);
+    return 0;
+}
+
+/* ---- workloads: attributed against isolated marginal energy ------------- */
+
+static int fig_workloads(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
+{
+    const wc_bias_report *br = &e->v->bias;
+    if (!br->has_baseline || !(br->nisolated + br->nmixed)) {
+        snprintf(f->why_not, sizeof f->why_not, "%s", br->nisolated + br->nmixed
+                                                           ? "no idle phase: no baseline, so no marginal energy"
+                                                           : "no replayed workload in this run");
+        return 0;
+    }
+    wc_outfile o;
+    int rc = wc_outfile_open(&o, e->dir, "workloads.dat", err);
+    if (rc)
+        return rc;
+    fputs("index\tkind\tattributed_j\texpected_j\texpected_lo_j\texpected_hi_j\tlabel_hex\tlabel\n", o.f);
+    size_t row = 0;
+    double ymax = 0;
+    for (size_t i = 0; i < br->nisolated + br->nmixed; i++) {
+        int iso = i < br->nisolated;
+        const wc_bias_isolated *s = iso ? &br->isolated[i] : NULL;
+        const wc_bias_mixed *m = iso ? NULL : &br->mixed[i - br->nisolated];
+        double att = iso ? s->attributed_j[WC_BIAS_NODE] : m->attributed_j[WC_BIAS_NODE];
+        double ex, lo, hi;
+        if (iso) {
+            const wc_ci *c = &s->marginal_w[WC_BIAS_NODE];
+            ex = s->marginal_j[WC_BIAS_NODE], lo = c->lo * s->duration_s, hi = c->hi * s->duration_s;
+        } else {
+            const wc_ci *c = &m->expected_j[WC_BIAS_NODE];
+            ex = c->est, lo = c->lo, hi = c->hi;
+        }
+        char label[160];
+        snprintf(label, sizeof label, "%s %.40s#%d %s", iso ? "isolated" : "mixed",
+                 iso ? s->phase : m->phase, iso ? s->repetition : m->repetition, iso ? s->cls : m->cls);
+        fprintf(o.f, "%zu\t%s\t", row++, iso ? "isolated" : "mixed");
+        dat_num(o.f, att);
+        fputc('\t', o.f);
+        dat_num(o.f, ex);
+        fputc('\t', o.f);
+        dat_num(o.f, isfinite(lo) ? lo : ex);
+        fputc('\t', o.f);
+        dat_num(o.f, isfinite(hi) ? hi : ex);
+        fputc('\t', o.f);
+        wc_gp_hex(o.f, label, 40);
+        fputc('\t', o.f);
+        wc_gp_field(o.f, label);
+        fputc('\n', o.f);
+        double cands[] = {att, ex, hi};
+        for (int k = 0; k < 3; k++)
+            if (isfinite(cands[k]) && cands[k] > ymax)
+                ymax = cands[k];
+    }
+    rc = wc_outfile_close(&o, err);
+    if (rc)
+        return rc;
+    f->has_data = 1;
+    snprintf(f->caption, sizeof f->caption,
+             "Per workload, zone package+dram, joules over each phase: energy model %s attributed to its processes"
+             " (dots) against the isolation known answer (squares, 95 %% block-bootstrap CI): in an"
+             " isolated phase its marginal energy over the idle baseline (%s meter); in a mixed phase"
+             " its class's isolated energy per true CPU-second × its true CPU-seconds in the mix.",
+             e->v->model, prov_upper(br->meter_provenance));
+    FILE *s = b->f;
+    title_line(s, "Attributed against isolated marginal energy per workload");
+    axis_labels(s, "", "energy (J)");
+    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid y\n"
+               "set xtics rotate by -30 left font \",9\"\nset bmargin 7\nset rmargin 9\nset xrange [-0.6:%zu.4]\n"
+               "set yrange [0:%.6g]\n", row ? row - 1 : 0, ymax * 1.15 + 1e-9);
+    fputs("plot 'workloads.dat' skip 1 using 1:4:5:6:xtic(dec(strcol(7))) with yerrorbars pt 5 ps 1.1"
+          " lc rgb \"#7f8c8d\" title ", s);
+    wc_gp_string(s, "isolation known answer (95% CI)", 60);
+    fputs(", 'workloads.dat' skip 1 using 1:3 with points pt 7 ps 1.3 lc rgb \"#c0392b\" title ", s);
+    char t[80];
+    snprintf(t, sizeof t, "attributed by %s", e->v->model);
+    wc_gp_string(s, t, 60);
+    fputs("\n", s);
+    return 0;
+}
+
+/* ---- burst coverage ------------------------------------------------------ */
+
+static int fig_coverage(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
+{
+    const wc_gap_report *r = &e->v->gap;
+    size_t any = 0;
+    for (size_t i = 0; i < r->nworkloads; i++)
+        any += isfinite(r->workloads[i].coverage);
+    if (!any) {
+        snprintf(f->why_not, sizeof f->why_not, "no replayed workload with CPU time in this run");
+        return 0;
+    }
+    wc_outfile o;
+    int rc = wc_outfile_open(&o, e->dir, "coverage.dat", err);
+    if (rc)
+        return rc;
+    fputs("index\tcoverage_pct\ttrue_cpu_s\tseen_cpu_s\tlabel_hex\tlabel\n", o.f);
+    size_t row = 0;
+    double ymax = 100;
+    for (size_t i = 0; i < r->nworkloads; i++) {
+        const wc_gap_workload *w = &r->workloads[i];
+        if (!isfinite(w->coverage))
+            continue;
+        char label[128];
+        snprintf(label, sizeof label, "%.40s#%d %s", w->phase, w->repetition, w->cls);
+        fprintf(o.f, "%zu\t", row++);
+        dat_num(o.f, 100.0 * w->coverage);
+        fprintf(o.f, "\t%.6f\t%.6f\t", w->true_cpu_s, w->seen_cpu_s);
+        wc_gp_hex(o.f, label, 40);
+        fputc('\t', o.f);
+        wc_gp_field(o.f, label);
+        fputc('\n', o.f);
+        if (100.0 * w->coverage > ymax)
+            ymax = 100.0 * w->coverage;
+    }
+    rc = wc_outfile_close(&o, err);
+    if (rc)
+        return rc;
+    f->has_data = 1;
+    snprintf(f->caption, sizeof f->caption,
+             "Coverage per replayed workload, percent: CPU time /proc sampling saw of its processes over"
+             " its true CPU time (wait4 rusage of its whole subtree), over the whole phase. Short-lived"
+             " processes that start and end between two samples are invisible to polling.");
+    FILE *s = b->f;
+    title_line(s, "Burst coverage: CPU seen by /proc sampling / true CPU");
+    axis_labels(s, "", "coverage (%)");
+    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid y\n"
+               "set xtics rotate by -30 left font \",9\"\nset bmargin 7\nset rmargin 9\nset xrange [-0.6:%zu.4]\n"
+               "set yrange [0:%.6g]\nset style fill solid 0.8 noborder\nset boxwidth 0.6\n",
+               row ? row - 1 : 0, ymax * 1.1);
+    fputs("plot 'coverage.dat' skip 1 using 1:2:xtic(dec(strcol(5))) with boxes lc rgb \"#2c6fbb\" title ", s);
+    wc_gp_string(s, "coverage", 20);
+    fputs(", 100 with lines dt 2 lc rgb \"black\" title ", s);
+    wc_gp_string(s, "100 % (every CPU-second seen)", 40);
+    fputs("\n", s);
+    return 0;
+}
+
+/* ---- drawing ------------------------------------------------------------- */
+
+static void remove_outputs(const char *dir, const char *id)
+{
+    static const char *const ext[] = {"svg", "png", "dat"};
+    for (int i = 0; i < 3; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s.%s", dir, id, ext[i]);
+        unlink(p);
+    }
+}
+
+static int nonempty(const char *dir, const char *id, const char *ext)
+{
+    char p[4200];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/%s.%s", dir, id, ext);
+    return !lstat(p, &sb) && S_ISREG(sb.st_mode) && sb.st_size > 0;
+}
+
+/* Draws one figure: its body as SVG, then again as PNG. */
+static void draw(const char *dir, wc_figure *f, const gp_body *b)
+{
+    char *script = NULL;
+    size_t len = 0;
+    FILE *s = open_memstream(&script, &len);
+    if (!s) {
+        snprintf(f->why_not, sizeof f->why_not, "out of memory");
+        return;
+    }
+    fprintf(s, "%s%s%sset output '%s.svg'\n%s\nunset output\n%sset output '%s.png'\nreplot\nunset output\n",
+            WC_GP_DECODER, PALETTE, SVG_TERMINAL, f->id, b->buf, PNG_TERMINAL, f->id);
+    fclose(s);
+    wc_error gerr = {{0}};
+    int rc = wc_gnuplot_run(dir, script, FIG_GNUPLOT_TIMEOUT_S, &gerr);
+    free(script);
+    if (!rc && nonempty(dir, f->id, "svg") && nonempty(dir, f->id, "png"))
+        f->drawn = 1;
+    else
+        snprintf(f->why_not, sizeof f->why_not, "%.190s", rc ? gerr.msg : "gnuplot wrote no image (see gnuplot.log)");
+}
+
+int wc_figures_make(wc_store *st, const wc_validation *v, const char *dir, int no_plots, size_t top,
+                    wc_figures *out, wc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!v->have_accuracy)
+        return 0;
+    fig_env e = {.st = st, .v = v, .dir = dir, .t0_ns = v->acc.tb.mono_ns[0],
+                 .t1_ns = v->acc.tb.mono_ns[v->acc.tb.n - 1]};
+    e.duration_s = (double)(e.t1_ns - e.t0_ns) / 1e9;
+    if (!top)
+        top = 8;
+    wc_figure *fp = fig_new(out, "power", "Node power against ground truth");
+    wc_figure *fe = fig_new(out, "error", "Error against ground truth over time");
+    wc_figure *fb = fig_new(out, "bland_altman", "Bland–Altman");
+    wc_figure *fs = fig_new(out, "scatter", "Meter against ground truth, with the calibration fit");
+    wc_figure *fg = fig_new(out, "gap", "Attribution gap over time per level");
+    wc_figure *fk = fig_new(out, "stacked", "Energy of the top tenants over time");
+    wc_figure *fw = fig_new(out, "workloads", "Attributed against isolated marginal energy per workload");
+    wc_figure *fc = fig_new(out, "coverage", "Burst coverage");
+    gp_body body[WC_FIG_MAX];
+    int rc = 0;
+    for (size_t i = 0; i < out->n && !rc; i++) {
+        remove_outputs(dir, out->f[i].id);
+        rc = body_open(&body[i]);
+        if (rc) {
+            for (size_t j = 0; j < i; j++)
+                body_discard(&body[j]);
+            return wc_error_set(err, rc, "report: out of memory");
+        }
+    }
+    rc = write_phases(&e, err);
+    if (!rc)
+        rc = fig_power(&e, fp, &body[0], err);
+    if (!rc)
+        rc = fig_error_pair(&e, fe, &body[1], fb, &body[2], err);
+    if (!rc)
+        rc = fig_scatter(&e, fs, &body[3], err);
+    if (!rc)
+        rc = fig_gap(&e, fg, &body[4], err);
+    if (!rc)
+        rc = fig_stacked(&e, fk, &body[5], top, err);
+    if (!rc)
+        rc = fig_workloads(&e, fw, &body[6], err);
+    if (!rc)
+        rc = fig_coverage(&e, fc, &body[7], err);
+    for (size_t i = 0; i < out->n; i++)
+        if (body[i].f) {
+            fclose(body[i].f);
+            body[i].f = NULL;
+        }
+    if (!rc) {
+        if (no_plots)
+            snprintf(out->warning, sizeof out->warning, "plots not drawn: --no-plots was given");
+        else if (!wc_gnuplot_available())
+            snprintf(out->warning, sizeof out->warning,
+                     "plots not drawn: gnuplot was not found on PATH (Debian: apt-get install gnuplot-nox);"
+                     " the tables are complete and the data files are written");
+        out->gnuplot_missing = out->warning[0] != 0;
+        for (size_t i = 0; i < out->n; i++) {
+            if (out->f[i].has_data && !out->gnuplot_missing) {
+                draw(dir, &out->f[i], &body[i]);
+                out->plots += out->f[i].drawn;
+            } else if (out->f[i].has_data) {
+                snprintf(out->f[i].why_not, sizeof out->f[i].why_not, "not drawn (%s)",
+                         no_plots ? "--no-plots" : "gnuplot missing");
+            }
+        }
+        if (!out->gnuplot_missing && out->plots < (int)out->n) {
+            int missing = 0;
+            for (size_t i = 0; i < out->n; i++)
+                missing += out->f[i].has_data && !out->f[i].drawn;
+            if (missing)
+                snprintf(out->warning, sizeof out->warning,
+                         "%d plot(s) could not be drawn: gnuplot failed (see gnuplot.log in the report"
+                         " directory)", missing);
+        }
+    }
+    for (size_t i = 0; i < out->n; i++)
+        body_discard(&body[i]);
+    return rc;
+}

@@ -1,0 +1,601 @@
+/*
+ * report.c — `wattcal report` composed (report.h): the provenance banner,
+ * the verdict, node accuracy and the truth's lag, the plots, the attribution
+ * gap by zone and level, the top tenants, the workloads against isolation
+ * and the calibrations — each table saying where its numbers came from.
+ * The document is written once through reports/doc.h, as HTML and Markdown.
+ */
+#include "reports/report.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collector/attribution.h"
+#include "reports/doc.h"
+#include "reports/figures.h"
+#include "reports/report_io.h"
+
+/* What the run table says about the recording. */
+typedef struct run_meta {
+    char kernel[128], cpu_model[160], wattcal_version[32], command_line[512];
+    int64_t started_wall_ns, sockets, ncpus;
+} run_meta;
+
+static void copy_col(sqlite3_stmt *q, int i, char *out, size_t cap)
+{
+    const unsigned char *t = sqlite3_column_text(q, i);
+    snprintf(out, cap, "%s", t ? (const char *)t : "");
+}
+
+static void load_run(sqlite3 *db, run_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT kernel, cpu_model, wattcal_version, command_line,"
+                               " started_wall_ns, sockets, ncpus FROM run LIMIT 1", -1, &q, NULL) != SQLITE_OK)
+        return;
+    if (sqlite3_step(q) == SQLITE_ROW) {
+        copy_col(q, 0, m->kernel, sizeof m->kernel);
+        copy_col(q, 1, m->cpu_model, sizeof m->cpu_model);
+        copy_col(q, 2, m->wattcal_version, sizeof m->wattcal_version);
+        copy_col(q, 3, m->command_line, sizeof m->command_line);
+        m->started_wall_ns = sqlite3_column_int64(q, 4);
+        m->sockets = sqlite3_column_int64(q, 5);
+        m->ncpus = sqlite3_column_int64(q, 6);
+    }
+    sqlite3_finalize(q);
+}
+
+/* ---- number cells -------------------------------------------------------- */
+
+/* A small rotating pool of cell buffers: one table row may take many. */
+static char *cellbuf(void)
+{
+    static char pool[48][200];
+    static unsigned next;
+    return pool[next++ % 48];
+}
+
+static const char *num(double v, int prec)
+{
+    char *b = cellbuf();
+    if (!isfinite(v))
+        snprintf(b, 200, "-");
+    else
+        snprintf(b, 200, "%.*f", prec, v);
+    return b;
+}
+
+static const char *ci(const wc_ci *c, int prec)
+{
+    char *b = cellbuf();
+    if (!isfinite(c->est))
+        snprintf(b, 200, "-");
+    else if (!isfinite(c->lo) || !isfinite(c->hi))
+        snprintf(b, 200, "%.*f", prec, c->est);
+    else
+        snprintf(b, 200, "%.*f [%.*f, %.*f]", prec, c->est, prec, c->lo, prec, c->hi);
+    return b;
+}
+
+static const char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static const char *fmt(const char *f, ...)
+{
+    char *b = cellbuf();
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(b, 200, f, ap);
+    va_end(ap);
+    return b;
+}
+
+static const char *upper_prov(const char *p)
+{
+    return !strcmp(p, "simulated") ? "SIMULATED" : !strcmp(p, "estimated") ? "ESTIMATED" : p;
+}
+
+static const char *window_name(double w)
+{
+    return w > 0 ? fmt("%g s", w) : "per reading";
+}
+
+/* ---- provenance ---------------------------------------------------------- */
+
+/* Which exporter release a model reproduces (collector/attribution.h). */
+static const char *exporter_of(const char *model)
+{
+    wc_model m;
+    if (wc_model_parse(model, &m))
+        return "unknown model";
+    switch (m) {
+    case WC_MODEL_KEPLER_011:
+        return "Kepler v0.10.0 – v0.11.4 (released ordering; reference model kepler-0.11)";
+    case WC_MODEL_KEPLER_HEAD:
+        return "Kepler main after commit 81477124 (reference model kepler-head)";
+    case WC_MODEL_IDEAL:
+        return "no exporter: wattcal's corrected model (ideal), the yardstick for the exporter's";
+    }
+    return "unknown model";
+}
+
+static int any_simulated(const wc_validation *v)
+{
+    if (!strcmp(v->gap.provenance, "simulated"))
+        return 1;
+    for (size_t i = 0; i < v->acc.ntruth; i++)
+        if (!strcmp(v->acc.truth[i].provenance, "simulated"))
+            return 1;
+    return 0;
+}
+
+static void banner(wc_doc *d, const wc_validation *v, const run_meta *m, const char *db_path)
+{
+    const wc_gap_report *r = &v->gap;
+    char started[64] = "unknown";
+    if (m->started_wall_ns > 0) {
+        time_t t = (time_t)(m->started_wall_ns / 1000000000LL);
+        struct tm tm;
+        if (gmtime_r(&t, &tm))
+            strftime(started, sizeof started, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    }
+    wc_doc_para(d, "Run %s on node %s (%s, %lld socket(s), %lld CPUs, kernel %s): %lld ticks over %.1f s,"
+                   " started %s (wall clock, a label only: every interval comes from the monotonic clock).",
+                db_path, r->host, m->cpu_model[0] ? m->cpu_model : "CPU unknown", (long long)m->sockets,
+                (long long)m->ncpus, m->kernel[0] ? m->kernel : "unknown", (long long)r->ticks, r->duration_s,
+                started);
+    if (any_simulated(v))
+        wc_doc_note(d, "warn", "SIMULATED.",
+                    "Some numbers below come from a simulated node or a simulated BMC, not from hardware:"
+                    " they show how the tool works, not how this node behaves. Every such source is"
+                    " marked SIMULATED.");
+    wc_doc_heading(d, 2, "Provenance");
+    static const char *const hdr[] = {"what", "source", "provenance", "description"};
+    wc_doc_table_begin(d, hdr, 4);
+    wc_doc_table_row(d, NULL, (const char *const[]){"node meter", r->meter_kind, upper_prov(r->provenance),
+                                                    r->meter_description});
+    for (size_t i = 0; i < v->acc.nsources; i++) {
+        const wc_acc_source *s = &v->acc.sources[i];
+        const char *prov = upper_prov(s->provenance);
+        if (s->in_sample)
+            prov = "ESTIMATED (in-sample: fitted on this run's truth)";
+        wc_doc_table_row(d, NULL, (const char *const[]){"node power source", s->name, prov, s->description});
+    }
+    for (size_t i = 0; i < r->ntruth; i++) {
+        const wc_gap_truth *t = &r->truth[i];
+        wc_doc_table_row(d, NULL, (const char *const[]){"ground truth", t->spec, upper_prov(t->provenance),
+                                                        t->description});
+    }
+    wc_doc_table_row(d, NULL, (const char *const[]){"exporter", v->model, "reference model (computed by wattcal"
+                                                    " from the raw samples)", exporter_of(v->model)});
+    wc_doc_table_row(d, NULL, (const char *const[]){"wattcal", fmt("recorded with %s", m->wattcal_version[0]
+                                                                   ? m->wattcal_version : "unknown"),
+                                                    fmt("report by %s", WATTCAL_VERSION), m->command_line});
+    wc_doc_table_end(d);
+    if (!strcmp(r->meter_kind, "import"))
+        wc_doc_note(d, "info", "Imported run.", "Meter and ground-truth series only, no /proc data: no"
+                    " attribution, so the attribution tables and plots are empty.");
+    else if (!r->clean_stop)
+        wc_doc_note(d, "warn", "Recording did not end cleanly.", "The recorder was killed or failed; the"
+                    " %lld committed ticks are analysed.", (long long)r->ticks);
+    if (v->acc.tb.gaps.long_gaps || v->acc.tb.gaps.suspends)
+        wc_doc_note(d, "warn", "Gaps.", "%lld gap(s) (%.1f s without samples) and %lld suspend(s) (%.1f s):"
+                    " no power is derived across them.", (long long)v->acc.tb.gaps.long_gaps,
+                    v->acc.tb.gaps.gap_seconds, (long long)v->acc.tb.gaps.suspends,
+                    v->acc.tb.gaps.suspended_seconds);
+}
+
+/* ---- verdict -------------------------------------------------------------- */
+
+static void verdict(wc_doc *d, const wc_validation *v)
+{
+    wc_doc_heading(d, 2, "Verdict");
+    if (!v->nchecks) {
+        wc_doc_note(d, "info", "No tolerances given.", "Nothing was gated: choose the tolerances before"
+                    " the run and pass them with --tolerance (e.g. node=5%%,gap=10%%,invariants=0).");
+        return;
+    }
+    if (v->failed)
+        wc_doc_note(d, "bad", "FAIL.", "%zu passed, %zu failed, %zu skipped (a skipped check could not be"
+                    " evaluated and is never counted as passed).", v->passed, v->failed, v->skipped);
+    else
+        wc_doc_note(d, "good", "PASS.", "%zu passed, %zu failed, %zu skipped (a skipped check could not be"
+                    " evaluated and is never counted as passed).", v->passed, v->failed, v->skipped);
+    static const char *const hdr[] = {"result", "phase", "metric", "subject", "value [95% CI]", "threshold",
+                                      "detail"};
+    wc_doc_table_begin(d, hdr, 7);
+    for (size_t i = 0; i < v->nchecks; i++) {
+        const wc_check *c = &v->checks[i];
+        const char *res = c->status == WC_CHECK_PASS ? (c->marginal ? "PASS (marginal)" : "PASS")
+                          : c->status == WC_CHECK_FAIL ? (c->marginal ? "FAIL (marginal)" : "FAIL")
+                                                       : "SKIP";
+        const char *val = !isfinite(c->value) ? "-"
+                          : isfinite(c->lo) && isfinite(c->hi)
+                              ? fmt("%.2f%s [%.2f, %.2f]", c->value, c->unit, c->lo, c->hi)
+                              : fmt("%.2f%s", c->value, c->unit);
+        wc_doc_table_row(d, c->status == WC_CHECK_PASS ? "pass" : c->status == WC_CHECK_FAIL ? "fail" : "skip",
+                         (const char *const[]){res, c->phase, c->metric, c->subject, val,
+                                               fmt("%g%s", c->threshold, c->unit), c->message});
+    }
+    wc_doc_table_end(d);
+}
+
+/* ---- node accuracy --------------------------------------------------------- */
+
+static void lag_table(wc_doc *d, const wc_accuracy_report *a)
+{
+    wc_doc_heading(d, 3, "Ground truth: delivery, lag and averaging window");
+    wc_doc_para(d, "A reading dated t averages [t − lag − window, t − lag]; the lag (publishing delay plus"
+                   " clock offset) and, when the device states none, the window are found by maximising the"
+                   " correlation with the meter, with 95 %% block-bootstrap intervals.");
+    static const char *const hdr[] = {"truth", "provenance", "readings used / polls", "excluded", "lag (s) [95% CI]",
+                                      "window (s)", "correlation", "note"};
+    wc_doc_table_begin(d, hdr, 8);
+    for (size_t i = 0; i < a->ntruth; i++) {
+        const wc_truth_series *t = &a->truth[i];
+        const wc_lagwin *l = &a->lag[i];
+        const wc_truth_counts *k = &t->counts;
+        const char *lag = !l->estimated ? fmt("%.2f (given)", l->lag_s)
+                          : !l->identifiable ? fmt("%.2f (not identifiable)", l->lag_s)
+                                             : fmt("%.2f [%s, %s]", l->lag_s, num(l->lag_lo_s, 2), num(l->lag_hi_s, 2));
+        const char *win = isfinite(l->window_s)
+                              ? fmt("ESTIMATED %.2f [%s, %s]", l->window_s, num(l->window_lo_s, 2), num(l->window_hi_s, 2))
+                          : t->any_window_known ? fmt("stated by the device (median %.3g)", t->median_window_s)
+                                                : "not stated: time since the previous poll";
+        wc_doc_table_row(d, NULL, (const char *const[]){
+                                      t->spec, upper_prov(t->provenance),
+                                      fmt("%lld / %lld", (long long)k->used, (long long)k->polls),
+                                      fmt("%lld stale, %lld repeats, %lld unavailable, %lld errors, %lld implausible",
+                                          (long long)k->stale, (long long)k->repeats, (long long)k->unavailable,
+                                          (long long)k->error, (long long)k->invalid),
+                                      lag, win, num(l->corr, 3), l->note});
+    }
+    wc_doc_table_end(d);
+}
+
+static void accuracy_table(wc_doc *d, const wc_validation *v)
+{
+    const wc_accuracy_report *a = &v->acc;
+    wc_doc_heading(d, 2, "Node accuracy against ground truth");
+    if (!a->ntruth) {
+        wc_doc_note(d, "info", "No ground truth.", "Record with --truth (a BMC, a wall meter's log) or import a"
+                    " wall-power column: without it nothing can be scored.");
+        return;
+    }
+    const wc_boot_cfg *bc = &a->opts.boot;
+    wc_doc_para(d, "Source − truth, watts (bias also in %% of truth); 95 %% intervals by moving-block bootstrap"
+                   " (%d replicates, seed %llu); n = truth readings (or windows) the source covers; MAPE only"
+                   " where truth is above its floor; LoA = Bland–Altman 95 %% limits of agreement.",
+                wc_boot_replicates(bc), (unsigned long long)(bc->seed ? bc->seed : WC_BOOT_DEFAULT_SEED));
+    static const char *const hdr[] = {"source", "provenance", "truth", "window", "n", "bias W [95% CI]",
+                                      "bias % [95% CI]", "MAE W", "WAPE %", "RMSE W", "p95 |error| W",
+                                      "MAPE %", "LoA W"};
+    wc_doc_table_begin(d, hdr, 13);
+    for (size_t ti = 0; ti < a->ntruth; ti++)
+        for (size_t si = 0; si < a->nsources; si++)
+            for (size_t wi = 0; wi < a->nwindows; wi++) {
+                const wc_acc_cell *c = wc_accuracy_cell(a, si, ti, a->windows_s[wi], -1);
+                if (!c)
+                    continue;
+                const wc_accuracy *s = &c->acc;
+                wc_doc_table_row(d, (int)si == v->gated_source && a->windows_s[wi] == v->gate_window_s ? "warn" : NULL,
+                                 (const char *const[]){a->sources[si].name,
+                                                       a->sources[si].in_sample ? "ESTIMATED in-sample"
+                                                                                : upper_prov(a->sources[si].provenance),
+                                                       a->truth[ti].spec, window_name(a->windows_s[wi]),
+                                                       fmt("%zu", s->n), ci(&s->bias_w, 2), ci(&s->bias_pct, 1),
+                                                       num(s->mae_w.est, 2), num(s->wape_pct.est, 1),
+                                                       num(s->rmse_w.est, 2), ci(&s->p95_abs_w, 2),
+                                                       ci(&s->mape_pct, 1),
+                                                       fmt("%s .. %s", num(s->loa_lo_w.est, 2), num(s->loa_hi_w.est, 2))});
+            }
+    wc_doc_table_end(d);
+    if (v->gated_source >= 0)
+        wc_doc_para(d, "Highlighted: the source and pairs the node checks read (%s, %s).",
+                    a->sources[v->gated_source].name, window_name(v->gate_window_s));
+    for (size_t ti = 0; ti < a->ntruth; ti++)
+        for (size_t wi = 0; wi < a->nwindows; wi++)
+            if (a->window_skipped[ti][wi][0])
+                wc_doc_para(d, "%s: %g s windows not scored: %s.", a->truth[ti].spec, a->windows_s[wi],
+                            a->window_skipped[ti][wi]);
+    lag_table(d, a);
+}
+
+/* ---- attribution ------------------------------------------------------------ */
+
+static void gap_tables(wc_doc *d, const wc_validation *v)
+{
+    const wc_gap_report *r = &v->gap;
+    wc_doc_heading(d, 2, "Attribution gap");
+    wc_doc_para(d, "Joules per zone over the run. meter: %s energy from the raw counters; node, idle and active:"
+                   " as model %s split it; processes: what it attributed. gap = node − Σ processes = idle +"
+                   " unattributed − over-attributed.", upper_prov(r->provenance), v->model);
+    static const char *const hdr[] = {"zone", "meter J", "node J", "idle J", "active J", "processes J",
+                                      "unattributed J", "over J", "gap %", "unattributed % of active"};
+    wc_doc_table_begin(d, hdr, 10);
+    for (size_t i = 0; i < r->nzones; i++) {
+        const wc_gap_zone *z = &r->zones[i];
+        wc_doc_table_row(d, NULL, (const char *const[]){z->zone, num(z->meter_joules, 1), num(z->node_joules, 1),
+                                                        num(z->idle_joules, 1), num(z->active_joules, 1),
+                                                        num(z->process_joules, 1), num(z->unattributed_joules, 1),
+                                                        num(z->over_joules, 1),
+                                                        num(wc_gap_pct(z->node_joules - z->process_joules, z->node_joules), 2),
+                                                        num(wc_gap_pct(z->unattributed_joules, z->active_joules), 2)});
+    }
+    wc_doc_table_end(d);
+    if (!v->have_levels)
+        return;
+    const wc_levels_report *l = &v->levels;
+    wc_doc_heading(d, 3, "By level: node → processes → containers → pods");
+    wc_doc_para(d, "Joules, model %s. unattributed (skipped) = active energy of intervals the model attributed"
+                   " nothing; unattributed (missed) = CPU no sampled process carried (short-lived, vanished"
+                   " PIDs); outside containers = Σ processes − Σ containers; outside pods = Σ containers − Σ pods.",
+                v->model);
+    static const char *const lh[] = {"zone", "node J", "idle J", "unattributed (skipped) J",
+                                     "unattributed (missed) J", "over J", "processes J", "outside containers J",
+                                     "containers J", "outside pods J", "pods J"};
+    wc_doc_table_begin(d, lh, 11);
+    for (size_t i = 0; i < l->nzones; i++) {
+        const wc_level_zone *z = &l->zones[i];
+        wc_doc_table_row(d, NULL, (const char *const[]){z->zone, num(z->node_j, 1), num(z->idle_j, 1),
+                                                        num(z->unattr_skipped_j, 1), num(z->unattr_missed_j, 1),
+                                                        num(z->over_j, 1), num(z->process_j, 1),
+                                                        num(z->process_j - z->container_j, 1), num(z->container_j, 1),
+                                                        num(z->container_j - z->pod_j, 1), num(z->pod_j, 1)});
+    }
+    wc_doc_table_end(d);
+    wc_doc_heading(d, 3, "Invariant Σ children ≤ parent, per interval");
+    static const char *const ih[] = {"result", "zone", "invariant", "checked", "violated", "worst excess J (tick)"};
+    wc_doc_table_begin(d, ih, 6);
+    for (size_t i = 0; i < l->nzones; i++)
+        for (int k = 0; k < WC_INV_COUNT; k++) {
+            const wc_invariant *inv = &l->zones[i].inv[k];
+            if (!inv->checked)
+                continue;
+            wc_doc_table_row(d, inv->violated ? "fail" : "pass",
+                             (const char *const[]){inv->violated ? "violated" : "holds", l->zones[i].zone,
+                                                   wc_invariant_name(k), fmt("%lld", (long long)inv->checked),
+                                                   fmt("%lld", (long long)inv->violated),
+                                                   inv->violated ? fmt("%.6f (%lld)", inv->worst_excess_j,
+                                                                       (long long)inv->worst_tick_id)
+                                                                 : "-"});
+        }
+    wc_doc_table_end(d);
+}
+
+static double zone_node(const wc_gap_report *r, const char *zone)
+{
+    for (size_t i = 0; i < r->nzones; i++)
+        if (!strcmp(r->zones[i].zone, zone))
+            return r->zones[i].node_joules;
+    return 0;
+}
+
+static void tenants(wc_doc *d, const wc_validation *v, size_t top)
+{
+    const wc_gap_report *r = &v->gap;
+    double node = zone_node(r, r->rank_zone);
+    wc_doc_heading(d, 2, "Top tenants");
+    wc_doc_para(d, "By %s energy attributed by model %s (joules; share of the zone's node energy). Processes are"
+                   " identified by (pid, start time in ticks since boot); CPU s = what the model charged.",
+                r->rank_zone, v->model);
+    if (r->ntop_containers) {
+        static const char *const ch[] = {"container", "pod", "joules", "CPU s", "share %"};
+        wc_doc_table_begin(d, ch, 5);
+        for (size_t i = 0; i < r->ntop_containers && i < top; i++) {
+            const wc_gap_top *t = &r->top_containers[i];
+            wc_doc_table_row(d, NULL, (const char *const[]){fmt("%.12s", t->container_id), t->pod_uid,
+                                                            num(t->joules, 3), num(t->cpu_seconds, 2),
+                                                            num(wc_gap_pct(t->joules, node), 2)});
+        }
+        wc_doc_table_end(d);
+    }
+    if (!r->ntop_processes) {
+        wc_doc_para(d, "No process received energy%s.",
+                    !strcmp(r->meter_kind, "import") ? " (an imported run has no /proc data)" : "");
+        return;
+    }
+    static const char *const ph[] = {"pid", "start time", "process name", "container", "pod", "joules",
+                                     "CPU s", "share %"};
+    wc_doc_table_begin(d, ph, 8);
+    for (size_t i = 0; i < r->ntop_processes && i < top; i++) {
+        const wc_gap_top *t = &r->top_processes[i];
+        wc_doc_table_row(d, NULL, (const char *const[]){fmt("%d", t->pid), fmt("%llu", (unsigned long long)t->starttime),
+                                                        t->name, fmt("%.12s", t->container_id), t->pod_uid,
+                                                        num(t->joules, 3), num(t->cpu_seconds, 2),
+                                                        num(wc_gap_pct(t->joules, node), 2)});
+    }
+    wc_doc_table_end(d);
+}
+
+/* ---- workloads ---------------------------------------------------------------- */
+
+static void bias_matrix(wc_doc *d, const wc_validation *v)
+{
+    const wc_bias_report *b = &v->bias;
+    if (!b->nclasses)
+        return;
+    wc_doc_heading(d, 3, "Bias matrix per workload class");
+    if (!b->has_baseline) {
+        wc_doc_para(d, "No idle phase: no baseline, so no marginal energy (add an idle phase to the scenario).");
+        return;
+    }
+    wc_doc_para(d, "Attributed / expected energy in the mixed phases, per class and zone, with 95 %% intervals"
+                   " (1 = the class gets what it costs in isolation; a model that hands out a share of idle"
+                   " power puts every class above 1, so compare the classes with each other). Meter %s, model"
+                   " %s; idle baseline %s W (package + dram).",
+                upper_prov(b->meter_provenance), v->model, num(b->idle_w[WC_BIAS_NODE], 2));
+    static const char *const hdr[] = {"class", "package", "dram", "package+dram", "coverage %",
+                                      "isolated phases", "mixed workloads"};
+    wc_doc_table_begin(d, hdr, 7);
+    for (size_t i = 0; i < b->nclasses; i++) {
+        const wc_bias_class *c = &b->classes[i];
+        double off = fabs(c->factor[WC_BIAS_NODE].est - 1);
+        wc_doc_table_row(d, isfinite(off) && off > 0.10 ? "warn" : NULL,
+                         (const char *const[]){c->cls, ci(&c->factor[0], 3), ci(&c->factor[1], 3),
+                                               ci(&c->factor[2], 3), num(100.0 * c->coverage, 1),
+                                               fmt("%zu", c->n_isolated), fmt("%zu", c->n_mixed)});
+    }
+    wc_doc_table_end(d);
+}
+
+static void phases_table(wc_doc *d, const wc_gap_report *r)
+{
+    if (!r->nphases)
+        return;
+    wc_doc_heading(d, 3, "Phases");
+    wc_doc_para(d, "Mean node power per phase (%s meter, package + dram, watts) and its marginal power over the"
+                   " idle baseline.", upper_prov(r->provenance));
+    static const char *const hdr[] = {"phase", "repetition", "class", "seconds", "node W", "marginal W"};
+    wc_doc_table_begin(d, hdr, 6);
+    for (size_t i = 0; i < r->nphases; i++) {
+        const wc_gap_phase *p = &r->phases[i];
+        wc_doc_table_row(d, NULL, (const char *const[]){p->name, fmt("%d", p->repetition), p->cls,
+                                                        num(p->duration_s, 1), num(p->node_watts, 2),
+                                                        num(p->marginal_watts, 2)});
+    }
+    wc_doc_table_end(d);
+}
+
+static void calibrations(wc_doc *d, const wc_validation *v)
+{
+    if (!v->nfits && !v->fits_ignored)
+        return;
+    wc_doc_heading(d, 2, "Calibrations");
+    if (v->fits_ignored)
+        wc_doc_note(d, "warn", "Ignored.", "%zu stored calibration(s) have coefficients that are not finite"
+                    " numbers (re-run wattcal calibrate).", v->fits_ignored);
+    if (!v->nfits)
+        return;
+    wc_doc_para(d, "Fits stored in the run (`wattcal calibrate`, GSL weighted least squares; ± = standard error);"
+                   " every figure derived from them is ESTIMATED.");
+    static const char *const hdr[] = {"#", "kind", "target", "input", "c0", "c1", "R²", "n", "fitted on"};
+    wc_doc_table_begin(d, hdr, 9);
+    for (size_t i = 0; i < v->nfits; i++) {
+        const wc_calibration *c = &v->fits[i];
+        wc_doc_table_row(d, NULL, (const char *const[]){fmt("%lld", (long long)c->id), wc_cal_kind_name(c->kind),
+                                                        c->target, c->input, fmt("%.4g ± %.2g", c->fit.c0, c->fit.se0),
+                                                        fmt("%.4g ± %.2g", c->fit.c1, c->fit.se1), num(c->fit.r2, 4),
+                                                        fmt("%zu", c->fit.n),
+                                                        c->fitted_on[0] ? c->fitted_on : "this run (in-sample)"});
+    }
+    wc_doc_table_end(d);
+}
+
+/* ---- the whole report ----------------------------------------------------------- */
+
+static const wc_figure *fig(const wc_figures *F, const char *id)
+{
+    for (size_t i = 0; i < F->n; i++)
+        if (!strcmp(F->f[i].id, id))
+            return &F->f[i];
+    return NULL;
+}
+
+static void figure_if(wc_doc *d, const wc_figures *F, const char *id)
+{
+    const wc_figure *f = fig(F, id);
+    if (f)
+        wc_doc_figure(d, f);
+}
+
+static void compose(wc_doc *d, const wc_validation *v, const run_meta *m, const char *db_path,
+                    const wc_figures *F, size_t top)
+{
+    wc_doc_begin(d, "wattcal report: can this node's energy attribution be trusted?");
+    banner(d, v, m, db_path);
+    if (F->warning[0])
+        wc_doc_note(d, "warn", "Plots.", "%s.", F->warning);
+    verdict(d, v);
+    accuracy_table(d, v);
+    wc_doc_heading(d, 3, "Node power over time");
+    figure_if(d, F, "power");
+    figure_if(d, F, "error");
+    figure_if(d, F, "bland_altman");
+    figure_if(d, F, "scatter");
+    gap_tables(d, v);
+    figure_if(d, F, "gap");
+    tenants(d, v, top);
+    figure_if(d, F, "stacked");
+    wc_doc_heading(d, 2, "Workloads against isolation");
+    phases_table(d, &v->gap);
+    figure_if(d, F, "workloads");
+    bias_matrix(d, v);
+    figure_if(d, F, "coverage");
+    calibrations(d, v);
+    wc_doc_heading(d, 2, "How this report was made");
+    wc_doc_para(d, "wattcal %s, `wattcal report` on %s, model %s. Each plot's data file (tab-separated, header"
+                   " first) lies beside this report; report.md holds the same findings for a pull request, with"
+                   " the plots as PNG files. Provenance words: measured = read from this node's meters; ground"
+                   " truth = an independent meter (BMC, wall meter); SIMULATED = produced by wattcal's simulator;"
+                   " ESTIMATED = derived through a calibration.", WATTCAL_VERSION, db_path, v->model);
+    wc_doc_end(d);
+}
+
+void wc_report_default_opts(wc_store *st, wc_validation_opts *o)
+{
+    if (o->levels_window_s > 0)
+        return;
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(wc_store_db(st), "SELECT MIN(mono_ns), MAX(mono_ns), COUNT(*) FROM tick", -1, &q,
+                           NULL) != SQLITE_OK)
+        return;
+    if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int64(q, 2) > 1) {
+        double d = (double)(sqlite3_column_int64(q, 1) - sqlite3_column_int64(q, 0)) / 1e9;
+        double spacing = d / (double)(sqlite3_column_int64(q, 2) - 1);
+        /* levels put a tick's energy in the window its interval ends in, so a
+         * window of a few ticks aliases (0, 1 or 2 ticks): at least 10 */
+        if (d > 0)
+            o->levels_window_s = wc_figures_nice_window(fmax(d, 10 * spacing * WC_FIG_TARGET_WINDOWS));
+    }
+    sqlite3_finalize(q);
+}
+
+int wc_report_write(wc_store *st, const wc_validation *v, const char *db_path, const wc_report_opts *o,
+                    wc_report_result *res, wc_error *err)
+{
+    memset(res, 0, sizeof *res);
+    int rc = wc_outdir_ensure(o->out_dir, err);
+    if (rc)
+        return rc;
+    wc_figures *F = calloc(1, sizeof *F);
+    if (!F)
+        return wc_error_set(err, -ENOMEM, "report: out of memory");
+    size_t top = o->top ? o->top : 8;
+    rc = wc_figures_make(st, v, o->out_dir, o->no_plots, top, F, err);
+    if (rc) {
+        free(F);
+        return rc;
+    }
+    run_meta m;
+    load_run(wc_store_db(st), &m);
+    wc_outfile html, md;
+    rc = wc_outfile_open(&html, o->out_dir, "report.html", err);
+    if (!rc) {
+        rc = wc_outfile_open(&md, o->out_dir, "report.md", err);
+        if (rc)
+            wc_outfile_close(&html, NULL);
+    }
+    if (!rc) {
+        wc_doc d = {.html = html.f, .md = md.f, .dir = o->out_dir};
+        compose(&d, v, &m, db_path, F, top);
+        snprintf(res->html_path, sizeof res->html_path, "%s", html.path);
+        snprintf(res->md_path, sizeof res->md_path, "%s", md.path);
+        int rh = wc_outfile_close(&html, err);
+        wc_error e2 = {{0}};
+        int rm = wc_outfile_close(&md, rh ? &e2 : err);
+        rc = rh ? rh : rm;
+    }
+    for (size_t i = 0; i < F->n; i++)
+        res->figures += F->f[i].has_data;
+    res->plots = F->plots;
+    res->gnuplot_missing = F->gnuplot_missing;
+    snprintf(res->warning, sizeof res->warning, "%s", F->warning);
+    free(F);
+    return rc;
+}
