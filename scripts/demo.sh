@@ -5,8 +5,9 @@
 # (wattcal's sim meter: a powercap tree whose counters follow this machine's
 # real CPU use) beside a SIMULATED BMC (lag 2 s, 5 s averaging window, PSU
 # efficiency 0.92, 40 W platform), then calibrates wall = a * RAPL + b,
-# validates with a tolerance as a CI gate would, and compares the released
-# exporter model with the corrected one.
+# validates with a tolerance as a CI gate would, compares the released
+# exporter model with the corrected one, and writes the report (HTML and
+# Markdown with plots), printing its path last.
 set -eu
 cd "$(dirname "$0")/.."
 outdir=${DEMO_DIR:-demo-out}
@@ -31,6 +32,9 @@ echo
 echo "The same samples under the corrected model (offline re-attribution), workload by workload:"
 "$bin" diff "$db" --model kepler-0.11 --model ideal --window 5s || [ $? -le 1 ]
 echo
+"$bin" report --db "$db" --out "$outdir/report" --tolerance node=10%,gap=10%,invariants=0 >"$outdir/report.log"
 echo "wattcal demo: run in $db, JSON summary $outdir/validate.json, JUnit $outdir/validate.xml"
 echo "(validate exit $rc: 0 = every tolerance held, 1 = one broke — here node=10% on raw RAPL against"
 echo " the wall, by design; node power and BMC are SIMULATED)"
+echo "report (open in a browser; Markdown with PNG plots beside it):"
+sed -n 's/^report: //p' "$outdir/report.log"
