@@ -20,15 +20,15 @@ name: it-report
 seed: 5
 phases:
   - name: idle
-    duration: 4s
+    duration: 3s
   - name: cpu
-    duration: 4s
+    duration: 7s
     workloads: [{class: cpu, workers: 1}]
   - name: burst
     duration: 3s
     workloads: [{class: burst, count: 30, child_cpu: 20ms}]
   - name: mix
-    duration: 4s
+    duration: 3s
     workloads: [{class: cpu, workers: 1}, {class: burst, count: 20, child_cpu: 20ms}]
 YAML
 "$BIN" run "$T/s.yaml" --db "$T/r.db" --meter sim --interval 500ms --quiet \
@@ -103,6 +103,7 @@ for name in sorted(os.listdir(d)):
     assert not tags & {"script", "foreignObject", "iframe"}, (name, tags)
     texts[name] = "".join(root.itertext())
 assert hostile[:30] in texts["stacked.svg"], "the hostile process name is not shown literally in stacked.svg"
+# (the phase is long enough for its label: 7 s of 16 s)
 assert hostile[:30] in texts["power.svg"], "the hostile phase name is not shown literally in power.svg"
 assert hostile[:20] in texts["coverage.svg"], "the hostile phase name is not shown literally in coverage.svg"
 print("svg ok:", len(texts), "files")
