@@ -32,7 +32,8 @@ static const char REPORT_HELP[] =
     "\n"
     "  --out DIR                 directory of the report (created when missing;\n"
     "                            files of an earlier report there are replaced)\n"
-    "  --top N                   tenants in the tables and the stacked plot (default 8)\n"
+    "  --top N                   tenants in the tables and the stacked plot, 1 to 10\n"
+    "                            (default 8)\n"
     "  --no-plots                do not run gnuplot (tables and data files only)\n"
     WC_CLI_VALIDATION_HELP
     "\n"
@@ -73,8 +74,8 @@ static int own_option(report_cli *c, int opt, const char *v)
         c->r.out_dir = v;
         return 0;
     case OPT_TOP:
-        if (wc_cli_parse_whole(v, 1, 50, &x))
-            return bad("--top", "expected a whole number from 1 to 50");
+        if (wc_cli_parse_whole(v, 1, 10, &x))
+            return bad("--top", "expected a whole number from 1 to 10");
         c->r.top = (size_t)x;
         return 0;
     case OPT_NO_PLOTS:

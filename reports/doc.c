@@ -206,7 +206,7 @@ void wc_doc_figure(wc_doc *d, const wc_figure *f)
     fputs("<figcaption>", d->html);
     wc_html_escape(d->html, f->caption);
     if (f->has_data)
-        fprintf(d->html, " Data: <code>%s.dat</code>.", f->id);
+        fprintf(d->html, " Data: <code>%s</code>.", f->data);
     fputs("</figcaption>\n</figure>\n", d->html);
     if (f->drawn)
         fprintf(d->md, "![%s](%s.png)\n\n", f->id, f->id);
@@ -217,7 +217,7 @@ void wc_doc_figure(wc_doc *d, const wc_figure *f)
     }
     wc_md_escape(d->md, f->caption);
     if (f->has_data)
-        fprintf(d->md, " Data: `%s.dat`.", f->id);
+        fprintf(d->md, " Data: `%s`.", f->data);
     fputs("\n\n", d->md);
     free(svg);
 }

@@ -223,12 +223,13 @@ static int write_phases(const fig_env *e, wc_error *err)
     return wc_outfile_close(&o, err);
 }
 
-static wc_figure *fig_new(wc_figures *F, const char *id, const char *title)
+static wc_figure *fig_new(wc_figures *F, const char *id, const char *title, const char *data)
 {
     wc_figure *f = &F->f[F->n++];
     memset(f, 0, sizeof *f);
     snprintf(f->id, sizeof f->id, "%s", id);
     snprintf(f->title, sizeof f->title, "%s", title);
+    snprintf(f->data, sizeof f->data, "%s", data);
     return f;
 }
 
@@ -640,10 +641,6 @@ typedef struct tenant_level {
 static const char TOTALS_BY_KEY[] =
     "SELECT key, SUM(energy_uj) AS e FROM work_attr WHERE model_id = ?1 AND level = ?2 AND zone = ?3"
     " GROUP BY key HAVING e > 0 ORDER BY e DESC, key LIMIT ?4";
-static const char TOTALS_BY_COMM[] =
-    "SELECT p.comm, SUM(w.energy_uj) AS e FROM work_attr w JOIN process p ON p.id = w.process_id"
-    " WHERE w.model_id = ?1 AND w.level = 1 AND w.zone = ?3 AND ?2 = 1"
-    " GROUP BY p.comm HAVING e > 0 ORDER BY e DESC, p.comm LIMIT ?4";
 static const char ROWS_BY_KEY[] =
     "SELECT w.tick_id, w.key, w.energy_uj FROM work_attr w"
     " WHERE w.model_id = ?1 AND w.level = ?2 AND w.zone = ?3 AND w.energy_uj > 0";
@@ -664,13 +661,67 @@ static int prepare_bound(sqlite3 *db, const char *sql, int64_t model_id, int lev
     return 0;
 }
 
+/* Keeps the max largest (name, joules) in names/joules, largest first; on a
+ * tie the name seen first stays ahead. */
+static void keep_top(char names[][80], double *joules, size_t max, size_t *n, const char *name, double j)
+{
+    if (!(j > 0) || (*n == max && j <= joules[max - 1]))
+        return;
+    size_t at = *n < max ? (*n)++ : max - 1;
+    while (at > 0 && joules[at - 1] < j) {
+        memcpy(names[at], names[at - 1], sizeof names[0]);
+        joules[at] = joules[at - 1];
+        at--;
+    }
+    snprintf(names[at], 80, "%s", name);
+    joules[at] = j;
+}
+
+/* The top process names by energy, from the per-process totals of the
+ * levels pass (no second pass over work_attr). Returns the count or -EIO. */
+static int top_comms(sqlite3 *db, const wc_validation *v, char names[][80], size_t max)
+{
+    const wc_level_zone *z = v->have_levels ? wc_levels_zone(&v->levels, v->gap.rank_zone) : NULL;
+    if (!z || !z->per_process_j)
+        return 0;
+    double *joules = calloc(max, sizeof *joules);
+    sqlite3_stmt *q = NULL;
+    if (!joules || sqlite3_prepare_v2(db, "SELECT id, comm FROM process ORDER BY comm, id", -1, &q, NULL) != SQLITE_OK) {
+        free(joules);
+        return -EIO;
+    }
+    size_t n = 0;
+    char cur[80] = "";
+    double sum = 0;
+    int rc, any = 0;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(q, 0);
+        const unsigned char *c = sqlite3_column_text(q, 1);
+        const char *comm = c ? (const char *)c : "";
+        if (any && strcmp(comm, cur)) {
+            keep_top(names, joules, max, &n, cur, sum);
+            sum = 0;
+        }
+        snprintf(cur, sizeof cur, "%s", comm);
+        any = 1;
+        if (id >= 0 && id <= v->levels.max_process_id)
+            sum += z->per_process_j[id];
+    }
+    if (any)
+        keep_top(names, joules, max, &n, cur, sum);
+    sqlite3_finalize(q);
+    free(joules);
+    return rc == SQLITE_DONE ? (int)n : -EIO;
+}
+
 /* The top tenant names of level (at most max), by energy. Returns the count
  * or -EIO. */
 static int top_tenants(sqlite3 *db, const wc_validation *v, int level, char names[][80], size_t max)
 {
+    if (level == 1)
+        return top_comms(db, v, names, max);
     sqlite3_stmt *q = NULL;
-    if (prepare_bound(db, level == 1 ? TOTALS_BY_COMM : TOTALS_BY_KEY, v->model_id, level,
-                      v->gap.rank_zone, (int)max, &q))
+    if (prepare_bound(db, TOTALS_BY_KEY, v->model_id, level, v->gap.rank_zone, (int)max, &q))
         return -EIO;
     int n = 0, rc;
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
@@ -800,6 +851,7 @@ static int fig_stacked(const fig_env *e, wc_figure *f, gp_body *b, size_t top, w
     axis_labels(s, "time since run start (s)", yl);
     fprintf(s, "set datafile separator \"\\t\"\nset key outside right top vertical\nset grid\n"
                "set xrange [0:%.6g]\nset yrange [0:*]\nset style fill solid 0.85 noborder\n", e->duration_s);
+    phase_shading(s, e);
     int bands = n + (other ? 1 : 0);
     fprintf(s, "array T[%d]\n", bands);
     for (int k = 0; k < n; k++) {
@@ -963,12 +1015,23 @@ static int fig_coverage(const fig_env *e, wc_figure *f, gp_body *b, wc_error *er
 
 /* ---- drawing ------------------------------------------------------------- */
 
+/* Removes what an earlier report left in dir: every file this one may write. */
 static void remove_outputs(const char *dir, const char *id)
 {
     static const char *const ext[] = {"svg", "png", "dat"};
     for (int i = 0; i < 3; i++) {
         char p[4200];
         snprintf(p, sizeof p, "%s/%s.%s", dir, id, ext[i]);
+        unlink(p);
+    }
+}
+
+static void remove_shared_outputs(const char *dir)
+{
+    static const char *const names[] = {"truth.dat", "pairs.dat", "phases.dat", "gnuplot.log"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
         unlink(p);
     }
 }
@@ -1014,16 +1077,18 @@ int wc_figures_make(wc_store *st, const wc_validation *v, const char *dir, int n
     e.duration_s = (double)(e.t1_ns - e.t0_ns) / 1e9;
     if (!top)
         top = 8;
-    wc_figure *fp = fig_new(out, "power", "Node power against ground truth");
-    wc_figure *fe = fig_new(out, "error", "Error against ground truth over time");
-    wc_figure *fb = fig_new(out, "bland_altman", "Bland–Altman");
-    wc_figure *fs = fig_new(out, "scatter", "Meter against ground truth, with the calibration fit");
-    wc_figure *fg = fig_new(out, "gap", "Attribution gap over time per level");
-    wc_figure *fk = fig_new(out, "stacked", "Energy of the top tenants over time");
-    wc_figure *fw = fig_new(out, "workloads", "Attributed against isolated marginal energy per workload");
-    wc_figure *fc = fig_new(out, "coverage", "Burst coverage");
+    wc_figure *fp = fig_new(out, "power", "Node power against ground truth", "power.dat, truth.dat, phases.dat");
+    wc_figure *fe = fig_new(out, "error", "Error against ground truth over time", "pairs.dat, phases.dat");
+    wc_figure *fb = fig_new(out, "bland_altman", "Bland–Altman", "pairs.dat");
+    wc_figure *fs = fig_new(out, "scatter", "Meter against ground truth, with the calibration fit", "scatter.dat");
+    wc_figure *fg = fig_new(out, "gap", "Attribution gap over time per level", "gap.dat, phases.dat");
+    wc_figure *fk = fig_new(out, "stacked", "Energy of the top tenants over time", "stacked.dat");
+    wc_figure *fw = fig_new(out, "workloads", "Attributed against isolated marginal energy per workload",
+                            "workloads.dat");
+    wc_figure *fc = fig_new(out, "coverage", "Burst coverage", "coverage.dat");
     gp_body body[WC_FIG_MAX];
     int rc = 0;
+    remove_shared_outputs(dir);
     for (size_t i = 0; i < out->n && !rc; i++) {
         remove_outputs(dir, out->f[i].id);
         rc = body_open(&body[i]);

@@ -17,10 +17,12 @@
 /* Windows a time-series figure aims at over a run. */
 #define WC_FIG_TARGET_WINDOWS 120
 
-/* One figure. Its files are <id>.dat, <id>.svg, <id>.png in the directory. */
+/* One figure: <id>.svg and <id>.png in the directory, drawn from the data
+ * files named in data. */
 typedef struct wc_figure {
     char id[24];
     char title[160];
+    char data[64];            /* the data files it is drawn from: "power.dat, truth.dat" */
     char caption[1200];      /* what is plotted, its unit, its window, its provenance */
     int has_data;             /* the run has what the figure needs */
     int drawn;                /* SVG and PNG exist */
