@@ -69,13 +69,24 @@ static void html_char(FILE *f, char c)
     }
 }
 
+/* Where the Markdown walk is: at the start of the text, in its leading
+ * digits, or further on (one walk at a time: the report is single-threaded). */
+static int md_pos;
+
 static void md_char(FILE *f, char c)
 {
-    if (c == '&' || c == '<' || c == '>' || c == '"' || c == '\'') {
-        html_char(f, c); /* GitHub renders HTML in Markdown */
+    int at_start = md_pos == 0, after_digits = md_pos > 0;
+    if (c >= '0' && c <= '9' && md_pos >= 0)
+        md_pos++;
+    else
+        md_pos = -1;
+    if (c == '&' || c == '<' || c == '>') {
+        html_char(f, c); /* no tag can form, so quotes stay as they are */
         return;
     }
-    if (strchr("\\`*_{}[]()#+-.!|~", c))
+    /* everywhere: emphasis, code, links, tables, escapes, strikethrough;
+     * at the start only: headings, lists, quotes, rules ("1." too) */
+    if (strchr("\\`*_[]|~", c) || (at_start && strchr("#+-=!", c)) || (after_digits && (c == '.' || c == ')')))
         fputc('\\', f);
     fputc(c, f);
 }
@@ -92,6 +103,7 @@ void wc_html_escape(FILE *f, const char *s)
 
 void wc_md_escape(FILE *f, const char *s)
 {
+    md_pos = 0;
     walk(f, s, 1, md_char);
 }
 

@@ -3,8 +3,10 @@
  * ids, phase labels, BMC text, specs) into the report formats so that they
  * show literally and harmlessly:
  *   HTML      & < > " ' as entities;
- *   Markdown  the same entities plus a backslash before every character
- *             Markdown gives a meaning (\ ` * _ { } [ ] ( ) # + - . ! | ~);
+ *   Markdown  & < > as entities (so no HTML tag can form) and a backslash
+ *             before every character that means something inline (\ ` * _
+ *             [ ] | ~) and, at the start of the text, before those that
+ *             start a block (# + - = !, and the . or ) after leading digits);
  *   gnuplot   a label never enters a gnuplot script as text: it is written
  *             as dec("<hex of its bytes>"), a string expression the script's
  *             own function dec() turns back into bytes when the plot is

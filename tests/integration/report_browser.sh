@@ -74,7 +74,7 @@ expect_contains "$H" "Kepler v0.10.0"
 # Markdown: the same, with Markdown's own characters escaped
 M="$T/rep/report.md"
 ! grep -qi '<script' "$M" || fail "report.md holds a raw <script>"
-expect_contains "$M" '&lt;script&gt;\`touch pwned1\`$\(touch pwned2\)&quot;q&#39;\\nz'
+expect_contains "$M" '&lt;script&gt;\`touch pwned1\`$(touch pwned2)"q'"'"'\\nz'
 expect_contains "$M" "![power](power.png)"
 # data files: the readable label never breaks a line or a column
 python3 - "$T/rep" <<'PY' || fail "a data file has a broken line"

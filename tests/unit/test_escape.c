@@ -44,10 +44,20 @@ Test(escape, html_entities_and_visible_controls)
 Test(escape, markdown_escapes_its_own_characters)
 {
     char *s = run(wc_md_escape, HOSTILE);
-    cr_assert_str_eq(s, "&lt;script&gt;\\`id\\`$\\(id\\)&quot;q&#39;\\\\nz&amp;", "got %s", s);
+    cr_assert_str_eq(s, "&lt;script&gt;\\`id\\`$(id)\"q'\\\\nz&amp;", "got %s", s);
     free(s);
     s = run(wc_md_escape, "a|b *c* _d_ [e](f) #g !h ~i~ \\");
-    cr_assert_str_eq(s, "a\\|b \\*c\\* \\_d\\_ \\[e\\]\\(f\\) \\#g \\!h \\~i\\~ \\\\", "got %s", s);
+    cr_assert_str_eq(s, "a\\|b \\*c\\* \\_d\\_ \\[e\\](f) #g !h \\~i\\~ \\\\", "got %s", s);
+    free(s);
+    /* block syntax only matters at the start */
+    s = run(wc_md_escape, "# not a heading - 1. x");
+    cr_assert_str_eq(s, "\\# not a heading - 1. x", "got %s", s);
+    free(s);
+    s = run(wc_md_escape, "12. not a list");
+    cr_assert_str_eq(s, "12\\. not a list", "got %s", s);
+    free(s);
+    s = run(wc_md_escape, "- x");
+    cr_assert_str_eq(s, "\\- x", "got %s", s);
     free(s);
 }
 
