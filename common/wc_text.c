@@ -46,3 +46,20 @@ void wc_fputs_safe(const char *text, FILE *out)
     for (const unsigned char *c = (const unsigned char *)text; *c; c++)
         fputc(*c < 0x20 || *c == 0x7f ? '?' : *c, out);
 }
+
+size_t wc_utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    size_t n = (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (!n || (n == 2 && s[0] < 0xC2) || (n == 4 && s[0] > 0xF4))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
+        return 0; /* overlong, or a UTF-16 surrogate */
+    if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90)))
+        return 0;
+    return n;
+}

@@ -23,4 +23,10 @@ void wc_textf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format
  * as '?': text may quote files, BMC answers or process names. */
 void wc_fputs_safe(const char *text, FILE *out);
 
+/* Length of the valid UTF-8 sequence at s: 1 for ASCII, 2..4 for a
+ * well-formed multi-byte character (no overlong form, no UTF-16 surrogate,
+ * nothing above U+10FFFF; RFC 3629), 0 when invalid. s must hold a NUL
+ * within 4 bytes or the whole sequence. */
+size_t wc_utf8_len(const unsigned char *s);
+
 #endif

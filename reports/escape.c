@@ -6,22 +6,7 @@
 
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s (2..4) or 0 (ASCII is handled
- * by the callers). */
-static size_t utf8_seq(const unsigned char *s)
-{
-    size_t n = (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
-    if (!n || (n == 2 && s[0] < 0xC2) || (n == 4 && s[0] > 0xF4))
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
-        return 0;
-    if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90)))
-        return 0;
-    return n;
-}
+#include "common/wc_text.h"
 
 /* Writes the visible form of a control or stray byte. */
 static void visible_byte(FILE *f, unsigned char c, int md)
@@ -47,7 +32,7 @@ static void walk(FILE *f, const char *s, int md, void (*out)(FILE *, char))
             out(f, (char)*p++);
             continue;
         }
-        size_t n = *p >= 0x80 ? utf8_seq(p) : 0;
+        size_t n = *p >= 0x80 ? wc_utf8_len(p) : 0;
         if (n) {
             fwrite(p, 1, n, f);
             p += n;
@@ -126,7 +111,7 @@ static size_t visible_char(const unsigned char **pp, char *out, size_t room)
     if (*p >= 0x20 && *p < 0x7f) {
         tmp[0] = (char)*p, n = 1;
         p++;
-    } else if (*p >= 0x80 && (n = utf8_seq(p)) > 0) {
+    } else if (*p >= 0x80 && (n = wc_utf8_len(p)) > 0) {
         memcpy(tmp, p, n);
         p += n;
     } else {

@@ -10,23 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s (1..4), 0 when invalid. */
-static size_t utf8_len(const unsigned char *s)
-{
-    if (s[0] < 0x80)
-        return 1;
-    size_t n = (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
-    if (!n || (n == 2 && s[0] < 0xC2) || (n == 4 && s[0] > 0xF4))
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
-        return 0; /* overlong, or a UTF-16 surrogate */
-    if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90)))
-        return 0;
-    return n;
-}
+#include "common/wc_text.h"
 
 /* Adds a string from the run (process names, labels, BMC text may hold any
  * bytes): invalid UTF-8 becomes '?', so the document is always valid JSON
@@ -41,7 +25,7 @@ static void add_str(cJSON *o, const char *k, const char *s)
     }
     size_t j = 0;
     for (size_t i = 0; i < len;) {
-        size_t n = utf8_len((const unsigned char *)s + i);
+        size_t n = wc_utf8_len((const unsigned char *)s + i);
         if (!n) {
             c[j++] = '?';
             i++;
