@@ -291,7 +291,10 @@ Test(spawn, crashing_worker_is_recorded, .timeout = 20)
     cr_assert_eq(h->crash_signal, SIGSEGV);
     cr_assert(WIFSIGNALED(h->status[1]) && WTERMSIG(h->status[1]) == SIGSEGV);
     cr_assert(WIFEXITED(h->status[0]) && WEXITSTATUS(h->status[0]) == 0);
-    cr_assert_geq(wc_workload_cpu_ns(h), 200000000, "the healthy worker's CPU counted");
+    /* the healthy worker burns up to 300 ms of CPU; on a loaded machine it
+     * gets less of its 300 ms wall time, so only "counted" is asserted (the
+     * crashing one dies at once, with next to none) */
+    cr_assert_geq(wc_workload_cpu_ns(h), 30000000, "the healthy worker's CPU counted");
     wc_workload_free(h);
 }
 
