@@ -4,6 +4,7 @@
  * Markdown file with plots (reports/report.h).
  */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,8 @@ static const char REPORT_HELP[] =
     "  --top N                   tenants in the tables and the stacked plot, 1 to 10\n"
     "                            (default 8)\n"
     "  --no-plots                do not run gnuplot (tables and data files only)\n"
+    "  --plot-timeout DUR        gnuplot is killed after DUR per figure (default 60s);\n"
+    "                            after one is killed the other plots are not tried\n"
     WC_CLI_VALIDATION_HELP
     "\n"
     "Unlike validate, the gap over time defaults to windows of about 1/120 of the\n"
@@ -42,13 +45,14 @@ static const char REPORT_HELP[] =
     "verdict: the gate is `wattcal validate`), 2 usage or input error (unreadable\n"
     "DB, bad option, DIR not writable), 3 the run has fewer than two ticks\n";
 
-enum { OPT_OUT = WC_CLI_VOPT_END, OPT_TOP, OPT_NO_PLOTS, OPT_HELP };
+enum { OPT_OUT = WC_CLI_VOPT_END, OPT_TOP, OPT_NO_PLOTS, OPT_PLOT_TIMEOUT, OPT_HELP };
 
 static const struct option REPORT_OPTS[] = {
     WC_CLI_VALIDATION_LONGOPTS,
     {"out", required_argument, NULL, OPT_OUT},
     {"top", required_argument, NULL, OPT_TOP},
     {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
+    {"plot-timeout", required_argument, NULL, OPT_PLOT_TIMEOUT},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -80,6 +84,11 @@ static int own_option(report_cli *c, int opt, const char *v)
         return 0;
     case OPT_NO_PLOTS:
         c->r.no_plots = 1;
+        return 0;
+    case OPT_PLOT_TIMEOUT:
+        if (wc_cli_parse_seconds(v, 0, &x) || x < 1 || x > 3600)
+            return bad("--plot-timeout", "expected a duration from 1s to 1h");
+        c->r.plot_timeout_s = (int)ceil(x);
         return 0;
     }
     return WC_EXIT_USAGE;

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/wc_fs.h"
 #include "reports/escape.h"
@@ -170,9 +171,35 @@ void wc_doc_table_end(wc_doc *d)
     d->table_cols = 0;
 }
 
+/* Whether an SVG holds anything active: a script, foreign content, an
+ * event handler attribute, a javascript: link (case-insensitive). gnuplot's
+ * static SVG has none; its interactive mode, or a file that is not
+ * gnuplot's, would. */
+static int svg_active(const char *svg)
+{
+    static const char *const bad[] = {"<script", "<foreignobject", "<iframe", "<object", "<embed",
+                                      "javascript:", "<a ", "<a\n", "<animate", "<set "};
+    for (const char *p = svg; *p; p++) {
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+            if (!strncasecmp(p, bad[i], strlen(bad[i])))
+                return 1;
+        /* on...= attributes: whitespace, "on", letters, "=" */
+        if ((*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') && !strncasecmp(p + 1, "on", 2)) {
+            const char *q = p + 3;
+            while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z'))
+                q++;
+            while (*q == ' ')
+                q++;
+            if (q > p + 3 && *q == '=')
+                return 1;
+        }
+    }
+    return 0;
+}
+
 /* The <svg> element of dir/<id>.svg, without the XML declaration and
- * doctype; NULL when unreadable or when it holds a script (gnuplot's
- * interactive mode would add one; never inlined). */
+ * doctype; NULL when unreadable or when it holds anything active (never
+ * inlined). */
 static char *svg_element(const char *dir, const char *id)
 {
     char path[4200], *buf = NULL;
@@ -181,7 +208,7 @@ static char *svg_element(const char *dir, const char *id)
     if (wc_read_all(path, &buf, &len, NULL))
         return NULL;
     char *start = strstr(buf, "<svg");
-    if (!start || strstr(buf, "<script") || strstr(buf, "<foreignObject")) {
+    if (!start || strlen(buf) != len || svg_active(start)) {
         free(buf);
         return NULL;
     }

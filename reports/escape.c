@@ -8,37 +8,75 @@
 
 #include "common/wc_text.h"
 
-/* Writes the visible form of a control or stray byte. */
-static void visible_byte(FILE *f, unsigned char c, int md)
+/* Code points shown as \u{XXXX} rather than drawn: C1 controls, and the
+ * invisible ones that can make a name look like another (zero-width and
+ * direction controls, the soft hyphen, the BOM), and U+FFFE / U+FFFF, which
+ * XML forbids. */
+static int hidden_cp(unsigned cp)
 {
-    const char *bs = md ? "\\\\" : "\\"; /* Markdown: a literal backslash is \\ */
-    if (c == '\n')
-        fprintf(f, "%sn", bs);
-    else if (c == '\t')
-        fprintf(f, "%st", bs);
-    else if (c == '\r')
-        fprintf(f, "%sr", bs);
-    else
-        fprintf(f, "%sx%02X", bs, c);
+    return (cp >= 0x80 && cp <= 0x9F) || cp == 0xAD || (cp >= 0x200B && cp <= 0x200F) ||
+           (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2069) || cp == 0xFEFF ||
+           cp == 0xFFFE || cp == 0xFFFF;
 }
 
-/* The walk shared by the three formats: plain printable ASCII goes to out();
- * multi-byte UTF-8 is copied; anything else becomes visible text. */
+static unsigned decode_cp(const unsigned char *p, size_t n)
+{
+    if (n == 2)
+        return ((p[0] & 0x1Fu) << 6) | (p[1] & 0x3Fu);
+    if (n == 3)
+        return ((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
+    return ((p[0] & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu);
+}
+
+/* One character of s at p. Printable ASCII: returns 1 with *plain set (the
+ * format escapes it). Otherwise writes into tmp (16 bytes) what shows it —
+ * a visible UTF-8 character as is, anything else as \n, \t, \r, \xNN or
+ * \u{XXXX} — and returns the bytes of s it stands for, *len its length. */
+static size_t one_char(const unsigned char *p, char *tmp, size_t *len, int *plain)
+{
+    *plain = 0;
+    if (*p >= 0x20 && *p < 0x7f) {
+        *plain = 1;
+        tmp[0] = (char)*p;
+        *len = 1;
+        return 1;
+    }
+    size_t n = *p >= 0x80 ? wc_utf8_len(p) : 0;
+    if (n > 1) {
+        unsigned cp = decode_cp(p, n);
+        if (hidden_cp(cp))
+            *len = (size_t)snprintf(tmp, 16, "\\u{%04X}", cp);
+        else
+            memcpy(tmp, p, n), *len = n;
+        return n;
+    }
+    const char *named = *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : *p == '\r' ? "\\r" : NULL;
+    if (named)
+        *len = (size_t)snprintf(tmp, 16, "%s", named);
+    else
+        *len = (size_t)snprintf(tmp, 16, "\\x%02X", *p);
+    return 1;
+}
+
+/* The walk shared by the formats: printable ASCII goes to out(); the rest
+ * as one_char shows it (in Markdown a shown backslash is doubled). */
 static void walk(FILE *f, const char *s, int md, void (*out)(FILE *, char))
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
-        if (*p >= 0x20 && *p < 0x7f) {
-            out(f, (char)*p++);
+        char tmp[16];
+        size_t len;
+        int plain;
+        p += one_char(p, tmp, &len, &plain);
+        if (plain) {
+            out(f, tmp[0]);
             continue;
         }
-        size_t n = *p >= 0x80 ? wc_utf8_len(p) : 0;
-        if (n) {
-            fwrite(p, 1, n, f);
-            p += n;
-            continue;
+        for (size_t i = 0; i < len; i++) {
+            if (md && tmp[i] == '\\')
+                fputc('\\', f);
+            fputc(tmp[i], f);
         }
-        visible_byte(f, *p++, md);
     }
 }
 
@@ -101,32 +139,24 @@ void wc_gp_field(FILE *f, const char *s)
     walk(f, s, 0, gp_char);
 }
 
-/* Appends the visible form of one character at p (advances *pp) to buf;
- * returns its length, 0 when it does not fit in room. */
-static size_t visible_char(const unsigned char **pp, char *out, size_t room)
+/* Appends the visible form of the character at *pp to out (advancing *pp);
+ * returns its length, 0 when it does not fit in room. A '>' closing "]]>"
+ * is shown as \x3E: gnuplot's SVG leaves '>' as is, and "]]>" is not allowed
+ * in XML text. */
+static size_t visible_char(const unsigned char *start, const unsigned char **pp, char *out, size_t room)
 {
+    char tmp[16];
+    size_t len;
+    int plain;
     const unsigned char *p = *pp;
-    char tmp[8];
-    size_t n;
-    if (*p >= 0x20 && *p < 0x7f) {
-        tmp[0] = (char)*p, n = 1;
-        p++;
-    } else if (*p >= 0x80 && (n = wc_utf8_len(p)) > 0) {
-        memcpy(tmp, p, n);
-        p += n;
-    } else {
-        const char *named = *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : *p == '\r' ? "\\r" : NULL;
-        if (named)
-            n = (size_t)snprintf(tmp, sizeof tmp, "%s", named);
-        else
-            n = (size_t)snprintf(tmp, sizeof tmp, "\\x%02X", *p);
-        p++;
-    }
-    if (n > room)
+    size_t used = one_char(p, tmp, &len, &plain);
+    if (plain && *p == '>' && p - start >= 2 && p[-1] == ']' && p[-2] == ']')
+        len = (size_t)snprintf(tmp, sizeof tmp, "\\x3E");
+    if (len > room)
         return 0;
-    memcpy(out, tmp, n);
-    *pp = p;
-    return n;
+    memcpy(out, tmp, len);
+    *pp = p + used;
+    return len;
 }
 
 const char *wc_visible(const char *s, size_t max_bytes, char *buf, size_t cap)
@@ -135,7 +165,7 @@ const char *wc_visible(const char *s, size_t max_bytes, char *buf, size_t cap)
     size_t len = 0, limit = max_bytes < cap - 1 ? max_bytes : cap - 1;
     while (*p) {
         const unsigned char *save = p;
-        size_t n = visible_char(&p, buf + len, limit - len);
+        size_t n = visible_char((const unsigned char *)(s ? s : ""), &p, buf + len, limit - len);
         if (!n) {
             p = save;
             break;

@@ -30,7 +30,6 @@
 #define FIG_MAX_WINDOWS 1500
 #define FIG_MAX_POINTS 5000
 #define FIG_MAX_READINGS 4000
-#define FIG_GNUPLOT_TIMEOUT_S 60
 #define FIG_LABEL_BYTES 60
 
 static const char SVG_TERMINAL[] =
@@ -48,7 +47,7 @@ static const char PNG_TERMINAL[] =
 typedef struct fig_env {
     wc_store *st;
     const wc_validation *v;
-    const char *dir;
+    const char *dir;        /* where the data files are written: the private work directory */
     int64_t t0_ns, t1_ns;   /* first and last tick, monotonic */
     double duration_s;
 } fig_env;
@@ -661,80 +660,100 @@ static int prepare_bound(sqlite3 *db, const char *sql, int64_t model_id, int lev
     return 0;
 }
 
-/* Keeps the max largest (name, joules) in names/joules, largest first; on a
- * tie the name seen first stays ahead. */
-static void keep_top(char names[][80], double *joules, size_t max, size_t *n, const char *name, double j)
+/* A tenant list: at most max names (malloc'd), largest energy first. */
+typedef struct tenants {
+    char **name;
+    double *joules;
+    size_t n, max;
+} tenants;
+
+static void tenants_free(tenants *t)
 {
-    if (!(j > 0) || (*n == max && j <= joules[max - 1]))
-        return;
-    size_t at = *n < max ? (*n)++ : max - 1;
-    while (at > 0 && joules[at - 1] < j) {
-        memcpy(names[at], names[at - 1], sizeof names[0]);
-        joules[at] = joules[at - 1];
+    for (size_t i = 0; t->name && i < t->n; i++)
+        free(t->name[i]);
+    free(t->name);
+    free(t->joules);
+    memset(t, 0, sizeof *t);
+}
+
+/* Keeps name when it is among the max largest; on a tie the name seen first
+ * stays ahead. Returns 0 or -ENOMEM. */
+static int keep_top(tenants *t, const char *name, double j)
+{
+    if (!(j > 0) || (t->n == t->max && j <= t->joules[t->max - 1]))
+        return 0;
+    char *copy = strdup(name);
+    if (!copy)
+        return -ENOMEM;
+    size_t at = t->n < t->max ? t->n++ : t->max - 1;
+    if (at == t->max - 1 && t->n == t->max && t->name[at])
+        free(t->name[at]);
+    while (at > 0 && t->joules[at - 1] < j) {
+        t->name[at] = t->name[at - 1];
+        t->joules[at] = t->joules[at - 1];
         at--;
     }
-    snprintf(names[at], 80, "%s", name);
-    joules[at] = j;
+    t->name[at] = copy;
+    t->joules[at] = j;
+    return 0;
 }
 
 /* The top process names by energy, from the per-process totals of the
- * levels pass (no second pass over work_attr). Returns the count or -EIO. */
-static int top_comms(sqlite3 *db, const wc_validation *v, char names[][80], size_t max)
+ * levels pass (no second pass over work_attr). Returns 0, -EIO or -ENOMEM. */
+static int top_comms(sqlite3 *db, const wc_validation *v, tenants *t)
 {
     const wc_level_zone *z = v->have_levels ? wc_levels_zone(&v->levels, v->gap.rank_zone) : NULL;
     if (!z || !z->per_process_j)
         return 0;
-    double *joules = calloc(max, sizeof *joules);
     sqlite3_stmt *q = NULL;
-    if (!joules || sqlite3_prepare_v2(db, "SELECT id, comm FROM process ORDER BY comm, id", -1, &q, NULL) != SQLITE_OK) {
-        free(joules);
+    if (sqlite3_prepare_v2(db, "SELECT id, comm FROM process ORDER BY comm, id", -1, &q, NULL) != SQLITE_OK)
         return -EIO;
-    }
-    size_t n = 0;
-    char cur[80] = "";
+    char *cur = NULL;
     double sum = 0;
-    int rc, any = 0;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    int rc, bad = 0;
+    while (!bad && (rc = sqlite3_step(q)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(q, 0);
         const unsigned char *c = sqlite3_column_text(q, 1);
         const char *comm = c ? (const char *)c : "";
-        if (any && strcmp(comm, cur)) {
-            keep_top(names, joules, max, &n, cur, sum);
+        if (!cur || strcmp(comm, cur)) {
+            if (cur)
+                bad = keep_top(t, cur, sum);
+            free(cur);
+            cur = strdup(comm);
+            bad |= !cur;
             sum = 0;
         }
-        snprintf(cur, sizeof cur, "%s", comm);
-        any = 1;
         if (id >= 0 && id <= v->levels.max_process_id)
             sum += z->per_process_j[id];
     }
-    if (any)
-        keep_top(names, joules, max, &n, cur, sum);
+    if (!bad && cur)
+        bad = keep_top(t, cur, sum);
+    free(cur);
     sqlite3_finalize(q);
-    free(joules);
-    return rc == SQLITE_DONE ? (int)n : -EIO;
+    return bad ? -ENOMEM : rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-/* The top tenant names of level (at most max), by energy. Returns the count
- * or -EIO. */
-static int top_tenants(sqlite3 *db, const wc_validation *v, int level, char names[][80], size_t max)
+/* The top tenants of level, by energy, into t (t->max set). Returns 0, -EIO
+ * or -ENOMEM. */
+static int top_tenants(sqlite3 *db, const wc_validation *v, int level, tenants *t)
 {
     if (level == 1)
-        return top_comms(db, v, names, max);
+        return top_comms(db, v, t);
     sqlite3_stmt *q = NULL;
-    if (prepare_bound(db, TOTALS_BY_KEY, v->model_id, level, v->gap.rank_zone, (int)max, &q))
+    if (prepare_bound(db, TOTALS_BY_KEY, v->model_id, level, v->gap.rank_zone, (int)t->max, &q))
         return -EIO;
-    int n = 0, rc;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    int rc, bad = 0;
+    while (!bad && (rc = sqlite3_step(q)) == SQLITE_ROW) {
         const unsigned char *k = sqlite3_column_text(q, 0);
-        snprintf(names[n++], 80, "%s", k ? (const char *)k : "");
+        bad = keep_top(t, k ? (const char *)k : "", sqlite3_column_double(q, 1));
     }
     sqlite3_finalize(q);
-    return rc == SQLITE_DONE ? n : -EIO;
+    return bad ? -ENOMEM : rc == SQLITE_DONE ? 0 : -EIO;
 }
 
 /* Energy per window of each top tenant (column k) and of the rest (column n),
  * joules: ej[window * (n + 1) + k]. */
-static int tenant_windows(sqlite3 *db, const fig_env *e, int level, char names[][80], size_t n,
+static int tenant_windows(sqlite3 *db, const fig_env *e, int level, char *const *names, size_t n,
                           int64_t w_ns, size_t nwin, double *ej)
 {
     sqlite3_stmt *q = NULL;
@@ -773,22 +792,28 @@ static int fig_stacked(const fig_env *e, wc_figure *f, gp_body *b, size_t top, w
     const wc_validation *v = e->v;
     sqlite3 *db = wc_store_db(e->st);
     static const tenant_level levels[] = {{3, "pod"}, {2, "container"}, {1, "process name"}};
-    char (*names)[80] = calloc(top ? top : 1, sizeof *names);
-    if (!names)
+    tenants tl = {.max = top ? top : 1};
+    tl.name = calloc(tl.max, sizeof *tl.name);
+    tl.joules = calloc(tl.max, sizeof *tl.joules);
+    if (!tl.name || !tl.joules) {
+        tenants_free(&tl);
         return wc_error_set(err, -ENOMEM, "report: out of memory");
+    }
     const tenant_level *lv = NULL;
-    int n = 0;
     for (size_t i = 0; i < 3 && !lv; i++) {
-        n = top_tenants(db, v, levels[i].level, names, top);
-        if (n < 0) {
-            free(names);
-            return wc_error_set(err, -EIO, "report: reading the attributed energy: %s", sqlite3_errmsg(db));
+        int trc = top_tenants(db, v, levels[i].level, &tl);
+        if (trc) {
+            tenants_free(&tl);
+            return wc_error_set(err, trc, "report: reading the attributed energy: %s",
+                                trc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
         }
-        if (n > 0)
+        if (tl.n > 0)
             lv = &levels[i];
     }
+    char **names = tl.name;
+    int n = (int)tl.n;
     if (!lv) {
-        free(names);
+        tenants_free(&tl);
         snprintf(f->why_not, sizeof f->why_not, "no workload received energy (no /proc data in this run)");
         return 0;
     }
@@ -802,7 +827,8 @@ static int fig_stacked(const fig_env *e, wc_figure *f, gp_body *b, size_t top, w
     double *ej = calloc(nwin * cols, sizeof *ej);
     int rc = ej ? tenant_windows(db, e, lv->level, names, (size_t)n, w_ns, nwin, ej) : -ENOMEM;
     if (rc) {
-        free(ej), free(names);
+        free(ej);
+        tenants_free(&tl);
         return wc_error_set(err, rc, "report: reading the attributed energy: %s",
                             rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
     }
@@ -831,7 +857,7 @@ static int fig_stacked(const fig_env *e, wc_figure *f, gp_body *b, size_t top, w
     }
     free(ej);
     if (rc) {
-        free(names);
+        tenants_free(&tl);
         return rc;
     }
     f->has_data = 1;
@@ -857,9 +883,9 @@ static int fig_stacked(const fig_env *e, wc_figure *f, gp_body *b, size_t top, w
     for (int k = 0; k < n; k++) {
         char label[120];
         if (lv->level == 2)
-            snprintf(label, sizeof label, "%.12s", names[k]);
+            snprintf(label, sizeof label, "%.12s", names[k]); /* container ids as docker shows them */
         else
-            snprintf(label, sizeof label, "%s", names[k]);
+            snprintf(label, sizeof label, "%.100s", names[k]);
         fprintf(s, "T[%d] = ", k + 1);
         wc_gp_string(s, label, 40);
         fputs("\n", s);
@@ -872,7 +898,7 @@ static int fig_stacked(const fig_env *e, wc_figure *f, gp_body *b, size_t top, w
     /* band k is the sum of columns 2..k+1, drawn from the top band down */
     fprintf(s, "plot for [k=%d:1:-1] 'stacked.dat' skip 1 using 1:(sum [c=2:k+1] column(c))"
                " with filledcurves x1 lt (k == %d ? 99 : k) title T[k]\n", bands, other ? bands : -1);
-    free(names);
+    tenants_free(&tl);
     return 0;
 }
 
@@ -1015,109 +1041,228 @@ static int fig_coverage(const fig_env *e, wc_figure *f, gp_body *b, wc_error *er
 
 /* ---- drawing ------------------------------------------------------------- */
 
+/* Every file a report directory may hold from an earlier report, besides
+ * <figure>.svg/.png/.dat. */
+static const char *const SHARED_FILES[] = {"truth.dat", "pairs.dat", "phases.dat", "gnuplot.log"};
+
 /* Removes what an earlier report left in dir: every file this one may write. */
-static void remove_outputs(const char *dir, const char *id)
+static void remove_outputs(const char *dir, const wc_figures *F)
 {
-    static const char *const ext[] = {"svg", "png", "dat"};
-    for (int i = 0; i < 3; i++) {
-        char p[4200];
-        snprintf(p, sizeof p, "%s/%s.%s", dir, id, ext[i]);
+    char p[4200];
+    for (size_t i = 0; i < F->n; i++) {
+        static const char *const ext[] = {"svg", "png", "dat"};
+        for (int k = 0; k < 3; k++) {
+            snprintf(p, sizeof p, "%s/%s.%s", dir, F->f[i].id, ext[k]);
+            unlink(p);
+        }
+    }
+    for (size_t i = 0; i < sizeof SHARED_FILES / sizeof SHARED_FILES[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, SHARED_FILES[i]);
         unlink(p);
     }
 }
 
-static void remove_shared_outputs(const char *dir)
-{
-    static const char *const names[] = {"truth.dat", "pairs.dat", "phases.dat", "gnuplot.log"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char p[4200];
-        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-        unlink(p);
-    }
-}
-
-static int nonempty(const char *dir, const char *id, const char *ext)
+static int nonempty(const char *dir, const char *name)
 {
     char p[4200];
     struct stat sb;
-    snprintf(p, sizeof p, "%s/%s.%s", dir, id, ext);
+    snprintf(p, sizeof p, "%s/%s", dir, name);
     return !lstat(p, &sb) && S_ISREG(sb.st_mode) && sb.st_size > 0;
 }
 
-/* Draws one figure: its body as SVG, then again as PNG. */
-static void draw(const char *dir, wc_figure *f, const gp_body *b)
+/* Draws one figure in the work directory: its body as SVG, then again as
+ * PNG. Returns the gnuplot_run code. */
+static int draw(const char *work, int log_fd, int timeout_s, wc_figure *f, const gp_body *b)
 {
     char *script = NULL;
     size_t len = 0;
     FILE *s = open_memstream(&script, &len);
     if (!s) {
         snprintf(f->why_not, sizeof f->why_not, "out of memory");
-        return;
+        return -ENOMEM;
     }
     fprintf(s, "%s%s%sset output '%s.svg'\n%s\nunset output\n%sset output '%s.png'\nreplot\nunset output\n",
             WC_GP_DECODER, PALETTE, SVG_TERMINAL, f->id, b->buf, PNG_TERMINAL, f->id);
     fclose(s);
     wc_error gerr = {{0}};
-    int rc = wc_gnuplot_run(dir, script, FIG_GNUPLOT_TIMEOUT_S, &gerr);
+    int rc = wc_gnuplot_run(work, script, timeout_s, log_fd, &gerr);
     free(script);
-    if (!rc && nonempty(dir, f->id, "svg") && nonempty(dir, f->id, "png"))
+    char svg[48], png[48];
+    snprintf(svg, sizeof svg, "%s.svg", f->id);
+    snprintf(png, sizeof png, "%s.png", f->id);
+    if (!rc && nonempty(work, svg) && nonempty(work, png))
         f->drawn = 1;
     else
         snprintf(f->why_not, sizeof f->why_not, "%.190s", rc ? gerr.msg : "gnuplot wrote no image (see gnuplot.log)");
+    return rc;
 }
 
-int wc_figures_make(wc_store *st, const wc_validation *v, const char *dir, int no_plots, size_t top,
-                    wc_figures *out, wc_error *err)
+/* Copies "a.dat, b.dat" (a figure's data list) or one name from work to dir. */
+static int copy_list(const char *work, const char *dir, const char *list, wc_error *err)
 {
-    memset(out, 0, sizeof *out);
-    if (!v->have_accuracy)
-        return 0;
-    fig_env e = {.st = st, .v = v, .dir = dir, .t0_ns = v->acc.tb.mono_ns[0],
-                 .t1_ns = v->acc.tb.mono_ns[v->acc.tb.n - 1]};
-    e.duration_s = (double)(e.t1_ns - e.t0_ns) / 1e9;
-    if (!top)
-        top = 8;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        if (!nonempty(work, t))
+            continue; /* phases.dat of a run without phases */
+        int rc = wc_outfile_copy(work, dir, t, err);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Copies the data files and images from the work directory into dir. */
+static int publish(const wc_figures *F, const char *dir, wc_error *err)
+{
+    for (size_t i = 0; i < F->n; i++) {
+        const wc_figure *f = &F->f[i];
+        int rc = f->has_data ? copy_list(F->workdir, dir, f->data, err) : 0;
+        char name[48];
+        for (int k = 0; !rc && f->drawn && k < 2; k++) {
+            snprintf(name, sizeof name, "%s.%s", f->id, k ? "png" : "svg");
+            rc = wc_outfile_copy(F->workdir, dir, name, err);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Runs gnuplot on every figure with data; after one is killed at the
+ * deadline the others are not tried (a hanging gnuplot would hang on all). */
+static void draw_all(wc_figures *out, gp_body *body, int log_fd, int timeout_s)
+{
+    int hung = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        wc_figure *f = &out->f[i];
+        if (!f->has_data)
+            continue;
+        if (hung) {
+            snprintf(f->why_not, sizeof f->why_not, "not drawn: gnuplot hung on an earlier figure");
+            continue;
+        }
+        hung = draw(out->workdir, log_fd, timeout_s, f, &body[i]) == -ETIMEDOUT;
+        out->plots += f->drawn;
+    }
+    int missing = 0;
+    for (size_t i = 0; i < out->n; i++)
+        missing += out->f[i].has_data && !out->f[i].drawn;
+    if (missing)
+        snprintf(out->warning, sizeof out->warning,
+                 "%d plot(s) could not be drawn: gnuplot %s (see gnuplot.log in the report directory)", missing,
+                 hung ? "hung and was killed" : "failed");
+}
+
+/* The private work directory (mode 0700) under $TMPDIR or /tmp. */
+static int make_workdir(wc_figures *out, wc_error *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || tmp[0] != '/')
+        tmp = "/tmp";
+    if ((size_t)snprintf(out->workdir, sizeof out->workdir, "%s/wattcal-report-XXXXXX", tmp) >=
+            sizeof out->workdir ||
+        !mkdtemp(out->workdir)) {
+        int e = errno ? errno : ENAMETOOLONG;
+        out->workdir[0] = '\0';
+        return wc_error_set(err, -e, "report: cannot make a work directory in %.200s: %s", tmp, strerror(e));
+    }
+    return 0;
+}
+
+void wc_figures_cleanup(wc_figures *F)
+{
+    if (!F->workdir[0])
+        return;
+    char p[4200];
+    for (size_t i = 0; i < F->n; i++) {
+        static const char *const ext[] = {"svg", "png", "dat"};
+        for (int k = 0; k < 3; k++) {
+            snprintf(p, sizeof p, "%s/%s.%s", F->workdir, F->f[i].id, ext[k]);
+            unlink(p);
+        }
+    }
+    for (size_t i = 0; i < sizeof SHARED_FILES / sizeof SHARED_FILES[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", F->workdir, SHARED_FILES[i]);
+        unlink(p);
+    }
+    rmdir(F->workdir);
+    F->workdir[0] = '\0';
+}
+
+int wc_figures_is_output(const char *name)
+{
+    for (size_t i = 0; i < sizeof SHARED_FILES / sizeof SHARED_FILES[0]; i++)
+        if (!strcmp(name, SHARED_FILES[i]))
+            return 1;
+    static const char *const ids[] = {"power", "error", "bland_altman", "scatter", "gap", "stacked",
+                                      "workloads", "coverage"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        size_t n = strlen(ids[i]);
+        if (!strncmp(name, ids[i], n) && (!strcmp(name + n, ".svg") || !strcmp(name + n, ".png") ||
+                                          !strcmp(name + n, ".dat")))
+            return 1;
+    }
+    return 0;
+}
+
+/* The figures of the run, each with its data file written and its body. */
+static int build(wc_figures *out, const fig_env *e, size_t top, gp_body *body, wc_error *err)
+{
     wc_figure *fp = fig_new(out, "power", "Node power against ground truth", "power.dat, truth.dat, phases.dat");
     wc_figure *fe = fig_new(out, "error", "Error against ground truth over time", "pairs.dat, phases.dat");
     wc_figure *fb = fig_new(out, "bland_altman", "Bland–Altman", "pairs.dat");
     wc_figure *fs = fig_new(out, "scatter", "Meter against ground truth, with the calibration fit", "scatter.dat");
     wc_figure *fg = fig_new(out, "gap", "Attribution gap over time per level", "gap.dat, phases.dat");
-    wc_figure *fk = fig_new(out, "stacked", "Energy of the top tenants over time", "stacked.dat");
+    wc_figure *fk = fig_new(out, "stacked", "Energy of the top tenants over time", "stacked.dat, phases.dat");
     wc_figure *fw = fig_new(out, "workloads", "Attributed against isolated marginal energy per workload",
                             "workloads.dat");
     wc_figure *fc = fig_new(out, "coverage", "Burst coverage", "coverage.dat");
-    gp_body body[WC_FIG_MAX];
-    int rc = 0;
-    remove_shared_outputs(dir);
-    for (size_t i = 0; i < out->n && !rc; i++) {
-        remove_outputs(dir, out->f[i].id);
-        rc = body_open(&body[i]);
-        if (rc) {
+    for (size_t i = 0; i < out->n; i++)
+        if (body_open(&body[i])) {
             for (size_t j = 0; j < i; j++)
                 body_discard(&body[j]);
-            return wc_error_set(err, rc, "report: out of memory");
+            return wc_error_set(err, -ENOMEM, "report: out of memory");
         }
-    }
-    rc = write_phases(&e, err);
+    int rc = write_phases(e, err);
     if (!rc)
-        rc = fig_power(&e, fp, &body[0], err);
+        rc = fig_power(e, fp, &body[0], err);
     if (!rc)
-        rc = fig_error_pair(&e, fe, &body[1], fb, &body[2], err);
+        rc = fig_error_pair(e, fe, &body[1], fb, &body[2], err);
     if (!rc)
-        rc = fig_scatter(&e, fs, &body[3], err);
+        rc = fig_scatter(e, fs, &body[3], err);
     if (!rc)
-        rc = fig_gap(&e, fg, &body[4], err);
+        rc = fig_gap(e, fg, &body[4], err);
     if (!rc)
-        rc = fig_stacked(&e, fk, &body[5], top, err);
+        rc = fig_stacked(e, fk, &body[5], top, err);
     if (!rc)
-        rc = fig_workloads(&e, fw, &body[6], err);
+        rc = fig_workloads(e, fw, &body[6], err);
     if (!rc)
-        rc = fig_coverage(&e, fc, &body[7], err);
+        rc = fig_coverage(e, fc, &body[7], err);
     for (size_t i = 0; i < out->n; i++)
         if (body[i].f) {
             fclose(body[i].f);
             body[i].f = NULL;
         }
+    return rc;
+}
+
+int wc_figures_make(wc_store *st, const wc_validation *v, const char *dir, int no_plots, size_t top,
+                    int timeout_s, wc_figures *out, wc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!v->have_accuracy)
+        return 0;
+    int rc = make_workdir(out, err);
+    if (rc)
+        return rc;
+    fig_env e = {.st = st, .v = v, .dir = out->workdir, .t0_ns = v->acc.tb.mono_ns[0],
+                 .t1_ns = v->acc.tb.mono_ns[v->acc.tb.n - 1]};
+    e.duration_s = (double)(e.t1_ns - e.t0_ns) / 1e9;
+    gp_body body[WC_FIG_MAX];
+    memset(body, 0, sizeof body);
+    rc = build(out, &e, top ? top : 8, body, err);
+    remove_outputs(dir, out);
     if (!rc) {
         if (no_plots)
             snprintf(out->warning, sizeof out->warning, "plots not drawn: --no-plots was given");
@@ -1126,25 +1271,22 @@ int wc_figures_make(wc_store *st, const wc_validation *v, const char *dir, int n
                      "plots not drawn: gnuplot was not found on PATH (Debian: apt-get install gnuplot-nox);"
                      " the tables are complete and the data files are written");
         out->gnuplot_missing = out->warning[0] != 0;
-        for (size_t i = 0; i < out->n; i++) {
-            if (out->f[i].has_data && !out->gnuplot_missing) {
-                draw(dir, &out->f[i], &body[i]);
-                out->plots += out->f[i].drawn;
-            } else if (out->f[i].has_data) {
-                snprintf(out->f[i].why_not, sizeof out->f[i].why_not, "not drawn (%s)",
-                         no_plots ? "--no-plots" : "gnuplot missing");
+        if (out->gnuplot_missing) {
+            for (size_t i = 0; i < out->n; i++)
+                if (out->f[i].has_data)
+                    snprintf(out->f[i].why_not, sizeof out->f[i].why_not, "not drawn (%s)",
+                             no_plots ? "--no-plots" : "gnuplot missing");
+        } else {
+            wc_outfile log;
+            rc = wc_outfile_open(&log, dir, "gnuplot.log", err);
+            if (!rc) {
+                draw_all(out, body, fileno(log.f), timeout_s);
+                rc = wc_outfile_close(&log, err);
             }
         }
-        if (!out->gnuplot_missing && out->plots < (int)out->n) {
-            int missing = 0;
-            for (size_t i = 0; i < out->n; i++)
-                missing += out->f[i].has_data && !out->f[i].drawn;
-            if (missing)
-                snprintf(out->warning, sizeof out->warning,
-                         "%d plot(s) could not be drawn: gnuplot failed (see gnuplot.log in the report"
-                         " directory)", missing);
-        }
     }
+    if (!rc)
+        rc = publish(out, dir, err);
     for (size_t i = 0; i < out->n; i++)
         body_discard(&body[i]);
     return rc;

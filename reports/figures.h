@@ -35,13 +35,26 @@ typedef struct wc_figures {
     int plots;                /* figures drawn */
     int gnuplot_missing;
     char warning[600];
+    char workdir[256];        /* private directory the figures were drawn in (read the SVGs
+                                 from here); removed by wc_figures_cleanup */
 } wc_figures;
 
-/* Writes the data files into dir, then (unless no_plots, or gnuplot is
- * missing: then warning says so) runs gnuplot once for every figure.
- * Returns 0, or -errno with err when a data file cannot be written. */
+/* Writes the data files into a private work directory (mode 0700, under
+ * $TMPDIR or /tmp), runs gnuplot there on every figure, killed after
+ * timeout_s seconds (unless no_plots, or
+ * gnuplot is missing: then warning says so), then copies the data files and
+ * images into dir, replacing those of an earlier report. gnuplot never
+ * writes into dir itself, so a link planted there is never written through.
+ * Returns 0, or -errno with err when a file cannot be written. Call
+ * wc_figures_cleanup afterwards, also after an error. */
 int wc_figures_make(wc_store *st, const wc_validation *v, const char *dir, int no_plots,
-                    size_t top, wc_figures *out, wc_error *err);
+                    size_t top, int timeout_s, wc_figures *out, wc_error *err);
+
+/* Removes the work directory and what is in it. */
+void wc_figures_cleanup(wc_figures *F);
+
+/* Whether name is a file wc_figures_make writes into a report directory. */
+int wc_figures_is_output(const char *name);
 
 /* The smallest of 1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min, 1 h …
  * giving at most WC_FIG_TARGET_WINDOWS windows over duration_s: the default

@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "collector/attribution.h"
 #include "reports/doc.h"
@@ -67,6 +70,8 @@ static const char *num(double v, int prec)
     char *b = cellbuf();
     if (!isfinite(v))
         snprintf(b, 200, "-");
+    else if (fabs(v) >= 1e12)
+        snprintf(b, 200, "%.6g", v); /* a damaged value, shown whole */
     else
         snprintf(b, 200, "%.*f", prec, v);
     return b;
@@ -546,7 +551,7 @@ void wc_report_default_opts(wc_store *st, wc_validation_opts *o)
                            NULL) != SQLITE_OK)
         return;
     if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int64(q, 2) > 1) {
-        double d = (double)(sqlite3_column_int64(q, 1) - sqlite3_column_int64(q, 0)) / 1e9;
+        double d = ((double)sqlite3_column_int64(q, 1) - (double)sqlite3_column_int64(q, 0)) / 1e9;
         double spacing = d / (double)(sqlite3_column_int64(q, 2) - 1);
         /* levels put a tick's energy in the window its interval ends in, so a
          * window of a few ticks aliases (0, 1 or 2 ticks): at least 10 */
@@ -556,25 +561,62 @@ void wc_report_default_opts(wc_store *st, wc_validation_opts *o)
     sqlite3_finalize(q);
 }
 
+/* Whether name is a file the report writes into its directory. */
+static int report_output(const char *name)
+{
+    return !strcmp(name, "report.html") || !strcmp(name, "report.md") || wc_figures_is_output(name);
+}
+
+/* Refuses a directory where writing the report would overwrite the run
+ * itself (--db DIR/report.html, or a hard link to the run there). */
+static int check_clobber(const char *dir, const char *db_path, wc_error *err)
+{
+    struct stat db, sb;
+    if (stat(db_path, &db))
+        return 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return wc_error_set(err, -errno, "report: cannot read --out %.300s: %s", dir, strerror(errno));
+    int rc = 0;
+    for (struct dirent *de; !rc && (de = readdir(d));) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+        if (report_output(de->d_name) && !lstat(p, &sb) && sb.st_dev == db.st_dev && sb.st_ino == db.st_ino)
+            rc = wc_error_set(err, -EEXIST, "report: --out %.300s holds the run itself as %s: writing the"
+                              " report would overwrite it; choose another directory", dir, de->d_name);
+    }
+    closedir(d);
+    return rc;
+}
+
 int wc_report_write(wc_store *st, const wc_validation *v, const char *db_path, const wc_report_opts *o,
                     wc_report_result *res, wc_error *err)
 {
     memset(res, 0, sizeof *res);
     int rc = wc_outdir_ensure(o->out_dir, err);
+    if (!rc)
+        rc = check_clobber(o->out_dir, db_path, err);
     if (rc)
         return rc;
     wc_figures *F = calloc(1, sizeof *F);
     if (!F)
         return wc_error_set(err, -ENOMEM, "report: out of memory");
     size_t top = o->top ? o->top : 8;
-    rc = wc_figures_make(st, v, o->out_dir, o->no_plots, top, F, err);
+    rc = wc_figures_make(st, v, o->out_dir, o->no_plots, top,
+                         o->plot_timeout_s > 0 ? o->plot_timeout_s : 60, F, err);
     if (rc) {
+        wc_figures_cleanup(F);
         free(F);
         return rc;
     }
     run_meta m;
     load_run(wc_store_db(st), &m);
     wc_outfile html, md;
+    char stale[4200];
+    snprintf(stale, sizeof stale, "%s/report.html", o->out_dir);
+    unlink(stale); /* a link left there is replaced, never written through */
+    snprintf(stale, sizeof stale, "%s/report.md", o->out_dir);
+    unlink(stale);
     rc = wc_outfile_open(&html, o->out_dir, "report.html", err);
     if (!rc) {
         rc = wc_outfile_open(&md, o->out_dir, "report.md", err);
@@ -582,7 +624,7 @@ int wc_report_write(wc_store *st, const wc_validation *v, const char *db_path, c
             wc_outfile_close(&html, NULL);
     }
     if (!rc) {
-        wc_doc d = {.html = html.f, .md = md.f, .dir = o->out_dir};
+        wc_doc d = {.html = html.f, .md = md.f, .dir = F->workdir};
         compose(&d, v, &m, db_path, F, top);
         snprintf(res->html_path, sizeof res->html_path, "%s", html.path);
         snprintf(res->md_path, sizeof res->md_path, "%s", md.path);
@@ -596,6 +638,7 @@ int wc_report_write(wc_store *st, const wc_validation *v, const char *db_path, c
     res->plots = F->plots;
     res->gnuplot_missing = F->gnuplot_missing;
     snprintf(res->warning, sizeof res->warning, "%s", F->warning);
+    wc_figures_cleanup(F);
     free(F);
     return rc;
 }

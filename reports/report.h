@@ -32,6 +32,7 @@ typedef struct wc_report_opts {
     const char *out_dir;      /* created when missing */
     int no_plots;             /* write no plots, as when gnuplot is missing */
     size_t top;               /* tenants per table and stacked series; default 8 */
+    int plot_timeout_s;       /* gnuplot is killed after this per figure; default 60 */
 } wc_report_opts;
 
 typedef struct wc_report_result {

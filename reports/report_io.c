@@ -41,6 +41,33 @@ int wc_outfile_close(wc_outfile *o, wc_error *err)
     return 0;
 }
 
+int wc_outfile_copy(const char *src_dir, const char *dir, const char *name, wc_error *err)
+{
+    char src[4200];
+    if ((size_t)snprintf(src, sizeof src, "%s/%s", src_dir, name) >= sizeof src)
+        return wc_error_set(err, -ENAMETOOLONG, "report: path too long: %.200s/%s", src_dir, name);
+    int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (in < 0)
+        return wc_error_set(err, -errno, "report: cannot read %.300s: %s", src, strerror(errno));
+    wc_outfile o;
+    int rc = wc_outfile_open(&o, dir, name, err);
+    char buf[65536];
+    while (!rc) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            rc = wc_error_set(err, -errno, "report: reading %.300s: %s", src, strerror(errno));
+        if (n <= 0)
+            break;
+        if (fwrite(buf, 1, (size_t)n, o.f) != (size_t)n)
+            break; /* reported by wc_outfile_close */
+    }
+    close(in);
+    int rc2 = wc_outfile_close(&o, rc ? NULL : err);
+    return rc ? rc : rc2;
+}
+
 int wc_outdir_ensure(const char *dir, wc_error *err)
 {
     struct stat sb;

@@ -24,6 +24,10 @@ int wc_outfile_open(wc_outfile *o, const char *dir, const char *name, wc_error *
  * reported here. Returns 0, or -errno with err naming the path. */
 int wc_outfile_close(wc_outfile *o, wc_error *err);
 
+/* Copies src_dir/name to dir/name (same rules as wc_outfile_open; the source
+ * is not followed through a link either). Returns 0, or -errno with err. */
+int wc_outfile_copy(const char *src_dir, const char *dir, const char *name, wc_error *err);
+
 /* Creates dir when missing (parents must exist; mode 0755). Returns 0, or
  * -errno with err (exists but is not a directory, cannot be created). */
 int wc_outdir_ensure(const char *dir, wc_error *err);

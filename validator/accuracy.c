@@ -106,6 +106,15 @@ static int load_phases(sqlite3 *db, wc_accuracy_report *rep, wc_error *err)
         p->repetition = sqlite3_column_int(s, 2);
         p->start_ns = sqlite3_column_int64(s, 3);
         p->end_ns = sqlite3_column_int64(s, 4);
+        /* a phase reaching outside the run (an imported or damaged one) is
+         * cut to the run: no pair lies outside it anyway */
+        int64_t first = rep->tb.mono_ns[0], last = rep->tb.mono_ns[rep->tb.n - 1];
+        if (p->start_ns < first)
+            p->start_ns = first;
+        if (p->end_ns > last)
+            p->end_ns = last;
+        if (p->end_ns <= p->start_ns)
+            rep->nphases--; /* wholly outside the run */
     }
     sqlite3_finalize(s);
     return rc;

@@ -33,6 +33,8 @@ static void copy_text(char *dst, size_t cap, const unsigned char *src)
 
 static wc_gap_zone *zone_slot(wc_gap_report *rep, const char *name)
 {
+    if (!name)
+        name = ""; /* a NULL zone name (a damaged run) is a zone without a name */
     for (size_t i = 0; i < rep->nzones; i++)
         if (strcmp(rep->zones[i].zone, name) == 0)
             return &rep->zones[i];

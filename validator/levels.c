@@ -202,11 +202,22 @@ static int load_identities(sqlite3 *db, pass *p, wc_error *err)
     if (rc)
         return rc;
     sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT COALESCE(MAX(id), 0) FROM process", -1, &s, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "SELECT COALESCE(MAX(id), 0), COUNT(*), COALESCE(MIN(id), 0) FROM process",
+                           -1, &s, NULL) != SQLITE_OK)
         return sql_fail(db, err, "reading processes");
-    if (sqlite3_step(s) == SQLITE_ROW)
+    int64_t nproc = 0, min_id = 0;
+    if (sqlite3_step(s) == SQLITE_ROW) {
         p->max_proc_id = sqlite3_column_int64(s, 0);
+        nproc = sqlite3_column_int64(s, 1);
+        min_id = sqlite3_column_int64(s, 2);
+    }
     sqlite3_finalize(s);
+    /* per-process totals are indexed by the row id, which the recorder
+     * hands out densely (1, 2, ...): far sparser ids are not a wattcal run */
+    if (min_id < 0 || p->max_proc_id > 16 * nproc + 65536)
+        return wc_error_set(err, -EINVAL, "process ids %lld..%lld for %lld processes: the table's ids are"
+                            " not the recorder's dense row ids (a damaged or foreign run)", (long long)min_id,
+                            (long long)p->max_proc_id, (long long)nproc);
     p->proc_container = malloc((size_t)(p->max_proc_id + 1) * sizeof *p->proc_container);
     if (!p->proc_container)
         return wc_error_set(err, -ENOMEM, "out of memory for %lld processes",

@@ -72,7 +72,13 @@ int wc_timebase_load(sqlite3 *db, wc_timebase *tb, wc_error *err)
         tb->n++;
     }
     sqlite3_finalize(s);
-    /* a monotonic clock never goes back: a run whose ticks do is corrupt */
+    /* a monotonic clock never goes back, nor reads below 0 or centuries: a
+     * run whose ticks do is corrupt */
+    for (size_t i = 0; !rc && i < tb->n; i++)
+        if (tb->mono_ns[i] < 0 || tb->mono_ns[i] > WC_SERIES_MAX_MONO_NS)
+            rc = wc_error_set(err, -EINVAL, "tick %lld: mono_ns %lld is not a monotonic clock reading"
+                              " (0 .. 2^62 ns): the run's clock is corrupt", (long long)tb->tick_id[i],
+                              (long long)tb->mono_ns[i]);
     for (size_t i = 0; !rc && i + 1 < tb->n; i++)
         if (tb->mono_ns[i + 1] <= tb->mono_ns[i])
             rc = wc_error_set(err, -EINVAL,

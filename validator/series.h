@@ -37,6 +37,9 @@ struct sqlite3;
 
 /* A tick interval longer than this many median spacings is a gap. */
 #define WC_SERIES_GAP_FACTOR 3.0
+/* Largest plausible monotonic time (2^62 ns, 146 years of uptime): beyond it
+ * a run's clock is corrupt (and differences could overflow). */
+#define WC_SERIES_MAX_MONO_NS (INT64_C(1) << 62)
 /* Boot clock ahead of monotonic by more than this within one interval = suspend. */
 #define WC_SERIES_SUSPEND_NS 1000000000LL
 

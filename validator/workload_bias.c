@@ -242,6 +242,26 @@ static size_t tick_powers(const wc_cumseries *s, int64_t a, int64_t b, double *o
     return n;
 }
 
+/* Tick powers of a zone over the tick intervals inside any idle phase, each
+ * interval once even where idle phases overlap (a tampered or imported run
+ * may have them overlap). out holds s->n values. */
+static size_t idle_powers(const bctx *c, const wc_cumseries *s, double *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i + 1 < s->n; i++) {
+        int idle = 0;
+        for (size_t k = 0; k < c->nph && !idle; k++)
+            idle = !strcmp(c->ph[k].cls, "idle") && s->t_ns[i] >= c->ph[k].start_ns &&
+                   s->t_ns[i + 1] <= c->ph[k].end_ns;
+        if (!idle)
+            continue;
+        double w = wc_cumseries_rate(s, s->t_ns[i], s->t_ns[i + 1]);
+        if (isfinite(w))
+            out[n++] = w;
+    }
+    return n;
+}
+
 /* Mean tick power and its bootstrap replicates (NULL data: NANs). */
 static int mean_and_reps(const double *x, size_t n, const wc_boot_cfg *cfg, int reps,
                          double *mean, double *rep)
@@ -271,10 +291,7 @@ static int phase_powers(bctx *c, wc_error *err)
     for (int z = 0; !rc && z < WC_BIAS_NZONES; z++) {
         if (!c->have_zone[z])
             continue;
-        size_t nidle = 0;
-        for (size_t i = 0; i < c->nph; i++)
-            if (!strcmp(c->ph[i].cls, "idle"))
-                nidle += tick_powers(&c->zone[z], c->ph[i].start_ns, c->ph[i].end_ns, idle + nidle);
+        size_t nidle = idle_powers(c, &c->zone[z], idle);
         c->idle_rep[z] = malloc((size_t)c->reps * sizeof(double));
         if (!c->idle_rep[z]) {
             rc = -ENOMEM;

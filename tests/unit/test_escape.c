@@ -128,7 +128,7 @@ Test(escape, gnuplot_decodes_it_to_the_same_bytes)
     fputs("\n", f);
     fclose(f);
     wc_error err = {{0}};
-    cr_assert_eq(wc_gnuplot_run(dir, script, 30, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_gnuplot_run(dir, script, 30, -1, &err), 0, "%s", err.msg);
     free(script);
     char path[256], got[256] = "", want[128];
     snprintf(path, sizeof path, "%s/out.txt", dir);
