@@ -41,9 +41,12 @@ static const char REPORT_HELP[] =
     WC_CLI_VALIDATION_HELP
     "\n"
     "Unlike validate, the gap over time defaults to windows of about 1/120 of the\n"
-    "run and at least 10 ticks (1 s, 2 s, 5 s, 10 s ... 1 h). Prints the path of report.html. exit codes: 0 written (whatever the\n"
-    "verdict: the gate is `wattcal validate`), 2 usage or input error (unreadable\n"
-    "DB, bad option, DIR not writable), 3 the run has fewer than two ticks\n";
+    "run and at least 10 ticks (1 s, 2 s, 5 s, 10 s ... 1 h).\n"
+    "\n"
+    "Prints the path of report.html. exit codes: 0 written (whatever the verdict:\n"
+    "the gate is `wattcal validate`), 2 usage or input error (unreadable DB, bad\n"
+    "option, DIR not writable, DIR holding the run itself), 3 the run has fewer\n"
+    "than two ticks\n";
 
 enum { OPT_OUT = WC_CLI_VOPT_END, OPT_TOP, OPT_NO_PLOTS, OPT_PLOT_TIMEOUT, OPT_HELP };
 

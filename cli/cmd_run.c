@@ -38,6 +38,8 @@ int cmd_run(int argc, char **argv)
         return argc < 2 ? WC_EXIT_USAGE : WC_EXIT_OK;
     }
     const char *name = argv[1];
+    char cmdline[512]; /* as typed, before the options below are taken out */
+    wc_cli_join_argv(argc, argv, cmdline, sizeof cmdline);
     wc_error err = {{0}};
     wc_scenario sc;
     if (wc_scenario_load(name, &sc, &err)) {
@@ -74,8 +76,6 @@ int cmd_run(int argc, char **argv)
         wc_scenario_free(&sc);
         return rc < 0 ? WC_EXIT_OK : rc;
     }
-    char cmdline[512];
-    wc_cli_join_argv(argc, argv, cmdline, sizeof cmdline);
     o.command_line = cmdline;
     wc_cli_install_stop_handlers();
     if (!o.quiet)

@@ -24,7 +24,7 @@ static const char CSS[] =
     ".scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;margin:.4rem 0 1rem}\n"
     "table{border-collapse:collapse;font-size:.86rem;font-variant-numeric:tabular-nums}\n"
     "th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical-align:top}\n"
-    "th{background:#f3f5f7}td{overflow-wrap:anywhere}\n"
+    "th{background:#f3f5f7}td{overflow-wrap:break-word}\n"
     "tr.pass td:first-child{background:#d9f2de;font-weight:600}"
     "tr.fail td:first-child{background:#f8d4d0;font-weight:600}"
     "tr.skip td:first-child{background:#eceff1}tr.warn td:first-child{background:#fbefc4}\n"
@@ -93,7 +93,7 @@ void wc_doc_para(wc_doc *d, const char *fmt, ...)
     fputs("<p>", d->html);
     wc_html_escape(d->html, s);
     fputs("</p>\n", d->html);
-    wc_md_escape(d->md, s);
+    wc_md_escape_block(d->md, s);
     fputs("\n\n", d->md);
     free(s);
 }

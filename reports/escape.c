@@ -126,6 +126,12 @@ void wc_html_escape(FILE *f, const char *s)
 
 void wc_md_escape(FILE *f, const char *s)
 {
+    md_pos = -1; /* not at a line's start: block syntax cannot begin here */
+    walk(f, s, 1, md_char);
+}
+
+void wc_md_escape_block(FILE *f, const char *s)
+{
     md_pos = 0;
     walk(f, s, 1, md_char);
 }

@@ -5,8 +5,9 @@
  *   HTML      & < > " ' as entities;
  *   Markdown  & < > as entities (so no HTML tag can form) and a backslash
  *             before every character that means something inline (\ ` * _
- *             [ ] | ~) and, at the start of the text, before those that
- *             start a block (# + - = !, and the . or ) after leading digits);
+ *             [ ] | ~); text that starts a line (a paragraph) also before
+ *             a first character that starts a block (# + - = !, and the .
+ *             or ) after leading digits);
  *   gnuplot   a label never enters a gnuplot script as text: it is written
  *             as dec("<hex of its bytes>"), a string expression the script's
  *             own function dec() turns back into bytes when the plot is
@@ -27,8 +28,11 @@
 /* Writes s as HTML text (element content or a quoted attribute value). */
 void wc_html_escape(FILE *f, const char *s);
 
-/* Writes s as Markdown inline text (also safe inside a table cell). */
+/* Writes s as Markdown inline text: a table cell, or after other text. */
 void wc_md_escape(FILE *f, const char *s);
+
+/* Writes s as Markdown text that starts a line (a paragraph). */
+void wc_md_escape_block(FILE *f, const char *s);
 
 /* Writes s as a readable tab-separated data-file field ("-" when empty). */
 void wc_gp_field(FILE *f, const char *s);

@@ -125,7 +125,7 @@ double wc_figures_nice_window(double duration_s)
                                   21600, 43200, 86400};
     double want = duration_s / WC_FIG_TARGET_WINDOWS;
     for (size_t i = 0; i < sizeof nice / sizeof nice[0]; i++)
-        if (nice[i] >= want)
+        if (nice[i] >= want * (1 - 1e-9)) /* 10 s of 1 s ticks is 10 s, not 15 */
             return nice[i];
     return ceil(want / 86400) * 86400;
 }

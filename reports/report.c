@@ -456,6 +456,14 @@ static void phases_table(wc_doc *d, const wc_gap_report *r)
     wc_doc_heading(d, 3, "Phases");
     wc_doc_para(d, "Mean node power per phase (%s meter, package + dram, watts) and its marginal power over the"
                    " idle baseline.", upper_prov(r->provenance));
+    char first[64];
+    size_t below = wc_gap_below_baseline(r, first, sizeof first);
+    if (below)
+        wc_doc_note(d, "warn", "Busy baseline.", "%zu phase(s) (first: %s) drew less than the idle baseline:"
+                    " something else loaded the node during the idle phases%s, so the isolation known answers"
+                    " and the bias matrix are not trustworthy. Replay on a quiet node.", below, first,
+                    !strcmp(r->provenance, "simulated") ? " (the simulated node follows this whole machine's CPU)"
+                                                       : "");
     static const char *const hdr[] = {"phase", "repetition", "class", "seconds", "node W", "marginal W"};
     wc_doc_table_begin(d, hdr, 6);
     for (size_t i = 0; i < r->nphases; i++) {
@@ -477,7 +485,7 @@ static void calibrations(wc_doc *d, const wc_validation *v)
                     " numbers (re-run wattcal calibrate).", v->fits_ignored);
     if (!v->nfits)
         return;
-    wc_doc_para(d, "Fits stored in the run (`wattcal calibrate`, GSL weighted least squares; ± = standard error);"
+    wc_doc_para(d, "Fits stored in the run by wattcal calibrate (GSL weighted least squares; ± = standard error);"
                    " every figure derived from them is ESTIMATED.");
     static const char *const hdr[] = {"#", "kind", "target", "input", "c0", "c1", "R²", "n", "fitted on"};
     wc_doc_table_begin(d, hdr, 9);
@@ -534,7 +542,7 @@ static void compose(wc_doc *d, const wc_validation *v, const run_meta *m, const 
     figure_if(d, F, "coverage");
     calibrations(d, v);
     wc_doc_heading(d, 2, "How this report was made");
-    wc_doc_para(d, "wattcal %s, `wattcal report` on %s, model %s. Each plot's data file (tab-separated, header"
+    wc_doc_para(d, "wattcal %s, wattcal report on %s, model %s. Each plot's data file (tab-separated, header"
                    " first) lies beside this report; report.md holds the same findings for a pull request, with"
                    " the plots as PNG files. Provenance words: measured = read from this node's meters; ground"
                    " truth = an independent meter (BMC, wall meter); SIMULATED = produced by wattcal's simulator;"

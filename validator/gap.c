@@ -16,6 +16,19 @@
 #include "collector/counter.h"
 #include "validator/levels.h"
 
+size_t wc_gap_below_baseline(const wc_gap_report *r, char *phase, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nphases; i++) {
+        const wc_gap_phase *p = &r->phases[i];
+        if (strcmp(p->cls, "idle") && p->marginal_watts < 0) {
+            if (!n++ && cap)
+                snprintf(phase, cap, "%s", p->name);
+        }
+    }
+    return n;
+}
+
 double wc_gap_pct(double part, double whole)
 {
     return whole != 0.0 ? 100.0 * (part / whole) : NAN; /* part == whole gives 100 exactly */

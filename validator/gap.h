@@ -121,6 +121,12 @@ int wc_gap_compute(wc_store *st, wc_model model, wc_gap_report *rep, wc_error *e
 int wc_gap_compute_with(wc_store *st, wc_model model, const struct wc_levels_report *lv,
                         wc_gap_report *rep, wc_error *err);
 
+/* Phases (not idle) whose mean node power is below the idle baseline: the
+ * baseline was loaded by something else (on the simulated node, by anything
+ * running on this machine), so the isolation known answers derived from it
+ * are not trustworthy. Returns the count; the first one's name in phase. */
+size_t wc_gap_below_baseline(const wc_gap_report *r, char *phase, size_t cap);
+
 /* Percent helper: 100·part/whole, NaN when whole is 0. */
 double wc_gap_pct(double part, double whole);
 

@@ -412,6 +412,13 @@ static void print_phases(FILE *out, const wc_gap_report *r)
                 safe(p->cls), p->duration_s, num(p->node_watts, 2, a, sizeof a),
                 num(p->marginal_watts, 2, b, sizeof b));
     }
+    size_t below = wc_gap_below_baseline(r, name, sizeof name);
+    if (below)
+        fprintf(out, "WARNING: %zu phase(s) (first: %s) drew less than the idle baseline: something else loaded"
+                     " the node\nduring the idle phases%s, so the isolation known answers and the bias"
+                     " matrix below are not\ntrustworthy: replay on a quiet node\n", below,
+                safe(name), !strcmp(r->provenance, "simulated")
+                                ? " (the simulated node follows this whole machine's CPU)" : "");
 }
 
 static void print_workloads(FILE *out, const wc_gap_report *r)

@@ -49,15 +49,18 @@ Test(escape, markdown_escapes_its_own_characters)
     s = run(wc_md_escape, "a|b *c* _d_ [e](f) #g !h ~i~ \\");
     cr_assert_str_eq(s, "a\\|b \\*c\\* \\_d\\_ \\[e\\](f) #g !h \\~i\\~ \\\\", "got %s", s);
     free(s);
-    /* block syntax only matters at the start */
-    s = run(wc_md_escape, "# not a heading - 1. x");
+    /* block syntax only matters where a line starts */
+    s = run(wc_md_escape_block, "# not a heading - 1. x");
     cr_assert_str_eq(s, "\\# not a heading - 1. x", "got %s", s);
     free(s);
-    s = run(wc_md_escape, "12. not a list");
+    s = run(wc_md_escape_block, "12. not a list");
     cr_assert_str_eq(s, "12\\. not a list", "got %s", s);
     free(s);
-    s = run(wc_md_escape, "- x");
+    s = run(wc_md_escape_block, "- x");
     cr_assert_str_eq(s, "\\- x", "got %s", s);
+    free(s);
+    s = run(wc_md_escape, "45.07% - x");
+    cr_assert_str_eq(s, "45.07% - x", "a table cell: got %s", s);
     free(s);
 }
 
