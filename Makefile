@@ -18,10 +18,16 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
+# Every part's folder and its rooms (collector/meter, collector/truth, ...):
+# each .c below them is built into the library.
 LIB_DIRS := common collector validator workloads reports
-LIB_SRC  := $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
+LIB_SRC  := $(sort $(shell find $(LIB_DIRS) -name '*.c'))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
-TEST_SRC := $(sort $(wildcard tests/unit/*.c))
+TEST_SRC := $(sort $(shell find tests/unit -name '*.c'))
+# ar keeps one member per file name: two library sources with one basename
+# would silently drop one of them.
+DUP_BASE := $(strip $(shell printf '%s\n' $(notdir $(LIB_SRC)) | sort | uniq -d))
+$(if $(DUP_BASE),$(error library sources share a file name: $(DUP_BASE)))
 BENCH_SRC:= $(sort $(wildcard bench/*.c))
 
 B        := build/release

@@ -22,9 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "collector/proc_scan.h"
-#include "collector/procstat.h"
-#include "collector/store.h"
+#include "collector/procfs/proc_scan.h"
+#include "collector/procfs/procstat.h"
+#include "collector/store/store.h"
 #include "common/wc_clock.h"
 
 #define ROUNDS 21

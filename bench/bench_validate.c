@@ -8,14 +8,14 @@
  * records 24 h just to benchmark, so it first builds such a run:
  *
  * 1. Generator. A SYNTHETIC run written through the store API exactly as
- *    `wattcal record` writes one (collector/store.h: run row, zones, ticks
+ *    `wattcal record` writes one (collector/store/store.h: run row, zones, ticks
  *    with the /proc/stat cpu line, raw zone counters, processes by (pid,
  *    starttime) with cumulative CPU, a ground-truth source, phases): 24 h at
  *    1 Hz (86,400 ticks), 500 processes alive for the whole run — kernel
  *    threads, host daemons, containerd shims, batch/user processes and 60
  *    processes in 30 containers of 15 kubepods pods, whose container id, pod
  *    uid and QoS come from cgroup paths parsed by the real parser
- *    (collector/cgroup.c). About 40 processes have a non-zero CPU delta per
+ *    (collector/procfs/cgroup.c). About 40 processes have a non-zero CPU delta per
  *    tick; the load changes in steps every 2–8 minutes on a daily curve, so
  *    node power varies. Two sockets of package + dram zones plus psys are
  *    counter_uj zones with real-RAPL max_energy_range_uj values, and each
@@ -62,14 +62,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "collector/attribution.h"
-#include "collector/cgroup.h"
-#include "collector/meter.h"
-#include "collector/proc_scan.h"
-#include "collector/procstat.h"
-#include "collector/replay.h"
-#include "collector/store.h"
-#include "collector/truth.h"
+#include "collector/model/attribution.h"
+#include "collector/procfs/cgroup.h"
+#include "collector/meter/meter.h"
+#include "collector/procfs/proc_scan.h"
+#include "collector/procfs/procstat.h"
+#include "collector/model/replay.h"
+#include "collector/store/store.h"
+#include "collector/truth/truth.h"
 #include "common/wc_clock.h"
 
 extern char **environ;
@@ -558,7 +558,7 @@ static int energy_at(const gen *g, int64_t t, double *joules)
 
 /* The simulated BMC's poll shortly after tick mono_ns: wall power over
  * [t − lag − window, t − lag], or unavailable while it lacks that history
- * (as collector/truth_sim.c), never 0 W. */
+ * (as collector/truth/truth_sim.c), never 0 W. */
 static void truth_poll(gen *g, int64_t mono_ns, wc_truth_sample *t)
 {
     memset(t, 0, sizeof *t);
@@ -711,7 +711,7 @@ static int generate(wc_store *st, gen *g, wc_error *err)
         rc = wc_store_commit(st, err);
     }
     if (rc && in_txn) /* the store has no rollback call */
-        sqlite3_exec(wc_store_db(st), "ROLLBACK", NULL, NULL, NULL);
+        wc_store_rollback(st);
     return rc;
 }
 

@@ -9,8 +9,8 @@
 
 #include <signal.h>
 
-#include "collector/attribution.h"
-#include "collector/store.h"
+#include "collector/model/attribution.h"
+#include "collector/store/store.h"
 #include "common/wc_error.h"
 
 enum { WC_EXIT_OK = 0, WC_EXIT_CHECK_FAILED = 1, WC_EXIT_USAGE = 2, WC_EXIT_NO_DATA = 3 };

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
-#include "collector/replay.h"
+#include "collector/model/replay.h"
 
 /* The model the run was recorded with; an imported run (no attribution at
  * record time) defaults to the ideal model. */

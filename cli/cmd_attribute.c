@@ -1,14 +1,14 @@
 /*
  * cmd_attribute.c — `wattcal attribute`: re-attribute a recorded run offline
- * (collector/replay.c) under one or more models.
+ * (collector/model/replay.c) under one or more models.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "collector/replay.h"
-#include "collector/store.h"
+#include "collector/model/replay.h"
+#include "collector/store/store.h"
 
 static const char ATTRIBUTE_HELP[] =
     "usage: wattcal attribute --db FILE --model M [--model M2 ...]\n"

@@ -1,7 +1,7 @@
 /*
  * cmd_import.c — `wattcal import`: a run recorded by another tool (a generic
  * CSV with a column mapping, or a Green Metrics Tool folder) into a new run
- * database (collector/import.c), so validate and reports work on it.
+ * database (collector/import/import.c), so validate and reports work on it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "collector/import.h"
-#include "collector/truth_file.h"
+#include "collector/import/import.h"
+#include "collector/truth/truth_file.h"
 #include "common/wc_clock.h"
 #include "common/wc_text.h"
 

@@ -10,7 +10,7 @@
 
 #include "cli/cli.h"
 #include "collector/recorder.h"
-#include "collector/truth_file.h"
+#include "collector/truth/truth_file.h"
 #include "common/wc_clock.h"
 
 static const char RECORD_HELP[] =

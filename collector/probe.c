@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collector/meter_rapl.h"
+#include "collector/meter/meter_rapl.h"
 #include "common/wc_fs.h"
 #include "common/wc_text.h"
 

@@ -29,9 +29,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "collector/hwmon.h"
-#include "collector/meter.h"
-#include "collector/truth.h"
+#include "collector/meter/hwmon.h"
+#include "collector/meter/meter.h"
+#include "collector/truth/truth.h"
 #include "common/wc_error.h"
 
 /* The verdict sentence for a VM guest without any hardware meter (B20). */

@@ -7,7 +7,6 @@
 #include "collector/recorder.h"
 
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/counter.h"
-#include "collector/meter_rapl.h"
-#include "collector/proc_scan.h"
-#include "collector/procstat.h"
-#include "collector/store.h"
-#include "collector/truth_file.h"
-#include "collector/truth_poller.h"
+#include "collector/meter/counter.h"
+#include "collector/meter/meter_rapl.h"
+#include "collector/procfs/proc_scan.h"
+#include "collector/procfs/procstat.h"
+#include "collector/store/store.h"
+#include "collector/truth/truth_file.h"
+#include "collector/truth/truth_poller.h"
 #include "common/wc_clock.h"
 #include "common/wc_fs.h"
 #include "common/wc_text.h"
@@ -236,7 +235,7 @@ static int import_truth_file(recording *r, const char *spec, int64_t start_wall,
     if (!rc)
         rc = wc_store_commit(r->store, err);
     else
-        sqlite3_exec(wc_store_db(r->store), "ROLLBACK", NULL, NULL, NULL);
+        wc_store_rollback(r->store);
     if (!rc)
         r->res->truth_samples += (int64_t)n;
     free(samples);
@@ -469,7 +468,7 @@ static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err
         rc = wc_store_put_attribution(r->store, r->model_id, tick_id, &out, r->proc_ids, err);
     if (rc) {
         /* Never commit half a tick: earlier ticks stay, this one is dropped. */
-        sqlite3_exec(wc_store_db(r->store), "ROLLBACK", NULL, NULL, NULL);
+        wc_store_rollback(r->store);
         return rc;
     }
     rc = wc_store_commit(r->store, err);

@@ -13,9 +13,9 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "collector/attribution.h"
-#include "collector/meter_sim.h"
-#include "collector/truth.h"
+#include "collector/model/attribution.h"
+#include "collector/meter/meter_sim.h"
+#include "collector/truth/truth.h"
 #include "common/wc_error.h"
 
 /* Options of one recording (CLI flags of `wattcal record`). */

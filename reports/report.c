@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collector/attribution.h"
+#include "collector/model/attribution.h"
 #include "reports/doc.h"
 #include "reports/figures.h"
 #include "reports/report_io.h"
@@ -112,7 +112,7 @@ static const char *window_name(double w)
 
 /* ---- provenance ---------------------------------------------------------- */
 
-/* Which exporter release a model reproduces (collector/attribution.h). */
+/* Which exporter release a model reproduces (collector/model/attribution.h). */
 static const char *exporter_of(const char *model)
 {
     wc_model m;

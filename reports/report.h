@@ -24,7 +24,7 @@
 
 #include <stddef.h>
 
-#include "collector/store.h"
+#include "collector/store/store.h"
 #include "common/wc_error.h"
 #include "validator/validation.h"
 

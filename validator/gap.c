@@ -2,7 +2,7 @@
  * gap.c — attribution-gap totals from a recorded run (see gap.h).
  *
  * All sums are SQL aggregates over the model's rows except the meter energy,
- * which re-differences the raw counters with collector/counter.c so a wrap
+ * which re-differences the raw counters with collector/meter/counter.c so a wrap
  * or reset is handled exactly as the collector defines it.
  */
 #include "validator/gap.h"
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collector/counter.h"
+#include "collector/meter/counter.h"
 #include "validator/levels.h"
 
 size_t wc_gap_below_baseline(const wc_gap_report *r, char *phase, size_t cap)

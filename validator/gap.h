@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/attribution.h"
-#include "collector/store.h"
+#include "collector/model/attribution.h"
+#include "collector/store/store.h"
 #include "common/wc_error.h"
 
 #define WC_GAP_MAX_ZONES 16
@@ -112,7 +112,7 @@ typedef struct wc_gap_report {
 struct wc_levels_report;
 
 /* Computes the report for model from an open store (attribution rows of that
- * model must exist: see collector/replay.h). Returns 0, -ENOENT when the
+ * model must exist: see collector/model/replay.h). Returns 0, -ENOENT when the
  * model has no rows, -EIO with err on a store error. */
 int wc_gap_compute(wc_store *st, wc_model model, wc_gap_report *rep, wc_error *err);
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/attribution.h"
+#include "collector/model/attribution.h"
 #include "validator/series.h"
 
 #define CHILD_TOLERANCE_UJ 1.0

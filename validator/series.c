@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/attribution.h"
-#include "collector/counter.h"
+#include "collector/model/attribution.h"
+#include "collector/meter/counter.h"
 
 static int sql_fail(sqlite3 *db, wc_error *err, const char *what)
 {

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/store.h"
+#include "collector/store/store.h"
 #include "common/wc_error.h"
 #include "validator/accuracy.h"
 #include "validator/calibration.h"

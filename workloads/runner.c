@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/store.h"
+#include "collector/store/store.h"
 #include "common/wc_clock.h"
 #include "common/wc_text.h"
 #include "workloads/avx.h"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# ipmi_sim.sh — the IPMI ground-truth source (collector/truth_ipmi.c) against
+# ipmi_sim.sh — the IPMI ground-truth source (collector/truth/truth_ipmi.c) against
 # a real BMC emulator on loopback: OpenIPMI's ipmi_sim, configured from
 # tests/integration/ipmi_sim/{lan.conf.in,sim.emu.in}, read through the real
 # ipmitool over lanplus with cipher suite 3, credentials from IPMI_USER /
@@ -125,8 +125,8 @@ chmod 755 "$T/bin/ipmitool"
 CFLAGS="-std=c17 -O1 -g -D_GNU_SOURCE -I."
 case "$BIN" in *asan*) CFLAGS="$CFLAGS -fsanitize=address,undefined -fno-sanitize-recover=undefined" ;; esac
 # shellcheck disable=SC2086
-"$CC" $CFLAGS -o "$T/poll_once" common/*.c collector/truth.c collector/meter.c \
-    collector/ipmi_parse.c collector/truth_ipmi.c "$HERE/poll_once.c" -lm 2>"$T/cc.log" ||
+"$CC" $CFLAGS -o "$T/poll_once" common/*.c collector/truth/truth.c collector/meter/meter.c \
+    collector/truth/ipmi_parse.c collector/truth/truth_ipmi.c "$HERE/poll_once.c" -lm 2>"$T/cc.log" ||
     { cat "$T/cc.log"; fail "cannot build $HERE/poll_once.c"; }
 
 start_bmc

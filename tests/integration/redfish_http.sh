@@ -38,8 +38,8 @@ esac
 # shellcheck disable=SC2086,SC2046
 $CC -std=c17 -Wall -Wextra -Werror -O1 -g $SAN -I. -D_GNU_SOURCE \
     $(pkg-config --cflags libcjson libcurl) \
-    common/*.c collector/meter.c collector/truth.c collector/redfish_parse.c \
-    collector/truth_redfish.c "$HERE/poll_once.c" \
+    common/*.c collector/meter/meter.c collector/truth/truth.c collector/truth/redfish_parse.c \
+    collector/truth/truth_redfish.c "$HERE/poll_once.c" \
     $(pkg-config --libs libcjson libcurl) -lm -lpthread -o "$T/poll_once" 2>"$T/cc.log" \
     || { cat "$T/cc.log"; fail "the Redfish test driver does not compile"; }
 

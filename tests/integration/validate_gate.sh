@@ -27,7 +27,7 @@ BMC="sim:lag=2,window=3,period=1,eff=0.8,base=30,noise=0.2,quant=0.1"
 # b = base/eff = 37.5. The simulated BMC samples the simulated node's files
 # between ticks, so over 30 s its fit is rough: here the estimates must be
 # plausible and inside their own intervals; that the intervals cover the
-# injected values is asserted on exact synthetic runs (tests/unit/test_align.c).
+# injected values is asserted on exact synthetic runs (tests/unit/validator/test_align.c).
 "$BIN" calibrate --db "$T/a.db" --window 2s >"$T/cal" 2>&1 || { cat "$T/cal"; fail "calibrate"; }
 expect_contains "$T/cal" "stored as calibration #"
 python3 - "$T/a.db" <<'PY' || { cat "$T/cal"; fail "the fit does not recover the simulated BMC's efficiency and base"; }

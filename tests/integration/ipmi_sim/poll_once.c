@@ -1,6 +1,6 @@
 /*
  * poll_once.c — test driver for tests/integration/ipmi_sim.sh: opens one
- * IPMI ground-truth source (collector/truth_ipmi.c) from a --truth SPEC,
+ * IPMI ground-truth source (collector/truth/truth_ipmi.c) from a --truth SPEC,
  * polls it N times and prints one line per poll:
  *
  *   status=ok watts=245 path=sdr:Pwr Consumption window_s=0 elapsed_ms=61 rc=0 error=
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/truth.h"
+#include "collector/truth/truth.h"
 #include "common/wc_clock.h"
 
 /* This driver links only the IPMI source: the other kinds are refused. */

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/truth.h"
+#include "collector/truth/truth.h"
 #include "common/wc_clock.h"
 
 /* The script links only the Redfish sources: the other kinds answer "not

@@ -1,0 +1,159 @@
+/*
+ * import.h — brings a run recorded by another tool into a NEW wattcal run
+ * database, so `wattcal validate` and reports work on it (`wattcal import`).
+ *
+ * Two sources:
+ *
+ *  - a generic CSV, one row per sample instant, whose columns are mapped by
+ *    options: a time column; cumulative energy counters and per-row energies
+ *    (zones of kind counter_uj), power columns (zones of kind gauge_uw), wall
+ *    power ground truth (a truth source), the node's CPU utilisation (tick
+ *    util_pct) and a phase label (contiguous rows with one label = one phase).
+ *    At least one counter, energy or power column is required (a run without
+ *    zones cannot be replayed); a column may be mapped once, a zone (name and
+ *    socket) fed by one counter/energy column and one power column at most, and
+ *    the header may not name two columns alike;
+ *
+ *  - a Green Metrics Tool (GMT) measurement folder: the RAPL component log
+ *    (cpu_energy_rapl_msr_component.log, "<unix_us> <µJ in the interval>
+ *    <Package_N|DRAM_N|PSYS_N>": accumulated into one counter zone per detail
+ *    name; required, it is the run's energy series), the MCP39F511 AC log
+ *    (psu_energy_ac_mcp_machine.log, "<unix_us> <power>": ground truth), the
+ *    system utilisation (cpu_utilization_procfs_system.log,
+ *    "<unix_us> <ratio x 10000>") and phases.json. Every log line has exactly
+ *    its fields and ends in a newline: a last line without one (the logger was
+ *    still writing, or the copy was cut) is refused.
+ *
+ * What lands in the DB: run.meter_kind "import", run.provenance as given
+ * (default "measured"), run.host from --host or the data, else "imported";
+ * one tick per sample instant with wall_ns from the data and mono_ns =
+ * wall_ns − origin, where origin = the earliest time of anything imported
+ * (ticks, truth samples, phases; run.started_wall_ns, started_mono_ns 0);
+ * tick.cpu_ok 0 (no /proc/stat), no process rows, empty attribution tables.
+ * zone_sample.status: 0, -ENODATA (empty cell / no value at that instant) or
+ * -ERANGE (a GMT interval refused as implausible: resolution underflow <= 1 µJ
+ * or above the ceiling; it is left out of the counter, so a refused interval is
+ * never a negative step nor a spike). Truth samples: poll_wall_ns =
+ * device_ts_ns = the sample time, poll_mono_ns on the ticks' clock, empty,
+ * 0 W or exactly 65535 W (a BMC's "no reading" marker) cells unavailable
+ * (never 0 W); a reading above 100 kW is refused as an implausible wall
+ * power (FILE:LINE:COLUMN). Phases: name, class ("csv"; GMT:
+ * "gmt" for its [BRACKETED] flow phases, "runtime" for user phases, "hidden"
+ * for hidden ones), repetition = 1 + earlier phases of that name. A CSV phase
+ * of rows i..j spans (t[i-1], t[j]] — a row's values describe the interval
+ * since the previous row — so a phase of the first row alone spans nothing
+ * and, like a GMT phase without duration, is not stored (a note says so).
+ * CSV rows must be in strictly increasing time order, at or after 2000-01-01.
+ *
+ * Everything is parsed and checked before the DB is created: a bad file
+ * leaves no DB behind. Errors name FILE:LINE:COLUMN; cells they quote show
+ * control characters as '?'.
+ */
+#ifndef WC_IMPORT_H
+#define WC_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/meter/meter.h"
+#include "common/wc_error.h"
+
+#define WC_IMPORT_MAX_COLS 32
+
+/* What a mapped CSV column holds. */
+typedef enum wc_import_col_kind {
+    WC_IMPORT_COUNTER = 0, /* cumulative energy counter (µJ after scaling) -> counter_uj zone */
+    WC_IMPORT_ENERGY,      /* energy used since the previous row -> accumulated counter_uj zone */
+    WC_IMPORT_POWER,       /* power (µW after scaling) -> gauge_uw zone */
+    WC_IMPORT_TRUTH        /* wall power ground truth (W after scaling) -> truth source */
+} wc_import_col_kind;
+
+/* One mapped CSV column. */
+typedef struct wc_import_col {
+    wc_import_col_kind kind;
+    char column[128];      /* header name, exact (case-sensitive) */
+    char zone[32];         /* zone name (package, core, uncore, dram, psys, ...); "" for truth */
+    int socket;            /* from a "-N" suffix of the zone ("package-1"); 0, -1 for psys */
+    char unit[8];          /* as given, lower case */
+    double scale;          /* cell x scale = µJ (counter, energy), µW (power), W (truth) */
+} wc_import_col;
+
+/* Parses a column mapping. kind COUNTER/ENERGY: "NAME:ZONE:UNIT", UNIT
+ * uj|mj|j|wh|kwh; POWER: "NAME:ZONE:UNIT", UNIT uw|mw|w|kw; TRUTH:
+ * "NAME:UNIT", UNIT uw|mw|w|kw. NAME may itself contain ':' (split from the
+ * right). Returns 0 or -EINVAL with err saying which part is wrong. */
+int wc_import_parse_col(const char *arg, wc_import_col_kind kind, wc_import_col *out,
+                        wc_error *err);
+
+/* The generic CSV mapping. */
+typedef struct wc_import_csv_opts {
+    const char *path;
+    char delimiter;                 /* ',' default; ';' or '\t' */
+    const char *time_col;           /* required */
+    int64_t time_unit_ns;           /* epoch in s (1e9), ms (1e6), us (1e3), ns (1); 0 = ISO 8601 */
+    const int *iso_offset_s;        /* zone for ISO times written without one; NULL: refuse them */
+    wc_import_col cols[WC_IMPORT_MAX_COLS];
+    size_t ncols;
+    const char *util_col;           /* node CPU utilisation, NULL none */
+    double util_scale;              /* cell x util_scale = percent: 1 (percent) or 100 (ratio) */
+    const char *phase_col;          /* phase label, NULL none */
+    const char *host_col;           /* host name from the first row, NULL none */
+    const char *cpu_model_col;      /* CPU model from the first row, NULL none */
+} wc_import_csv_opts;
+
+/* Scale of the GMT MCP39F511 AC log's value column (no unit in the file). */
+typedef enum wc_gmt_psu_unit {
+    WC_GMT_PSU_AUTO = 0, /* decide from the magnitudes; refuse when both are plausible */
+    WC_GMT_PSU_UW,       /* microwatts: GMT since 2026-04 ("high resolution" MCP output) */
+    WC_GMT_PSU_CW        /* centiwatts (10 mW steps): GMT before 2026-04 */
+} wc_gmt_psu_unit;
+
+#define WC_GMT_DEFAULT_CEILING_WATTS 1000.0
+
+/* A GMT measurement folder. Each *_path: NULL = DIR/<standard name> when it
+ * exists, "" = do not import that series, else that file. */
+typedef struct wc_import_gmt_opts {
+    const char *dir;
+    const char *rapl_path;    /* cpu_energy_rapl_msr_component.log */
+    const char *psu_path;     /* psu_energy_ac_mcp_machine.log */
+    const char *util_path;    /* cpu_utilization_procfs_system.log */
+    const char *phases_path;  /* phases.json */
+    wc_gmt_psu_unit psu_unit;
+    double ceiling_watts;     /* per RAPL zone interval; <= 0: WC_GMT_DEFAULT_CEILING_WATTS */
+} wc_import_gmt_opts;
+
+/* Settings of the new run. */
+typedef struct wc_import_target {
+    const char *db_path;       /* must not exist yet, or be empty (WC_STORE_CREATE) */
+    const char *host;          /* NULL: from the data, else "imported" */
+    wc_provenance provenance;  /* of the zones: measured (default), estimated, simulated */
+    const char *command_line;  /* stored in run.command_line */
+} wc_import_target;
+
+/* What an import wrote, for the command's report. */
+typedef struct wc_import_summary {
+    int64_t ticks, zones, truth_sources, truth_samples, truth_unavailable, phases, util_ticks;
+    int64_t rejected_samples;          /* zone samples stored with status -ERANGE */
+    int64_t missing_samples;           /* zone samples stored with status -ENODATA */
+    int64_t first_wall_ns, last_wall_ns;
+    int64_t interval_ns;               /* median tick spacing */
+    char notes[2048];                  /* decisions taken (units inferred, samples refused), one per line */
+} wc_import_summary;
+
+/* Imports a generic CSV into a new run. Returns 0; -EINVAL for a bad mapping
+ * (no counter/energy/power column, a column or zone mapped twice), an empty
+ * file or a malformed row (err "FILE:LINE:COLUMN: ..."); -ENODATA when fewer
+ * than 2 rows (no interval to measure); -EIO when the DB cannot be created or
+ * written (err says why, e.g. the file already holds a run). */
+int wc_import_csv(const wc_import_csv_opts *o, const wc_import_target *t,
+                  wc_import_summary *sum, wc_error *err);
+
+/* Imports a GMT folder into a new run. Returns 0; -EINVAL for a malformed or
+ * truncated log or an undeclared ambiguous PSU scale (err names both
+ * plausible readings and --gmt-psu-unit); -ENOENT when there is no RAPL log;
+ * -ENODATA when the tick series has fewer than 2 instants; -EIO from the DB as
+ * for wc_import_csv. */
+int wc_import_gmt(const wc_import_gmt_opts *o, const wc_import_target *t,
+                  wc_import_summary *sum, wc_error *err);
+
+#endif

@@ -1,0 +1,487 @@
+/*
+ * proc_scan.c — the per-tick process sampler (see proc_scan.h).
+ *
+ * The recorder calls wc_proc_scan once per tick; attribution consumes the
+ * samples and the store writes new identities. The steady-state cost per
+ * process is the floor the benchmark measures, one openat+read+close of
+ * <pid>/stat into a stack buffer, plus an in-place parse and a lookup in an
+ * open-addressing hash (linear probing, backward-shift deletion) keyed by
+ * pid. Nothing is allocated per process per scan: identities are allocated
+ * once when a (pid, starttime) is first seen, the snapshot's arrays are
+ * reused. Identities not seen in a scan go to snap->gone and to the
+ * scanner's `dying` list, which is freed at the start of the next scan.
+ */
+#include "collector/procfs/proc_scan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector/procfs/pidstat.h"
+#include "common/wc_fs.h"
+
+/* Large enough for any /proc/<pid>/stat (52 fields of <= 20 digits + comm). */
+#define SCAN_STAT_BUF 2048
+/* /proc/<pid>/cgroup of a deeply nested v1 hierarchy fits easily. */
+#define SCAN_CGROUP_BUF 16384
+#define SCAN_INITIAL_SLOTS 1024u
+
+/* One identity plus the scanner's bookkeeping. */
+typedef struct scan_entry {
+    wc_proc_identity id;
+    uint64_t seen_gen;   /* generation of the last scan that saw it */
+    size_t live_index;   /* position in scanner->live */
+} scan_entry;
+
+/* One hash slot; e == NULL means empty. */
+typedef struct scan_slot {
+    int32_t pid;
+    scan_entry *e;
+} scan_slot;
+
+/* A growable array of entry pointers. */
+typedef struct entry_vec {
+    scan_entry **v;
+    size_t n, cap;
+} entry_vec;
+
+struct wc_proc_scanner {
+    char *root;          /* procfs_root as given */
+    DIR *dir;            /* the root, rewound at every scan */
+    int dfd;             /* dirfd(dir), base of every openat */
+    uint64_t gen;        /* scan counter */
+    scan_slot *slots;    /* power-of-two capacity */
+    size_t cap, count;
+    unsigned bits;       /* log2(cap) */
+    entry_vec live;      /* identities in the table */
+    entry_vec dying;     /* gone in the last scan; freed at the next one */
+    char cgbuf[SCAN_CGROUP_BUF];
+};
+
+/* ---- small containers ---------------------------------------------------- */
+
+static int vec_push(entry_vec *v, scan_entry *e)
+{
+    if (v->n == v->cap) {
+        size_t ncap = v->cap ? v->cap * 2 : 256;
+        scan_entry **nv = realloc(v->v, ncap * sizeof *nv);
+        if (!nv)
+            return -ENOMEM;
+        v->v = nv;
+        v->cap = ncap;
+    }
+    v->v[v->n++] = e;
+    return 0;
+}
+
+/* Removes live[e->live_index] by moving the last element into its place. */
+static void live_remove(wc_proc_scanner *s, scan_entry *e)
+{
+    size_t i = e->live_index;
+    scan_entry *last = s->live.v[--s->live.n];
+    s->live.v[i] = last;
+    last->live_index = i;
+}
+
+/* ---- the pid hash --------------------------------------------------------- */
+
+static size_t ht_home(const wc_proc_scanner *s, int32_t pid)
+{
+    uint64_t h = (uint64_t)(uint32_t)pid * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> (64 - s->bits));
+}
+
+/* Index of pid's slot, or of the empty slot where it would go. */
+static size_t ht_find(const wc_proc_scanner *s, int32_t pid)
+{
+    size_t mask = s->cap - 1;
+    size_t i = ht_home(s, pid);
+    while (s->slots[i].e && s->slots[i].pid != pid)
+        i = (i + 1) & mask;
+    return i;
+}
+
+static int ht_alloc(wc_proc_scanner *s, unsigned bits)
+{
+    scan_slot *ns = calloc((size_t)1 << bits, sizeof *ns);
+    if (!ns)
+        return -ENOMEM;
+    scan_slot *old = s->slots;
+    size_t old_cap = s->cap;
+    s->slots = ns;
+    s->cap = (size_t)1 << bits;
+    s->bits = bits;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].e)
+            s->slots[ht_find(s, old[i].pid)] = old[i];
+    free(old);
+    return 0;
+}
+
+/* Empties slot i, shifting later members of the probe run back (no tombstones). */
+static void ht_delete_at(wc_proc_scanner *s, size_t i)
+{
+    size_t mask = s->cap - 1;
+    for (size_t j = (i + 1) & mask; s->slots[j].e; j = (j + 1) & mask) {
+        size_t home = ht_home(s, s->slots[j].pid);
+        int stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!stays) {
+            s->slots[i] = s->slots[j];
+            i = j;
+        }
+    }
+    s->slots[i].e = NULL;
+    s->slots[i].pid = 0;
+    s->count--;
+}
+
+/* ---- reading one process ---------------------------------------------------- */
+
+/* Reads <pid>/stat below the root with one open+read+close. Returns the
+ * byte count, or -errno (0 = empty read). */
+static ssize_t read_stat(int dfd, const char *name, size_t name_len, char *buf, size_t cap)
+{
+    char rel[32];
+    memcpy(rel, name, name_len);
+    memcpy(rel + name_len, "/stat", sizeof "/stat");
+    int fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a planted FIFO cannot block */
+    if (fd < 0)
+        return -errno;
+    ssize_t r;
+    do
+        r = read(fd, buf, cap - 1);
+    while (r < 0 && errno == EINTR);
+    int e = errno;
+    close(fd);
+    if (r < 0)
+        return -e;
+    buf[r] = '\0';
+    return r;
+}
+
+/* Records a per-process failure; only the first is described. */
+static void count_error(wc_proc_snapshot *snap, const wc_error *e)
+{
+    if (snap->errors++ == 0)
+        snap->first_error = *e;
+}
+
+/* True when errno says the process is gone. */
+static int is_vanished(int e)
+{
+    return e == ENOENT || e == ESRCH;
+}
+
+/* readlink <pid>/exe; "" on any failure (kernel threads, permissions). */
+static void read_exe(const wc_proc_scanner *s, int32_t pid, char *out, size_t cap)
+{
+    char rel[32];
+    snprintf(rel, sizeof rel, "%d/exe", (int)pid);
+    ssize_t n = readlinkat(s->dfd, rel, out, cap - 1);
+    out[n > 0 ? (size_t)n : 0] = '\0';
+}
+
+/* Reads and parses <root>/<pid>/cgroup into id->cgroup. A vanished process
+ * leaves it empty silently; other failures are counted. */
+static void read_cgroup(wc_proc_scanner *s, wc_proc_identity *id, wc_proc_snapshot *snap)
+{
+    char path[4096];
+    wc_error e = {{0}};
+    if (wc_path(path, sizeof path, s->root, "%d/cgroup", (int)id->pid) != 0) {
+        wc_error_set(&e, -ENAMETOOLONG, "%s/%d/cgroup: path too long", s->root, (int)id->pid);
+        count_error(snap, &e);
+        return;
+    }
+    size_t len = 0;
+    int rc = wc_read_text(path, s->cgbuf, sizeof s->cgbuf, &len, &e);
+    if (rc == -EFBIG) {
+        /* Keep the complete lines only. */
+        while (len > 0 && s->cgbuf[len - 1] != '\n')
+            len--;
+        rc = 0;
+    }
+    if (rc) {
+        if (!is_vanished(-rc))
+            count_error(snap, &e);
+        return;
+    }
+    if (wc_cgroup_parse(s->cgbuf, len, path, &id->cgroup, &e) != 0)
+        count_error(snap, &e);
+}
+
+/* Allocates the identity of a (pid, starttime) seen for the first time. */
+static scan_entry *new_entry(wc_proc_scanner *s, int32_t pid, const wc_pidstat *ps,
+                             wc_proc_snapshot *snap)
+{
+    scan_entry *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->id.pid = pid;
+    e->id.starttime = ps->starttime;
+    e->id.ppid = ps->ppid;
+    e->id.pgid = ps->pgrp;
+    e->id.store_id = -1;
+    memcpy(e->id.comm, ps->comm, sizeof e->id.comm);
+    read_exe(s, pid, e->id.exe, sizeof e->id.exe);
+    read_cgroup(s, &e->id, snap);
+    e->seen_gen = s->gen;
+    return e;
+}
+
+/* Moves an identity out of the live set into gone/dying. */
+static int retire(wc_proc_scanner *s, scan_entry *e, wc_proc_snapshot *snap)
+{
+    live_remove(s, e);
+    if (vec_push(&s->dying, e) != 0) {
+        free(e); /* cannot be kept for one more scan: not listed as gone */
+        return -ENOMEM;
+    }
+    if (snap->gone_count == snap->gone_cap) {
+        size_t ncap = snap->gone_cap ? snap->gone_cap * 2 : 64;
+        const wc_proc_identity **ng = realloc(snap->gone, ncap * sizeof *ng);
+        if (!ng)
+            return -ENOMEM;
+        snap->gone = ng;
+        snap->gone_cap = ncap;
+    }
+    snap->gone[snap->gone_count++] = &e->id;
+    return 0;
+}
+
+/* Appends one sample to the snapshot. */
+static int push_sample(wc_proc_snapshot *snap, const scan_entry *e, const wc_pidstat *ps,
+                       int is_new)
+{
+    if (snap->count == snap->cap) {
+        size_t ncap = snap->cap ? snap->cap * 2 : 512;
+        wc_proc_sample *ns = realloc(snap->samples, ncap * sizeof *ns);
+        if (!ns)
+            return -ENOMEM;
+        snap->samples = ns;
+        snap->cap = ncap;
+    }
+    wc_proc_sample *p = &snap->samples[snap->count++];
+    p->id = &e->id;
+    p->utime = ps->utime;
+    p->stime = ps->stime;
+    p->num_threads = ps->num_threads;
+    p->is_new = is_new;
+    return 0;
+}
+
+/* Inserts a new identity at hash `slot` (replacing a reused pid's old one). */
+static int insert_new(wc_proc_scanner *s, size_t slot, int32_t pid, const wc_pidstat *ps,
+                      wc_proc_snapshot *snap, scan_entry **out)
+{
+    scan_entry *e = new_entry(s, pid, ps, snap);
+    if (!e || vec_push(&s->live, e) != 0) {
+        free(e);
+        return -ENOMEM;
+    }
+    e->live_index = s->live.n - 1;
+    scan_entry *old = s->slots[slot].e;
+    s->slots[slot].pid = pid;
+    s->slots[slot].e = e;
+    *out = e;
+    if (old)
+        return retire(s, old, snap); /* pid reuse: the old identity is gone */
+    s->count++;
+    return 0;
+}
+
+/* Handles one parsed stat: lookup by pid, identity check, sample. */
+static int account(wc_proc_scanner *s, int32_t pid, const wc_pidstat *ps,
+                   wc_proc_snapshot *snap)
+{
+    size_t slot = ht_find(s, pid);
+    scan_entry *e = s->slots[slot].e;
+    if (e && e->id.starttime == ps->starttime) {
+        if (e->seen_gen == s->gen)
+            return 0; /* listed twice by one readdir pass */
+        e->seen_gen = s->gen;
+        return push_sample(snap, e, ps, 0);
+    }
+    if (!e && (s->count + 1) * 2 > s->cap) {
+        if (ht_alloc(s, s->bits + 1) != 0)
+            return -ENOMEM;
+        slot = ht_find(s, pid);
+    }
+    int rc = insert_new(s, slot, pid, ps, snap, &e);
+    if (rc)
+        return rc;
+    return push_sample(snap, e, ps, 1);
+}
+
+/* Describes a malformed stat (re-parsed with an origin only on failure). */
+static void malformed(const wc_proc_scanner *s, const char *name, const char *buf, size_t n,
+                      wc_proc_snapshot *snap)
+{
+    char origin[4096];
+    wc_error e = {{0}};
+    wc_pidstat ps;
+    if (wc_path(origin, sizeof origin, s->root, "%s/stat", name) != 0)
+        snprintf(origin, sizeof origin, "%s/stat", name);
+    wc_pidstat_parse(buf, n, origin, &ps, &e);
+    count_error(snap, &e);
+}
+
+/* Samples one numeric directory entry. Only out-of-memory is returned. */
+static int scan_one(wc_proc_scanner *s, const char *name, size_t name_len, int32_t pid,
+                    wc_proc_snapshot *snap)
+{
+    char buf[SCAN_STAT_BUF];
+    ssize_t n = read_stat(s->dfd, name, name_len, buf, sizeof buf);
+    if (n == -ENOTDIR)
+        return 0; /* a numeric file, not a process directory (fixture trees) */
+    if (n == 0 || (n < 0 && is_vanished((int)-n))) {
+        snap->vanished++;
+        return 0;
+    }
+    if (n < 0) {
+        wc_error e = {{0}};
+        wc_error_set(&e, (int)n, "%s/%s/stat: %s", s->root, name, strerror((int)-n));
+        count_error(snap, &e);
+        return 0;
+    }
+    wc_pidstat ps;
+    if (wc_pidstat_parse(buf, (size_t)n, NULL, &ps, NULL) != 0) {
+        malformed(s, name, buf, (size_t)n, snap);
+        return 0;
+    }
+    return account(s, pid, &ps, snap);
+}
+
+/* The pid of a /proc entry name, or 0 when it is not a process directory. */
+static int32_t entry_pid(const struct dirent *de, size_t *name_len)
+{
+    if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+        return 0;
+    int64_t v = 0;
+    size_t i = 0;
+    if (de->d_name[0] == '0')
+        return 0; /* the kernel never writes leading zeros: "0100" is not pid 100 */
+    for (; de->d_name[i]; i++) {
+        char c = de->d_name[i];
+        if (c < '0' || c > '9' || i >= 10)
+            return 0;
+        v = v * 10 + (c - '0');
+    }
+    *name_len = i;
+    return (i > 0 && v <= INT32_MAX) ? (int32_t)v : 0;
+}
+
+/* Retires every identity this scan did not see. */
+static int sweep(wc_proc_scanner *s, wc_proc_snapshot *snap)
+{
+    for (size_t i = 0; i < s->live.n;) {
+        scan_entry *e = s->live.v[i];
+        if (e->seen_gen == s->gen) {
+            i++;
+            continue;
+        }
+        size_t slot = ht_find(s, e->id.pid);
+        if (s->slots[slot].e == e)
+            ht_delete_at(s, slot);
+        if (retire(s, e, snap) != 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+static void free_dying(wc_proc_scanner *s)
+{
+    for (size_t i = 0; i < s->dying.n; i++)
+        free(s->dying.v[i]);
+    s->dying.n = 0;
+}
+
+static void reset_snapshot(wc_proc_snapshot *snap)
+{
+    snap->count = 0;
+    snap->vanished = 0;
+    snap->errors = 0;
+    snap->first_error.msg[0] = '\0';
+    snap->gone_count = 0;
+}
+
+/* ---- public API ----------------------------------------------------------- */
+
+wc_proc_scanner *wc_proc_scanner_new(const char *procfs_root, wc_error *err)
+{
+    wc_proc_scanner *s = calloc(1, sizeof *s);
+    if (!s) {
+        wc_error_set(err, -ENOMEM, "process scanner: out of memory");
+        return NULL;
+    }
+    s->root = strdup(procfs_root);
+    s->dir = s->root ? opendir(procfs_root) : NULL;
+    if (!s->dir) {
+        int e = s->root ? errno : ENOMEM;
+        wc_error_set(err, -e, "%s: cannot list processes: %s", procfs_root, strerror(e));
+        free(s->root);
+        free(s);
+        return NULL;
+    }
+    s->dfd = dirfd(s->dir);
+    if (ht_alloc(s, 10) != 0) {
+        wc_error_set(err, -ENOMEM, "process scanner: out of memory");
+        wc_proc_scanner_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int wc_proc_scan(wc_proc_scanner *s, wc_proc_snapshot *snap, wc_error *err)
+{
+    free_dying(s);
+    s->gen++;
+    reset_snapshot(snap);
+    rewinddir(s->dir);
+    for (;;) {
+        errno = 0;
+        struct dirent *de = readdir(s->dir);
+        if (!de) {
+            if (errno != 0) {
+                int e = errno;
+                return wc_error_set(err, -e, "%s: readdir: %s", s->root, strerror(e));
+            }
+            break;
+        }
+        size_t name_len = 0;
+        int32_t pid = entry_pid(de, &name_len);
+        if (pid > 0 && scan_one(s, de->d_name, name_len, pid, snap) != 0)
+            return wc_error_set(err, -ENOMEM, "%s: scan: out of memory", s->root);
+    }
+    if (sweep(s, snap) != 0)
+        return wc_error_set(err, -ENOMEM, "%s: scan: out of memory", s->root);
+    return 0;
+}
+
+void wc_proc_snapshot_free(wc_proc_snapshot *snap)
+{
+    if (!snap)
+        return;
+    free(snap->samples);
+    free(snap->gone);
+    memset(snap, 0, sizeof *snap);
+}
+
+void wc_proc_scanner_free(wc_proc_scanner *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->live.n; i++)
+        free(s->live.v[i]);
+    free_dying(s);
+    free(s->live.v);
+    free(s->dying.v);
+    free(s->slots);
+    if (s->dir)
+        closedir(s->dir);
+    free(s->root);
+    free(s);
+}

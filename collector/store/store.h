@@ -1,0 +1,187 @@
+/*
+ * store.h — the SQLite record of a run (schema in docs/schema.md).
+ *
+ * One file per run: run metadata, meters and zones, raw node counters and
+ * /proc/stat per tick, processes by (pid, starttime) with their identity,
+ * per-tick cumulative process CPU, and the attribution of each model. Raw
+ * counters are kept so power and attribution are derived in analysis and a
+ * run can be re-attributed offline. WAL journal, prepared statements, every
+ * string bound as a parameter, PRAGMA user_version = WC_STORE_SCHEMA_VERSION.
+ * The recorder writes one transaction per tick, so a kill -9 loses at most
+ * the tick in progress and the file always passes integrity_check.
+ */
+#ifndef WC_STORE_H
+#define WC_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/model/attribution.h"
+#include "collector/meter/meter.h"
+#include "collector/procfs/proc_scan.h"
+#include "collector/procfs/procstat.h"
+#include "collector/truth/truth.h"
+#include "common/wc_error.h"
+
+#define WC_STORE_SCHEMA_VERSION 4
+/* Oldest schema still read: version 3 lacks only the calibration tables. */
+#define WC_STORE_SCHEMA_MIN_VERSION 3
+
+typedef struct wc_store wc_store;
+
+/* Run metadata written once at the start of a recording. */
+typedef struct wc_run_info {
+    char host[256], kernel[256], cpu_model[256];
+    int sockets, ncpus;
+    int64_t interval_ns;
+    int64_t started_wall_ns, started_mono_ns;
+    char model[32];               /* attribution model used while recording */
+    char meter_kind[16];          /* "rapl", "sim" */
+    wc_provenance provenance;
+    char meter_description[256];
+    char sim_params_json[1024];   /* "" unless simulated */
+    char procfs_root[256], sysfs_root[256];
+    char command_line[512];       /* argv as run (never contains credentials) */
+} wc_run_info;
+
+/* How a store is opened. */
+typedef enum wc_store_mode {
+    WC_STORE_WRITE = 0,  /* an existing run, read-write (replay adds models) */
+    WC_STORE_CREATE = 1, /* a new run: the file must be absent, empty, or an empty SQLite DB */
+    WC_STORE_READ = 2    /* an existing run, read-only (works on read-only media) */
+} wc_store_mode;
+
+/* Opens a store. CREATE makes the schema and fails with -EEXIST when the file
+ * already holds a run or any other SQLite data (never writes into another
+ * application's database), -EINVAL for an empty path; WRITE and READ check
+ * user_version. Returns NULL with err naming the file. */
+wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err);
+
+/* Closes the store (checkpoints WAL). Safe on NULL. */
+void wc_store_close(wc_store *st);
+
+/* TRANSITIONAL (issue 10): the raw handle, until every reader has moved
+ * into collector/store/; then this declaration goes. */
+struct sqlite3 *wc_store_db(wc_store *st);
+
+/* Rolls back the open transaction (after a failed tick or replay). Returns 0
+ * or -EIO. */
+int wc_store_rollback(wc_store *st);
+
+/* The run row as stored, for readers (validate, report, diff, calibrate),
+ * plus the extent of the tick table. Text is as stored (provenance:
+ * "measured", "simulated", ...); a run killed before its end has ended_* 0
+ * and clean_stop 0. */
+typedef struct wc_run_meta {
+    int present;                  /* 0 when the file has no run row (everything else zero) */
+    char host[256], kernel[256], cpu_model[256];
+    int sockets, ncpus;
+    char wattcal_version[32], model[32];
+    int64_t interval_ns;
+    char meter_kind[16], provenance[32], meter_description[256];
+    char sim_params_json[1024], procfs_root[256], sysfs_root[256], command_line[512];
+    int64_t started_wall_ns, started_mono_ns, ended_wall_ns, ended_mono_ns;
+    int64_t ticks;                /* as written at the end (0 for a killed run) */
+    int clean_stop;
+    int64_t tick_rows;            /* rows in the tick table (what a killed run kept) */
+    int64_t first_mono_ns, last_mono_ns; /* of those rows; 0 when none */
+} wc_run_meta;
+
+/* Reads the run row into *m (zeroed first). Returns 0 (m->present says whether
+ * there was a row) or -EIO with err naming the file. */
+int wc_store_get_run(wc_store *st, wc_run_meta *m, wc_error *err);
+
+/* Id of an existing model in the model table, without inserting. Returns 0
+ * with *model_id set, -ENOENT when the run has no rows of that model (err
+ * says so), -EIO. */
+int wc_store_find_model(wc_store *st, const char *model_name, int64_t *model_id,
+                        wc_error *err);
+
+/* Writes the run row. Returns 0 or -EIO with err. */
+int wc_store_put_run(wc_store *st, const wc_run_info *info, wc_error *err);
+
+/* Writes the meter's zones; zone i gets id first_zone_id + i (stored in
+ * *first_zone_id). Returns 0 or -EIO. */
+int wc_store_put_zones(wc_store *st, const wc_meter *m, int64_t *first_zone_id, wc_error *err);
+
+/* Begins/commits the per-tick transaction. Returns 0 or -EIO (-ENOSPC for a
+ * full disk: the previous ticks stay intact). */
+int wc_store_begin(wc_store *st, wc_error *err);
+int wc_store_commit(wc_store *st, wc_error *err);
+
+/* Inserts one tick (times ns, the aggregate cpu line, process count, scan
+ * cost) and returns its id in *tick_id. */
+int wc_store_put_tick(wc_store *st, int64_t seq, int64_t mono_ns, int64_t boot_ns,
+                      int64_t wall_ns, const wc_cpu_times *cpu, int cpu_ok, size_t nprocs,
+                      int64_t scan_ns, int64_t *tick_id, wc_error *err);
+
+/* Inserts the raw readings of every zone (n = meter zones, same order). */
+int wc_store_put_zone_samples(wc_store *st, int64_t tick_id, int64_t first_zone_id,
+                              const wc_reading *r, size_t n, wc_error *err);
+
+/* Inserts the processes new in this snapshot (setting their store_id) and one
+ * cumulative CPU row per process; marks gone processes' last tick. */
+int wc_store_put_processes(wc_store *st, int64_t tick_id, const wc_proc_snapshot *snap,
+                           wc_error *err);
+
+/* Id of a model in the model table (inserted when new). */
+int wc_store_model_id(wc_store *st, const char *model_name, int64_t *model_id, wc_error *err);
+
+/* Inserts one attribution step: node rows per zone and workload rows (only
+ * rows with a non-zero CPU delta, energy or power, or a flag; a missing row
+ * means 0 this tick). proc_ids[i] is the process row id of the tick's i-th
+ * attribution input process. */
+int wc_store_put_attribution(wc_store *st, int64_t model_id, int64_t tick_id,
+                             const wc_attr_out *out, const int64_t *proc_ids,
+                             wc_error *err);
+
+/* Deletes every attribution row of a model (before re-attributing). */
+int wc_store_clear_model(wc_store *st, int64_t model_id, wc_error *err);
+
+/* Registers a ground-truth source; *source_id receives its id. kind: "ipmi",
+ * "redfish", "sim", "file", "import". Returns 0 or -EIO. */
+int wc_store_put_truth_source(wc_store *st, const char *spec, const char *kind,
+                              wc_provenance provenance, const char *description,
+                              int64_t *source_id, wc_error *err);
+
+/* Inserts one ground-truth sample (NAN values stored as NULL). Call inside a
+ * transaction (wc_store_begin/commit) when writing many. Returns 0 or -EIO. */
+int wc_store_put_truth_sample(wc_store *st, int64_t source_id, const wc_truth_sample *t,
+                              wc_error *err);
+
+/* Inserts one labelled phase (times ns; end 0 when still open). Returns 0 or -EIO. */
+int wc_store_put_phase(wc_store *st, const char *name, const char *phase_class,
+                       int64_t start_mono_ns, int64_t end_mono_ns, int64_t start_wall_ns,
+                       int64_t end_wall_ns, int repetition, wc_error *err);
+
+/* Row id of the last row this connection inserted (e.g. a phase). */
+int64_t wc_store_last_insert_id(wc_store *st);
+
+/* The known answer of one replayed workload: its class and shape, its process
+ * group and leaders ("pid:starttime,..."), its TRUE CPU time from wait4
+ * rusage of the whole subtree (ns), crashes and failures, and the code path it
+ * ran (e.g. the avx variant). Returns 0 or -EIO. */
+int wc_store_put_workload(wc_store *st, int64_t phase_id, const char *cls, int workers,
+                          int duty_pct, int64_t pgid, const char *leaders, int64_t user_ns,
+                          int64_t sys_ns, int crashed, int crash_signal, int failed,
+                          const char *variant, wc_error *err);
+
+/* Sets the CPU utilisation (percent of all CPUs) of a tick, for imported runs
+ * that have a utilisation column instead of /proc/stat counters. */
+int wc_store_set_tick_util(wc_store *st, int64_t tick_id, double util_pct, wc_error *err);
+
+/* Creates the calibration tables if missing (a version-3 run becomes version
+ * 4). Returns 0, -EROFS on a read-only store, -EIO with err. */
+int wc_store_ensure_calibration(wc_store *st, wc_error *err);
+
+/* Builds the read-side indexes if missing (done by wc_store_finish_run; readers
+ * call it on runs that were killed before finishing). Returns 0 or -EIO. */
+int wc_store_ensure_indexes(wc_store *st, wc_error *err);
+
+/* Marks the run's end (wall and monotonic ns, ticks, clean=1 for a clean stop),
+ * builds the indexes and switches the file from WAL to a rollback journal so
+ * it can later be read from read-only media without -wal/-shm files. */
+int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_ns,
+                        int64_t ticks, int clean, wc_error *err);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * store_internal.h — what the files of collector/store/ share, and nothing
+ * outside collector/store/ may include: the wc_store handle itself (the
+ * sqlite3 connection and the writer's prepared statements) and the helpers
+ * every reader and writer uses to prepare, fail and copy text the same way.
+ *
+ * The store is the one owner of the run database: every SQL statement of
+ * wattcal lives in a file of this folder, and the rest of the program sees
+ * only the typed functions of store.h and the reader headers beside it.
+ */
+#ifndef WC_STORE_INTERNAL_H
+#define WC_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/store/store.h"
+
+/* The writer's statements, prepared once at open (store.c). */
+enum {
+    Q_TICK, Q_ZONE_SAMPLE, Q_PROC, Q_PROC_SAMPLE, Q_PROC_LAST, Q_CONTAINER, Q_POD,
+    Q_NODE_ATTR, Q_WORK_ATTR, Q_TRUTH_SAMPLE, Q_COUNT
+};
+
+/* Process samples are inserted PROC_BATCH rows per statement: one VDBE
+ * program per batch instead of per row roughly doubles ingest (make bench). */
+#define PROC_BATCH 64
+
+struct wc_store {
+    sqlite3 *db;
+    char path[1024];
+    sqlite3_stmt *q[Q_COUNT];
+    sqlite3_stmt *proc_batch;    /* PROC_BATCH-row form of Q_PROC_SAMPLE */
+    int read_only;               /* opened with WC_STORE_READ: no statements prepared */
+    int64_t last_tick_id;
+};
+
+/* Sets err to "<file>: <what>: <sqlite message>" and returns -EIO, or -ENOSPC
+ * when the disk is full (saying that committed data is kept). */
+int wc_store_fail(wc_store *st, wc_error *err, const char *what);
+
+/* Runs SQL text without results. Returns 0 or -EIO with err naming the file. */
+int wc_store_exec(wc_store *st, const char *sql, wc_error *err);
+
+/* Prepares one statement into *out (NULL on failure). Returns 0, or
+ * wc_store_fail(st, err, what). */
+int wc_store_prepare(wc_store *st, const char *sql, sqlite3_stmt **out, wc_error *err,
+                     const char *what);
+
+/* Copies a TEXT column into out (cap bytes, always terminated; NULL reads ""). */
+void wc_store_col_text(sqlite3_stmt *s, int col, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * store_run.c — reading the run row and finding a model's id (see store.h):
+ * the first thing every reader of a run needs (validate's header, the
+ * report's provenance, diff's labels, calibrate's --apply-from note).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "collector/store/store_internal.h"
+
+static const char RUN_SQL[] =
+    "SELECT host, kernel, cpu_model, sockets, ncpus, wattcal_version, model, interval_ns,"
+    " meter_kind, provenance, meter_description, sim_params_json, procfs_root, sysfs_root,"
+    " command_line, started_wall_ns, started_mono_ns, COALESCE(ended_wall_ns, 0),"
+    " COALESCE(ended_mono_ns, 0), COALESCE(ticks, 0), COALESCE(clean_stop, 0),"
+    " (SELECT COUNT(*) FROM tick), (SELECT COALESCE(MIN(mono_ns), 0) FROM tick),"
+    " (SELECT COALESCE(MAX(mono_ns), 0) FROM tick) FROM run LIMIT 1";
+
+static void fill_texts(sqlite3_stmt *s, wc_run_meta *m)
+{
+    wc_store_col_text(s, 0, m->host, sizeof m->host);
+    wc_store_col_text(s, 1, m->kernel, sizeof m->kernel);
+    wc_store_col_text(s, 2, m->cpu_model, sizeof m->cpu_model);
+    wc_store_col_text(s, 5, m->wattcal_version, sizeof m->wattcal_version);
+    wc_store_col_text(s, 6, m->model, sizeof m->model);
+    wc_store_col_text(s, 8, m->meter_kind, sizeof m->meter_kind);
+    wc_store_col_text(s, 9, m->provenance, sizeof m->provenance);
+    wc_store_col_text(s, 10, m->meter_description, sizeof m->meter_description);
+    wc_store_col_text(s, 11, m->sim_params_json, sizeof m->sim_params_json);
+    wc_store_col_text(s, 12, m->procfs_root, sizeof m->procfs_root);
+    wc_store_col_text(s, 13, m->sysfs_root, sizeof m->sysfs_root);
+    wc_store_col_text(s, 14, m->command_line, sizeof m->command_line);
+}
+
+int wc_store_get_run(wc_store *st, wc_run_meta *m, wc_error *err)
+{
+    memset(m, 0, sizeof *m);
+    sqlite3_stmt *s = NULL;
+    int rc = wc_store_prepare(st, RUN_SQL, &s, err, "reading run");
+    if (rc)
+        return rc;
+    int step = sqlite3_step(s);
+    if (step == SQLITE_ROW) {
+        m->present = 1;
+        fill_texts(s, m);
+        m->sockets = sqlite3_column_int(s, 3);
+        m->ncpus = sqlite3_column_int(s, 4);
+        m->interval_ns = sqlite3_column_int64(s, 7);
+        m->started_wall_ns = sqlite3_column_int64(s, 15);
+        m->started_mono_ns = sqlite3_column_int64(s, 16);
+        m->ended_wall_ns = sqlite3_column_int64(s, 17);
+        m->ended_mono_ns = sqlite3_column_int64(s, 18);
+        m->ticks = sqlite3_column_int64(s, 19);
+        m->clean_stop = sqlite3_column_int(s, 20);
+        m->tick_rows = sqlite3_column_int64(s, 21);
+        m->first_mono_ns = sqlite3_column_int64(s, 22);
+        m->last_mono_ns = sqlite3_column_int64(s, 23);
+    }
+    sqlite3_finalize(s);
+    return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : wc_store_fail(st, err, "reading run");
+}
+
+int wc_store_find_model(wc_store *st, const char *model_name, int64_t *model_id,
+                        wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = wc_store_prepare(st, "SELECT id FROM model WHERE name = ?", &s, err,
+                              "reading model");
+    if (rc)
+        return rc;
+    sqlite3_bind_text(s, 1, model_name, -1, SQLITE_TRANSIENT);
+    int step = sqlite3_step(s);
+    if (step == SQLITE_ROW)
+        *model_id = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    if (step == SQLITE_ROW)
+        return 0;
+    if (step != SQLITE_DONE)
+        return wc_store_fail(st, err, "reading model");
+    return wc_error_set(err, -ENOENT, "%s: no attribution rows of model %s", st->path,
+                        model_name);
+}

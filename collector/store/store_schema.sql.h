@@ -1,0 +1,86 @@
+/*
+ * store_schema.sql.h — the SQL text of the wattcal store schema (version 4),
+ * included by collector/store/store.c only. docs/schema.md explains every column.
+ */
+#ifndef WC_STORE_SCHEMA_SQL_H
+#define WC_STORE_SCHEMA_SQL_H
+
+static const char WC_SCHEMA_SQL[] =
+    "CREATE TABLE run("
+    " id INTEGER PRIMARY KEY CHECK (id = 1),"
+    " host TEXT, kernel TEXT, cpu_model TEXT, sockets INTEGER, ncpus INTEGER,"
+    " wattcal_version TEXT, model TEXT, interval_ns INTEGER,"
+    " meter_kind TEXT, provenance TEXT, meter_description TEXT, sim_params_json TEXT,"
+    " procfs_root TEXT, sysfs_root TEXT, command_line TEXT,"
+    " started_wall_ns INTEGER, started_mono_ns INTEGER,"
+    " ended_wall_ns INTEGER, ended_mono_ns INTEGER, ticks INTEGER, clean_stop INTEGER);"
+    "CREATE TABLE zone("
+    " id INTEGER PRIMARY KEY, meter_kind TEXT, name TEXT, socket INTEGER, zone_index INTEGER,"
+    " raw_name TEXT, path TEXT, parent_id INTEGER, enabled INTEGER,"
+    " max_energy_range_uj INTEGER, kind TEXT, provenance TEXT);"
+    "CREATE TABLE tick("
+    " id INTEGER PRIMARY KEY, seq INTEGER, mono_ns INTEGER, boot_ns INTEGER, wall_ns INTEGER,"
+    " cpu_user INTEGER, cpu_nice INTEGER, cpu_system INTEGER, cpu_idle INTEGER,"
+    " cpu_iowait INTEGER, cpu_irq INTEGER, cpu_softirq INTEGER, cpu_steal INTEGER,"
+    " cpu_guest INTEGER, cpu_guest_nice INTEGER, cpu_ok INTEGER, nprocs INTEGER, scan_ns INTEGER,"
+    " util_pct REAL);"
+    "CREATE TABLE zone_sample("
+    " tick_id INTEGER, zone_id INTEGER, value INTEGER, status INTEGER);"
+    "CREATE TABLE process("
+    " id INTEGER PRIMARY KEY, pid INTEGER, starttime INTEGER, ppid INTEGER,"
+    " comm TEXT, exe TEXT, cgroup_path TEXT, container_id TEXT, runtime TEXT,"
+    " pod_uid TEXT, qos TEXT, runtime_monitor INTEGER,"
+    " first_tick_id INTEGER, last_tick_id INTEGER, pgid INTEGER);"
+    "CREATE TABLE proc_sample("
+    " tick_id INTEGER, process_id INTEGER, utime INTEGER, stime INTEGER, num_threads INTEGER);"
+    "CREATE TABLE container("
+    " container_id TEXT PRIMARY KEY, runtime TEXT, pod_uid TEXT, first_tick_id INTEGER);"
+    "CREATE TABLE pod("
+    " pod_uid TEXT PRIMARY KEY, qos TEXT, first_tick_id INTEGER);"
+    "CREATE TABLE model(id INTEGER PRIMARY KEY, name TEXT UNIQUE);"
+    "CREATE TABLE node_attr("
+    " model_id INTEGER, tick_id INTEGER, zone TEXT, delta_uj INTEGER, active_uj INTEGER,"
+    " idle_uj INTEGER, power_uw REAL, active_uw REAL, idle_uw REAL, ratio REAL,"
+    " interval_s REAL, active_total_uj INTEGER, idle_total_uj INTEGER,"
+    " cpu_delta_sum_s REAL, node_busy_s REAL, flags INTEGER);"
+    "CREATE TABLE work_attr("
+    " model_id INTEGER, tick_id INTEGER, level INTEGER, process_id INTEGER, key TEXT,"
+    " zone TEXT, cpu_delta_s REAL, energy_uj INTEGER, total_uj INTEGER, power_uw REAL,"
+    " flags INTEGER);"
+    "CREATE TABLE truth_source("
+    " id INTEGER PRIMARY KEY, spec TEXT, kind TEXT, provenance TEXT, description TEXT);"
+    "CREATE TABLE truth_sample("
+    " source_id INTEGER, poll_mono_ns INTEGER, poll_wall_ns INTEGER, device_ts_ns INTEGER,"
+    " watts REAL, min_watts REAL, max_watts REAL, avg_watts REAL, window_s REAL,"
+    " window_known INTEGER, stats_window_s REAL, path TEXT, status TEXT, error TEXT);"
+    "CREATE TABLE phase("
+    " id INTEGER PRIMARY KEY, name TEXT, class TEXT, start_mono_ns INTEGER, end_mono_ns INTEGER,"
+    " start_wall_ns INTEGER, end_wall_ns INTEGER, repetition INTEGER);"
+    "CREATE TABLE workload("
+    " id INTEGER PRIMARY KEY, phase_id INTEGER, class TEXT, workers INTEGER, duty_pct INTEGER,"
+    " pgid INTEGER, leaders TEXT, true_user_ns INTEGER, true_sys_ns INTEGER, crashed INTEGER,"
+    " crash_signal INTEGER, failed INTEGER, variant TEXT);";
+
+/* Version 4 adds the calibration tables (written by `wattcal calibrate`); a
+ * version-3 run gets them, and version 4, the first time it is calibrated. */
+static const char WC_CALIBRATION_SQL[] =
+    "CREATE TABLE IF NOT EXISTS calibration("
+    " id INTEGER PRIMARY KEY, created_wall_ns INTEGER, kind TEXT, target TEXT, input TEXT,"
+    " window_s REAL, lag_s REAL, n INTEGER, dof INTEGER, c0 REAL, c0_se REAL, c1 REAL,"
+    " c1_se REAL, cov01 REAL, c0_lo REAL, c0_hi REAL, c1_lo REAL, c1_hi REAL, r2 REAL,"
+    " rmse REAL, fitted_on TEXT, provenance TEXT, note TEXT);"
+    "CREATE TABLE IF NOT EXISTS calibration_residual("
+    " calibration_id INTEGER, start_mono_ns INTEGER, end_mono_ns INTEGER, x REAL, y REAL,"
+    " fitted REAL, residual REAL, weight REAL);";
+
+/* Indexes built when a run finishes (or by readers on a run killed early):
+ * keeping them out of the recording path keeps ingest fast. */
+static const char WC_INDEX_SQL[] =
+    "CREATE INDEX IF NOT EXISTS zone_sample_tick ON zone_sample(tick_id);"
+    "CREATE INDEX IF NOT EXISTS proc_sample_tick ON proc_sample(tick_id);"
+    "CREATE INDEX IF NOT EXISTS proc_sample_process ON proc_sample(process_id);"
+    "CREATE INDEX IF NOT EXISTS node_attr_model ON node_attr(model_id, tick_id);"
+    "CREATE INDEX IF NOT EXISTS work_attr_model ON work_attr(model_id, level, tick_id);"
+    "CREATE INDEX IF NOT EXISTS truth_sample_source ON truth_sample(source_id, poll_mono_ns);";
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * test_common.c — durations, root-relative paths and file reads (common/).
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/wc_clock.h"
+#include "common/wc_error.h"
+#include "common/wc_fs.h"
+#include "tests/unit/support/test_support.h"
+
+Test(duration, units)
+{
+    int64_t ns = 0;
+    cr_assert_eq(wc_parse_duration_ns("1s", &ns), 0);
+    cr_assert_eq(ns, 1000000000LL);
+    cr_assert_eq(wc_parse_duration_ns("500ms", &ns), 0);
+    cr_assert_eq(ns, 500000000LL);
+    cr_assert_eq(wc_parse_duration_ns("2.5s", &ns), 0);
+    cr_assert_eq(ns, 2500000000LL);
+    cr_assert_eq(wc_parse_duration_ns("10m", &ns), 0);
+    cr_assert_eq(ns, 600000000000LL);
+    cr_assert_eq(wc_parse_duration_ns("3", &ns), 0);
+    cr_assert_eq(ns, 3000000000LL);
+    cr_assert_eq(wc_parse_duration_ns("250us", &ns), 0);
+    cr_assert_eq(ns, 250000LL);
+}
+
+Test(duration, rejects_garbage)
+{
+    int64_t ns = 0;
+    cr_assert_eq(wc_parse_duration_ns("", &ns), -EINVAL);
+    cr_assert_eq(wc_parse_duration_ns("fast", &ns), -EINVAL);
+    cr_assert_eq(wc_parse_duration_ns("-1s", &ns), -EINVAL);
+    cr_assert_eq(wc_parse_duration_ns("5 parsecs", &ns), -EINVAL);
+    cr_assert_eq(wc_parse_duration_ns("1e30h", &ns), -EINVAL);
+}
+
+Test(clock, monotonic_and_boot_advance)
+{
+    int64_t a = wc_mono_ns(), b = wc_mono_ns();
+    cr_assert(b >= a && a > 0);
+    cr_assert(wc_boot_ns() >= wc_mono_ns() - 1000000);
+    char buf[32];
+    cr_assert_str_eq(wc_format_wall_iso(1700000000123456789LL, buf, sizeof buf),
+                     "2023-11-14T22:13:20.123Z");
+}
+
+Test(fs, path_under_root)
+{
+    char p[64];
+    cr_assert_eq(wc_path(p, sizeof p, "/host/proc", "%d/stat", 42), 0);
+    cr_assert_str_eq(p, "/host/proc/42/stat");
+    cr_assert_eq(wc_path(p, 8, "/host/proc", "%d/stat", 42), -ENAMETOOLONG);
+}
+
+Test(fs, read_u64_and_errors_name_the_file)
+{
+    const char *d = wc_test_tmpdir();
+    wc_test_write(d, "energy_uj", "240422366267\n");
+    wc_test_write(d, "bad", "12ab\n");
+    wc_test_write(d, "empty", "");
+    char p[512];
+    uint64_t v = 0;
+    wc_error err = {{0}};
+    snprintf(p, sizeof p, "%s/energy_uj", d);
+    cr_assert_eq(wc_read_u64(p, &v, &err), 0);
+    cr_assert_eq(v, 240422366267ULL);
+    snprintf(p, sizeof p, "%s/bad", d);
+    cr_assert_eq(wc_read_u64(p, &v, &err), -EINVAL);
+    cr_assert(strstr(err.msg, p) && strstr(err.msg, "12ab"), "%s", err.msg);
+    snprintf(p, sizeof p, "%s/empty", d);
+    cr_assert_eq(wc_read_u64(p, &v, &err), -EINVAL);
+    snprintf(p, sizeof p, "%s/missing", d);
+    cr_assert_eq(wc_read_u64(p, &v, &err), -ENOENT);
+    cr_assert(strstr(err.msg, p) != NULL, "%s", err.msg);
+}
+
+Test(fs, parse_u64_overflow)
+{
+    uint64_t v;
+    cr_assert_eq(wc_parse_u64("18446744073709551615", 20, &v), 0);
+    cr_assert_eq(v, UINT64_MAX);
+    cr_assert_eq(wc_parse_u64("18446744073709551616", 20, &v), -EINVAL);
+    cr_assert_eq(wc_parse_u64("", 0, &v), -EINVAL);
+}
+
+Test(fs, read_text_too_big_and_line)
+{
+    const char *d = wc_test_tmpdir();
+    wc_test_write(d, "name", "package-0\n");
+    char p[512], buf[8];
+    snprintf(p, sizeof p, "%s/name", d);
+    cr_assert_eq(wc_read_text(p, buf, 4, NULL, NULL), -EFBIG);
+    cr_assert_eq(wc_read_line(p, buf, sizeof buf, NULL), -EFBIG);
+    char line[32];
+    cr_assert_eq(wc_read_line(p, line, sizeof line, NULL), 0);
+    cr_assert_str_eq(line, "package-0");
+}
+
+Test(error, prefix_keeps_message)
+{
+    wc_error err = {{0}};
+    wc_error_set(&err, -EIO, "disk %s", "full");
+    cr_assert_eq(wc_error_prefix(&err, -EIO, "writing %s: ", "run.db"), -EIO);
+    cr_assert_str_eq(err.msg, "writing run.db: disk full");
+}
+
+/* A FIFO (or device) planted where a file should be is refused at once: a
+ * read can neither block on it nor run forever. */
+Test(fs, fifo_and_device_refused_without_blocking)
+{
+    const char *d = wc_test_tmpdir();
+    char p[512], buf[64];
+    snprintf(p, sizeof p, "%s/energy_uj", d);
+    cr_assert_eq(mkfifo(p, 0600), 0);
+    wc_error err = {{0}};
+    uint64_t v;
+    cr_assert_eq(wc_read_u64(p, &v, &err), -EINVAL);
+    cr_assert(strstr(err.msg, p) && strstr(err.msg, "not a regular file"), "%s", err.msg);
+    char *all = NULL;
+    cr_assert_eq(wc_read_all("/dev/zero", &all, NULL, &err), -EINVAL);
+    cr_assert_null(all);
+    cr_assert_eq(wc_read_text(d, buf, sizeof buf, NULL, &err), -EISDIR);
+    unlink(p);
+}
