@@ -53,9 +53,9 @@ $(S)/%.o: %.c
 	$(CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@
 
 $(B)/libwattcal.a: $(LIB_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 $(S)/libwattcal.a: $(SLIB_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 wattcal: $(CLI_OBJ) $(B)/libwattcal.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(B)/libwattcal.a $(LDLIBS_ALL)
