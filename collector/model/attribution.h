@@ -9,7 +9,7 @@
  * numbers, so any recorded run can be re-attributed offline under another
  * model (cmd_attribute, version comparison).
  *
- * Models (kepler-model.md §1.2, §3, §4; internal/monitor/{node,process,
+ * Models (docs/kepler-model.md §1.2, §3, §4, §5; internal/monitor/{node,process,
  * container,pod}.go in Kepler):
  *   kepler-0.11  released ordering (v0.10.0–v0.11.4): the node's active/idle
  *                split of interval k uses the usage ratio of interval k−1

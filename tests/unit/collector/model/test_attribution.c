@@ -1,5 +1,5 @@
 /*
- * test_attribution.c — the reference attribution model (collector/model/attribution.c)
+ * test_attribution.c — the reference attribution models (collector/model/attr_*.c)
  * against hand-built tick sequences, every value exact.
  *
  * Expected numbers come from kepler-model.md (§4.5 worked example, §8 quirks
