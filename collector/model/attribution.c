@@ -172,6 +172,7 @@ static void str_tab_swap(str_tab *a, str_tab *b)
     *a = *b;
     *b = t;
 }
+
 /* The nz totals of key in t, or NULL. */
 const uint64_t *attr_str_prev(const str_tab *t, const char *key, size_t nz)
 {
