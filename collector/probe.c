@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collector/meter/meter_rapl.h"
+#include "collector/meter/meter_table.h"
 #include "common/wc_fs.h"
 #include "common/wc_text.h"
 
@@ -219,6 +219,17 @@ static wc_probe_rapl_state rapl_state_of(int rc, const char *class_dir)
     return WC_PROBE_RAPL_ERROR;
 }
 
+/* Opens RAPL through the meter table entry `wattcal record --meter rapl`
+ * uses. 0 or the init's -errno with e set. */
+static int open_rapl(const char *sysfs_root, wc_meter *m, wc_error *e)
+{
+    const wc_meter_kind *rapl = wc_meter_find("rapl");
+    if (!rapl)
+        return wc_error_set(e, -ENOSYS, "probe: no rapl meter in the meter table");
+    wc_meter_env env = {.sysfs_root = sysfs_root};
+    return rapl->init(m, &env, e);
+}
+
 /* Discovers and reads the RAPL zones once. Returns 0 or -ENOMEM. */
 static int probe_rapl(const char *sysfs_root, wc_probe_rapl *r, wc_error *err)
 {
@@ -226,7 +237,7 @@ static int probe_rapl(const char *sysfs_root, wc_probe_rapl *r, wc_error *err)
     e.msg[0] = '\0';
     if (wc_path(r->class_dir, sizeof r->class_dir, sysfs_root, "class/powercap") != 0)
         r->class_dir[0] = '\0'; /* too long: init below says so */
-    int rc = wc_meter_rapl_init(&r->meter, sysfs_root, &e);
+    int rc = open_rapl(sysfs_root, &r->meter, &e);
     if (rc == 0)
         rc = wc_meter_discover(&r->meter, &e);
     if (rc == -ENOMEM)

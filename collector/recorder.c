@@ -1,6 +1,6 @@
 /*
  * recorder.c — the record loop (see recorder.h). It glues the parts of the
- * collector together: meter (meter_rapl / meter_sim), /proc/stat
+ * collector together: meter (opened through meter_table), /proc/stat
  * (procstat), processes (proc_scan), attribution model (attribution) and
  * the SQLite store (store). It owns no parsing or arithmetic of its own.
  */
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "collector/meter/counter.h"
-#include "collector/meter/meter_rapl.h"
+#include "collector/meter/meter_table.h"
 #include "collector/procfs/proc_scan.h"
 #include "collector/procfs/procstat.h"
 #include "collector/store/store.h"
@@ -76,17 +76,20 @@ static void warn_once(int *warned, const wc_error *e)
     fputs(" (further errors of this kind are counted, not printed; the run goes on)\n", stderr);
 }
 
+/* Opens and discovers the meter --meter names (the default: hardware)
+ * through the meter table. */
 static int open_meter(recording *r, wc_error *err)
 {
     const wc_record_opts *o = r->opts;
-    int rc;
-    if (o->meter && strcmp(o->meter, "sim") == 0) {
-        rc = wc_meter_sim_init(&r->meter, o->procfs_root, &o->sim, err);
-    } else if (!o->meter || strcmp(o->meter, "rapl") == 0) {
-        rc = wc_meter_rapl_init(&r->meter, o->sysfs_root, err);
-    } else {
-        return wc_error_set(err, -EINVAL, "--meter %s: unknown meter (rapl or sim)", o->meter);
+    const wc_meter_kind *kind = wc_meter_find(o->meter ? o->meter : WC_METER_DEFAULT);
+    if (!kind) {
+        char names[128];
+        return wc_error_set(err, -EINVAL, "--meter %s: unknown meter (%s)", o->meter,
+                            wc_meter_names(names, sizeof names));
     }
+    wc_meter_env env = {.sysfs_root = o->sysfs_root, .procfs_root = o->procfs_root,
+                        .sim = &o->sim};
+    int rc = kind->init(&r->meter, &env, err);
     if (rc)
         return rc;
     r->meter_open = 1;

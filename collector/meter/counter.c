@@ -8,7 +8,7 @@
  * plausible; otherwise the interval is flagged and the caller re-baselines at
  * cur (B01: baseline always advances; B03: unknown range is unmeasurable, not
  * a negative, an abs() or a silent 0). Kepler's unconditional rule
- * (kepler-model.md §2.3) is reproduced separately in collector/model/attribution.c.
+ * (kepler-model.md §2.3) is reproduced separately in collector/model/attr_kepler.c.
  */
 #include "collector/meter/counter.h"
 

@@ -6,7 +6,7 @@
  * a ceiling (default 5 kW per zone): then the interval is flagged as a counter
  * reset / unmeasurable and a new baseline starts. Never a spike, never a
  * negative, never a silent 0 (fixtures/cases B01, B02, B03). This is wattcal's
- * own rule; Kepler's (any decrease = one wrap) lives in collector/model/attribution.c.
+ * own rule; Kepler's (any decrease = one wrap) lives in collector/model/attr_kepler.c.
  */
 #ifndef WC_COUNTER_H
 #define WC_COUNTER_H

@@ -9,7 +9,7 @@
  * numbers, so any recorded run can be re-attributed offline under another
  * model (cmd_attribute, version comparison).
  *
- * Models (kepler-model.md §1.2, §3, §4; internal/monitor/{node,process,
+ * Models (docs/kepler-model.md §1.2, §3, §4, §5; internal/monitor/{node,process,
  * container,pod}.go in Kepler):
  *   kepler-0.11  released ordering (v0.10.0–v0.11.4): the node's active/idle
  *                split of interval k uses the usage ratio of interval k−1
@@ -60,8 +60,13 @@ typedef enum wc_model {
     WC_MODEL_IDEAL
 } wc_model;
 
-/* "kepler-0.11", "kepler-head", "ideal". */
+/* "kepler-0.11", "kepler-head", "ideal" ("unknown" outside the table). The
+ * names, descriptions and steps come from one table (attr_models.c). */
 const char *wc_model_name(wc_model m);
+/* One line for humans saying what model m does (for --help listings). */
+const char *wc_model_description(wc_model m);
+/* Number of models; they are the wc_model values 0 .. wc_model_count() − 1. */
+size_t wc_model_count(void);
 /* Parses a model name; returns 0 or -EINVAL. */
 int wc_model_parse(const char *name, wc_model *out);
 

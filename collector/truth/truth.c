@@ -1,7 +1,8 @@
 /*
  * truth.c — what every ground-truth source shares (see truth.h): spec
- * dispatch, poll timestamps, staleness, and reading secrets from a file or
- * the environment (never from argv).
+ * dispatch through the table of sources (truth_table.c; no source is named
+ * here), poll timestamps, staleness, and reading secrets from a file or the
+ * environment (never from argv).
  */
 #include "collector/truth/truth.h"
 
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/truth/truth_table.h"
 #include "common/wc_clock.h"
 #include "common/wc_fs.h"
 
@@ -45,18 +47,14 @@ int wc_truth_open(const char *spec, const wc_truth_config *cfg, wc_truth_source 
     s->cfg = *cfg;
     s->poll_interval_ns = cfg->poll_interval_ns;
     s->provenance = WC_PROV_GROUND_TRUTH;
-    int rc;
-    if (strncmp(spec, "ipmi:", 5) == 0)
-        rc = wc_truth_ipmi_init(s, spec + 5, err);
-    else if (strncmp(spec, "redfish:", 8) == 0)
-        rc = wc_truth_redfish_init(s, spec + 8, err);
-    else if (strcmp(spec, "sim") == 0 || strncmp(spec, "sim:", 4) == 0)
-        rc = wc_truth_sim_init(s, spec[3] == ':' ? spec + 4 : "", err);
-    else
-        return wc_error_set(err, -EINVAL,
-                            "--truth %s: unknown source (ipmi:local, ipmi:lanplus://HOST[:PORT], "
-                            "redfish:https://HOST[:PORT], sim, file:PATH)",
-                            spec);
+    const char *rest = "";
+    const wc_truth_kind *kind = wc_truth_kind_find(spec, &rest);
+    if (!kind || !kind->init) {
+        char forms[256];
+        return wc_error_set(err, -EINVAL, "--truth %s: unknown source (%s)", spec,
+                            wc_truth_summaries(forms, sizeof forms));
+    }
+    int rc = kind->init(s, rest, err);
     if (rc)
         return rc;
     return s->ops->open ? s->ops->open(s, err) : 0;

@@ -11,13 +11,10 @@
  * polled on its own thread (collector/truth/truth_poller.c) so a slow BMC never
  * delays the /proc sampler.
  *
- * SPEC forms (`--truth SPEC`, repeatable):
- *   ipmi:local                      in-band ipmitool (collector/truth/truth_ipmi.c)
- *   ipmi:lanplus://HOST[:PORT]      out-of-band, credentials from env or file
- *   redfish:https://HOST[:PORT]     Redfish over libcurl (collector/truth/truth_redfish.c)
- *   sim                             simulated BMC over the node's RAPL zones (truth_sim.c)
- *   file:PATH                       a wall-meter/PDU/PTDaemon log imported after the run
- *                                   (--truth-format csv|ptd; collector/truth/truth_file.c)
+ * SPEC forms (`--truth SPEC`, repeatable) are PREFIX:REST, one prefix per
+ * source: the sources register in the table of collector/truth/truth_table.c
+ * (ipmi, redfish, sim, and file: logs imported after the run), which
+ * wc_truth_open looks the prefix up in; this interface names none of them.
  */
 #ifndef WC_TRUTH_H
 #define WC_TRUTH_H
@@ -99,8 +96,10 @@ struct wc_truth_source {
     int have_last;
 };
 
-/* Parses a SPEC into s (ops chosen by its prefix) and calls open. Returns 0,
- * -EINVAL with err naming the spec for a malformed one, or open's error. */
+/* Parses a SPEC into s (ops chosen by its prefix in the table of sources,
+ * truth_table.h) and calls open. Returns 0, -EINVAL with err naming the spec
+ * for a malformed or unknown one (the message lists the known forms), or
+ * open's error. */
 int wc_truth_open(const char *spec, const wc_truth_config *cfg, wc_truth_source *s,
                   wc_error *err);
 
@@ -117,11 +116,5 @@ void wc_truth_close(wc_truth_source *s);
  * to argv, the DB or a message. */
 int wc_truth_secret(const wc_truth_config *cfg, const char *env_name, char *buf, size_t cap,
                     wc_error *err);
-
-/* Per-kind constructors used by wc_truth_open (each in its own file). They
- * fill s->ops/priv/description from the part of the spec after the prefix. */
-int wc_truth_ipmi_init(wc_truth_source *s, const char *target, wc_error *err);
-int wc_truth_redfish_init(wc_truth_source *s, const char *url, wc_error *err);
-int wc_truth_sim_init(wc_truth_source *s, const char *args, wc_error *err);
 
 #endif

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "collector/truth/ipmi_parse.h"
+#include "collector/truth/truth_table.h"
 #include "common/wc_text.h"
 #include "common/wc_clock.h"
 

@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collector/truth/truth_table.h"
 #include "common/wc_text.h"
 
 #define CHASSIS_COLLECTION "/redfish/v1/Chassis"

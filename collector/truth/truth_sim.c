@@ -21,6 +21,7 @@
 #include "collector/meter/counter.h"
 #include "collector/meter/meter_rapl.h"
 #include "collector/truth/truth.h"
+#include "collector/truth/truth_table.h"
 #include "common/wc_clock.h"
 #include "common/wc_fs.h"
 

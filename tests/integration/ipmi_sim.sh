@@ -5,7 +5,8 @@
 # ipmitool over lanplus with cipher suite 3, credentials from IPMI_USER /
 # IPMI_PASSWORD only. Until `wattcal probe --truth SPEC --json` exists, the
 # reading is taken by tests/integration/ipmi_sim/poll_once.c, compiled here
-# from the repository sources (with sanitizers when testing the asan CLI).
+# against the built library (build/asan/libwattcal.a, with sanitizers, when
+# testing the asan CLI; build/release/libwattcal.a otherwise).
 #
 # Checks: the BMC has no DCMI and wattcal reports the SDR fallback path; the
 # value read is the one in the sensor's file (245 W, then 310 W); a wrong
@@ -123,10 +124,16 @@ EOF
 chmod 755 "$T/bin/ipmitool"
 
 CFLAGS="-std=c17 -O1 -g -D_GNU_SOURCE -I."
-case "$BIN" in *asan*) CFLAGS="$CFLAGS -fsanitize=address,undefined -fno-sanitize-recover=undefined" ;; esac
-# shellcheck disable=SC2086
-"$CC" $CFLAGS -o "$T/poll_once" common/*.c collector/truth/truth.c collector/meter/meter.c \
-    collector/truth/ipmi_parse.c collector/truth/truth_ipmi.c "$HERE/poll_once.c" -lm 2>"$T/cc.log" ||
+LIB=build/release/libwattcal.a
+case "$BIN" in *asan*)
+    CFLAGS="$CFLAGS -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+    LIB=build/asan/libwattcal.a ;;
+esac
+[ -r "$LIB" ] || fail "$LIB not built (make wattcal build/asan/wattcal builds both libraries)"
+PKGS="sqlite3 libcurl libcjson yaml-0.1 gsl"
+# shellcheck disable=SC2086,SC2046
+"$CC" $CFLAGS $(pkg-config --cflags $PKGS) -o "$T/poll_once" "$HERE/poll_once.c" "$LIB" \
+    $(pkg-config --libs $PKGS) -lm -lpthread 2>"$T/cc.log" ||
     { cat "$T/cc.log"; fail "cannot build $HERE/poll_once.c"; }
 
 start_bmc

@@ -2,7 +2,8 @@
 # Python server (tests/integration/redfish/server.py, 127.0.0.1, free port)
 # serves a mockup tree with a power value and failure modes this script
 # sets through a control file the server re-reads on each request; a driver
-# built from the repository sources (tests/integration/redfish/poll_once.c)
+# (tests/integration/redfish/poll_once.c) linked with the built library
+# (build/asan/libwattcal.a when testing the asan CLI, else build/release/)
 # polls it through libcurl. Cases: reading and a changed reading, the cached
 # plan (one request per poll after discovery), fallback to PowerControl with
 # its 60 s window, null reading -> unavailable, an implausible reading
@@ -30,18 +31,19 @@ stop_server() {
 trap 'stop_server; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM
 
-# The driver, sanitized when the suite runs the sanitized CLI.
+# The driver, linked with the built library: the sanitized one when the suite
+# runs the sanitized CLI.
 case "$BIN" in
-*asan*) SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" ;;
-*) SAN="" ;;
+*asan*) SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+        LIB=build/asan/libwattcal.a ;;
+*) SAN="" LIB=build/release/libwattcal.a ;;
 esac
+[ -r "$LIB" ] || fail "$LIB not built (make wattcal build/asan/wattcal builds both libraries)"
+PKGS="sqlite3 libcurl libcjson yaml-0.1 gsl"
 # shellcheck disable=SC2086,SC2046
-$CC -std=c17 -Wall -Wextra -Werror -O1 -g $SAN -I. -D_GNU_SOURCE \
-    $(pkg-config --cflags libcjson libcurl) \
-    common/*.c collector/meter/meter.c collector/truth/truth.c collector/truth/redfish_parse.c \
-    collector/truth/truth_redfish.c "$HERE/poll_once.c" \
-    $(pkg-config --libs libcjson libcurl) -lm -lpthread -o "$T/poll_once" 2>"$T/cc.log" \
-    || { cat "$T/cc.log"; fail "the Redfish test driver does not compile"; }
+$CC -std=c17 -Wall -Wextra -Werror -O1 -g $SAN -I. -D_GNU_SOURCE $(pkg-config --cflags $PKGS) \
+    "$HERE/poll_once.c" "$LIB" $(pkg-config --libs $PKGS) -lm -lpthread -o "$T/poll_once" \
+    2>"$T/cc.log" || { cat "$T/cc.log"; fail "the Redfish test driver does not compile"; }
 
 # Loopback only: no proxy may take the traffic elsewhere.
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY REDFISH_PASSWORD

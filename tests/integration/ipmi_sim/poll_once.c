@@ -9,28 +9,15 @@
  * Credentials come from IPMI_USER / IPMI_PASSWORD, as for wattcal itself.
  * Exit status: 0 when every poll returned 0, 1 otherwise, 2 on bad usage or
  * a source that does not open. Only for tests, until `wattcal probe --truth
- * SPEC --json` exists; it is compiled by the script, not by the Makefile.
+ * SPEC --json` exists; it is compiled by the script, not by the Makefile,
+ * against the built library (every source kind is linked in).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collector/truth/truth.h"
 #include "common/wc_clock.h"
-
-/* This driver links only the IPMI source: the other kinds are refused. */
-int wc_truth_redfish_init(wc_truth_source *s, const char *url, wc_error *err)
-{
-    (void)s;
-    return wc_error_set(err, -ENOSYS, "poll_once: redfish:%s is not linked in", url);
-}
-
-int wc_truth_sim_init(wc_truth_source *s, const char *args, wc_error *err)
-{
-    (void)s;
-    return wc_error_set(err, -ENOSYS, "poll_once: sim:%s is not linked in", args);
-}
 
 static int usage(void)
 {

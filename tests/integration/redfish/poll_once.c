@@ -11,32 +11,15 @@
  * Exit: 0 when the source opened (whatever the polls said), 2 when it did
  * not ("open: <message>" on stderr), 64 on bad usage. Credentials come from
  * REDFISH_USER and the password file / REDFISH_PASSWORD, as in the CLI.
- * Until the CLI grows --truth, this is how the HTTP path is exercised.
+ * Until the CLI grows --truth, this is how the HTTP path is exercised. The
+ * script builds it against the built library (every source kind linked in).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collector/truth/truth.h"
 #include "common/wc_clock.h"
-
-/* The script links only the Redfish sources: the other kinds answer "not
- * built" (a full build's real constructors take precedence). */
-__attribute__((weak)) int wc_truth_ipmi_init(wc_truth_source *s, const char *target,
-                                             wc_error *err)
-{
-    (void)s;
-    (void)target;
-    return wc_error_set(err, -ENOTSUP, "ipmi: not built into poll_once");
-}
-
-__attribute__((weak)) int wc_truth_sim_init(wc_truth_source *s, const char *args, wc_error *err)
-{
-    (void)s;
-    (void)args;
-    return wc_error_set(err, -ENOTSUP, "sim: not built into poll_once");
-}
 
 static int usage(void)
 {

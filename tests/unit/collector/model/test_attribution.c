@@ -1,5 +1,5 @@
 /*
- * test_attribution.c — the reference attribution model (collector/model/attribution.c)
+ * test_attribution.c — the reference attribution models (collector/model/attr_*.c)
  * against hand-built tick sequences, every value exact.
  *
  * Expected numbers come from kepler-model.md (§4.5 worked example, §8 quirks
@@ -1114,6 +1114,24 @@ Test(attribution, model_names)
     cr_expect_str_eq(wc_model_name(WC_MODEL_KEPLER_HEAD), "kepler-head");
     cr_expect_null(wc_attrib_new((wc_model)42));
     wc_attrib_free(NULL);
+}
+
+/* The model table: every wc_model 0..count−1 has a name that parses back to
+ * it and a description; a value outside it has neither. */
+Test(attribution, model_table)
+{
+    cr_assert_eq(wc_model_count(), 3);
+    for (size_t i = 0; i < wc_model_count(); i++) {
+        wc_model m = (wc_model)i, back;
+        cr_expect_eq(wc_model_parse(wc_model_name(m), &back), 0, "%s", wc_model_name(m));
+        cr_expect_eq(back, m);
+        cr_expect(strlen(wc_model_description(m)) > 10, "%s", wc_model_name(m));
+        wc_attrib *a = wc_attrib_new(m);
+        cr_expect_not_null(a);
+        wc_attrib_free(a);
+    }
+    cr_expect_str_eq(wc_model_name((wc_model)42), "unknown");
+    cr_expect_str_eq(wc_model_description((wc_model)42), "unknown model");
 }
 
 Test(attribution, bad_ticks_are_refused_and_change_nothing)

@@ -29,6 +29,7 @@
 
 #include "collector/truth/redfish_parse.h"
 #include "collector/truth/truth.h"
+#include "collector/truth/truth_table.h"
 #include "common/wc_clock.h"
 #include "common/wc_fs.h"
 #include "tests/unit/support/test_support.h"
