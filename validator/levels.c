@@ -93,14 +93,16 @@ static int keyset_finish(keyset *k)
     return 0;
 }
 
+/* The open function of a text reader of the store (store_read.h). */
+typedef int (*text_reader)(wc_store *st, wc_store_iter **it, wc_error *err);
+
 /* Loads the distinct non-empty values of a text reader of the store
  * (container ids or pod uids). */
-static int keyset_load(wc_store *st, int (*open)(wc_store *, wc_store_iter **, wc_error *),
-                       keyset *k, wc_error *err)
+static int keyset_load(wc_store *st, text_reader open_reader, keyset *k, wc_error *err)
 {
     memset(k, 0, sizeof *k);
     wc_store_iter *it = NULL;
-    int rc = open(st, &it, err);
+    int rc = open_reader(st, &it, err);
     if (rc)
         return rc;
     size_t cap = 0;
