@@ -180,8 +180,9 @@ int wc_store_work_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err);
 
 /* ---- processes, containers and pods (store_procs.c) --------------------- */
 
-/* Distinct non-NULL container ids (container table and processes) and pod
- * uids (pod table and processes), unordered (wc_store_text_next). */
+/* Distinct container ids (container table and processes) and pod uids (pod
+ * table and processes), in no promised order; a NULL or empty one may be
+ * among them (wc_store_text_next). */
 int wc_store_container_ids_open(wc_store *st, wc_store_iter **it, wc_error *err);
 int wc_store_pod_uids_open(wc_store *st, wc_store_iter **it, wc_error *err);
 
