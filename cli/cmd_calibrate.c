@@ -250,7 +250,7 @@ static int write_estimates(const calibrate_cli *c, wc_store *st)
         ao.node_zones[i] = c->o.node_zones[i];
     int rc = rep ? wc_calibration_load(db, fits, WC_CAL_MAX, &nfits, NULL, &err) : -ENOMEM;
     if (!rc)
-        rc = wc_accuracy_load(db, &ao, rep, &err);
+        rc = wc_accuracy_load(st, &ao, rep, &err);
     if (rc) {
         wc_cli_error("calibrate", rc == -ENOMEM ? "out of memory" : err.msg);
         free(rep);

@@ -10,17 +10,12 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/store/store_read.h"
 #include "common/wc_text.h"
-
-static int sql_fail(sqlite3 *db, wc_error *err, const char *what)
-{
-    return wc_error_set(err, -EIO, "validate: %s: %s", what, sqlite3_errmsg(db));
-}
 
 int wc_accuracy_add_source(wc_accuracy_report *rep, wc_acc_source *src)
 {
@@ -32,21 +27,21 @@ int wc_accuracy_add_source(wc_accuracy_report *rep, wc_acc_source *src)
     return 0;
 }
 
-/* Names of the zones of a kind present in the run (distinct, in id order). */
-static int zone_names(sqlite3 *db, const char *kind, char names[][32], size_t max, size_t *n)
+/* Names of the zones of a kind present in the run (distinct, in id order),
+ * at most max. Returns 0 or < 0 with err. */
+static int zone_names(wc_store *st, wc_reading_kind kind, char names[][32], size_t max,
+                      size_t *n, wc_error *err)
 {
-    sqlite3_stmt *s = NULL;
+    wc_store_iter *it = NULL;
     *n = 0;
-    if (sqlite3_prepare_v2(db, "SELECT name FROM zone WHERE kind = ? GROUP BY name ORDER BY MIN(id)",
-                           -1, &s, NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_text(s, 1, kind, -1, SQLITE_STATIC);
-    while (*n < max && sqlite3_step(s) == SQLITE_ROW) {
-        const unsigned char *t = sqlite3_column_text(s, 0);
-        snprintf(names[(*n)++], 32, "%s", t ? (const char *)t : "");
-    }
-    sqlite3_finalize(s);
-    return 0;
+    int rc = wc_store_zone_names_open(st, kind, &it, err);
+    if (rc)
+        return rc;
+    const char *t = NULL;
+    while (*n < max && (rc = wc_store_text_next(it, &t, err)) == 1)
+        snprintf(names[(*n)++], 32, "%s", t ? t : "");
+    wc_store_iter_close(it);
+    return rc < 0 ? rc : 0;
 }
 
 static int has_name(char names[][32], size_t n, const char *name)
@@ -66,123 +61,205 @@ static void join_names(const char *const *names, char *buf, size_t cap)
         used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? "+" : "", names[i]);
 }
 
-static int load_run_provenance(sqlite3 *db, wc_accuracy_report *rep)
+static int load_run_provenance(wc_store *st, wc_accuracy_report *rep, wc_error *err)
 {
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT provenance FROM run", -1, &s, NULL) != SQLITE_OK)
-        return -1;
-    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-        snprintf(rep->run_provenance, sizeof rep->run_provenance, "%s",
-                 (const char *)sqlite3_column_text(s, 0));
-    sqlite3_finalize(s);
-    return 0;
-}
-
-static int load_phases(sqlite3 *db, wc_accuracy_report *rep, wc_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT name, class, repetition, start_mono_ns, end_mono_ns FROM phase"
-                           " WHERE end_mono_ns > start_mono_ns ORDER BY start_mono_ns, id",
-                           -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "reading phases");
-    size_t cap = 0;
-    int rc = 0;
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        if (rep->nphases == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            wc_acc_phase *p = realloc(rep->phases, ncap * sizeof *p);
-            if (!p) {
-                rc = wc_error_set(err, -ENOMEM, "out of memory reading phases");
-                break;
-            }
-            rep->phases = p;
-            cap = ncap;
-        }
-        wc_acc_phase *p = &rep->phases[rep->nphases++];
-        const unsigned char *nm = sqlite3_column_text(s, 0), *cl = sqlite3_column_text(s, 1);
-        snprintf(p->name, sizeof p->name, "%s", nm ? (const char *)nm : "");
-        snprintf(p->cls, sizeof p->cls, "%s", cl ? (const char *)cl : "");
-        p->repetition = sqlite3_column_int(s, 2);
-        p->start_ns = sqlite3_column_int64(s, 3);
-        p->end_ns = sqlite3_column_int64(s, 4);
-        /* a phase reaching outside the run (an imported or damaged one) is
-         * cut to the run: no pair lies outside it anyway */
-        int64_t first = rep->tb.mono_ns[0], last = rep->tb.mono_ns[rep->tb.n - 1];
-        if (p->start_ns < first)
-            p->start_ns = first;
-        if (p->end_ns > last)
-            p->end_ns = last;
-        if (p->end_ns <= p->start_ns)
-            rep->nphases--; /* wholly outside the run */
-    }
-    sqlite3_finalize(s);
+    wc_run_meta m;
+    int rc = wc_store_get_run(st, &m, err);
+    if (!rc)
+        WC_STORE_COPY_TEXT(rep->run_provenance, m.provenance);
     return rc;
 }
 
-/* The meter, psys and gauge sources. */
-static int load_meter_sources(sqlite3 *db, wc_accuracy_report *rep, const char *const *zones,
-                              wc_error *err)
+static int load_phases(wc_store *st, wc_accuracy_report *rep, wc_error *err)
+{
+    wc_phase_row *ph = NULL;
+    size_t n = 0;
+    int rc = wc_store_phases(st, WC_PHASES_SPANNING, 0, &ph, &n, err);
+    if (!rc && n && !(rep->phases = malloc(n * sizeof *rep->phases)))
+        rc = wc_error_set(err, -ENOMEM, "out of memory reading phases");
+    int64_t first = rep->tb.mono_ns[0], last = rep->tb.mono_ns[rep->tb.n - 1];
+    for (size_t i = 0; !rc && i < n; i++) {
+        wc_acc_phase *p = &rep->phases[rep->nphases++];
+        WC_STORE_COPY_TEXT(p->name, ph[i].name);
+        WC_STORE_COPY_TEXT(p->cls, ph[i].cls);
+        p->repetition = ph[i].repetition;
+        /* a phase reaching outside the run (an imported or damaged one) is
+         * cut to the run: no pair lies outside it anyway */
+        p->start_ns = ph[i].start_ns < first ? first : ph[i].start_ns;
+        p->end_ns = ph[i].end_ns > last ? last : ph[i].end_ns;
+        if (p->end_ns <= p->start_ns)
+            rep->nphases--; /* wholly outside the run */
+    }
+    free(ph);
+    return rc;
+}
+
+/* The meter source: the node zones' counters. */
+static int add_meter_source(wc_store *st, wc_accuracy_report *rep, const char *const *zones,
+                            wc_error *err)
 {
     wc_acc_source src;
     size_t found = 0;
     memset(&src, 0, sizeof src);
-    int rc = wc_series_meter(db, &rep->tb, zones, &src.series, &found, err);
+    int rc = wc_series_meter(st, &rep->tb, zones, &src.series, &found, err);
     if (rc)
         return rc;
-    if (found) {
-        snprintf(src.name, sizeof src.name, "meter:%s", rep->node_zones);
-        snprintf(src.provenance, sizeof src.provenance, "%s", rep->run_provenance);
+    if (!found) {
+        wc_cumseries_free(&src.series);
+        return 0;
+    }
+    snprintf(src.name, sizeof src.name, "meter:%s", rep->node_zones);
+    snprintf(src.provenance, sizeof src.provenance, "%s", rep->run_provenance);
+    snprintf(src.description, sizeof src.description,
+             "the node's %s counters (%zu zone(s) over every socket), differenced with"
+             " wattcal's counter rule", rep->node_zones, found);
+    wc_accuracy_add_source(rep, &src);
+    return 0;
+}
+
+/* The platform (psys) zone as its own source, when the run has one and it
+ * is not among the node zones. */
+static int add_psys_source(wc_store *st, wc_accuracy_report *rep, const char *const *zones,
+                           wc_error *err)
+{
+    char counters[16][32];
+    size_t nc = 0;
+    int rc = zone_names(st, WC_KIND_COUNTER_UJ, counters, 16, &nc, err);
+    int psys_in_node = 0;
+    for (size_t i = 0; zones[i]; i++)
+        psys_in_node |= !strcmp(zones[i], "psys");
+    if (rc || !has_name(counters, nc, "psys") || psys_in_node)
+        return rc;
+    static const char *const PSYS[] = {"psys", NULL};
+    wc_acc_source src;
+    size_t found = 0;
+    memset(&src, 0, sizeof src);
+    rc = wc_series_meter(st, &rep->tb, PSYS, &src.series, &found, err);
+    if (rc)
+        return rc;
+    snprintf(src.name, sizeof src.name, "meter:psys");
+    snprintf(src.provenance, sizeof src.provenance, "%s", rep->run_provenance);
+    snprintf(src.description, sizeof src.description,
+             "the platform (psys) RAPL domain: SoC + platform, never added to packages");
+    wc_accuracy_add_source(rep, &src);
+    return 0;
+}
+
+/* Every gauge zone of the run as one source. */
+static int add_gauge_source(wc_store *st, wc_accuracy_report *rep, wc_error *err)
+{
+    char gauges[16][32];
+    size_t ng = 0;
+    int rc = zone_names(st, WC_KIND_GAUGE_UW, gauges, 16, &ng, err);
+    if (rc || !ng)
+        return rc;
+    const char *gz[17];
+    for (size_t i = 0; i < ng; i++)
+        gz[i] = gauges[i];
+    gz[ng] = NULL;
+    wc_acc_source src;
+    size_t found = 0;
+    memset(&src, 0, sizeof src);
+    rc = wc_series_gauge(st, &rep->tb, gz, &src.series, &found, err);
+    if (rc)
+        return rc;
+    char label[64];
+    join_names(gz, label, sizeof label);
+    snprintf(src.name, sizeof src.name, "gauge:%s", label);
+    snprintf(src.provenance, sizeof src.provenance, "%s", rep->run_provenance);
+    snprintf(src.description, sizeof src.description,
+             "power readings (gauges) of %s, each held over the interval since the previous"
+             " sample and time-weighted", label);
+    wc_accuracy_add_source(rep, &src);
+    return 0;
+}
+
+/* The meter, psys and gauge sources. */
+static int load_meter_sources(wc_store *st, wc_accuracy_report *rep, const char *const *zones,
+                              wc_error *err)
+{
+    int rc = add_meter_source(st, rep, zones, err);
+    if (!rc)
+        rc = add_psys_source(st, rep, zones, err);
+    if (!rc)
+        rc = add_gauge_source(st, rep, err);
+    return rc;
+}
+
+/* The node zones asked for (default package, dram) that the run has, into
+ * present (NULL-terminated); a zone asked for by name that the run lacks is
+ * -EINVAL: a typo must not quietly change what is scored. */
+static int present_zones(wc_store *st, const wc_acc_opts *o, const char **present, size_t *np,
+                         wc_error *err)
+{
+    static const char *const DEFAULT_ZONES[] = {"package", "dram", NULL};
+    const char *const *want = o->node_zones[0] ? o->node_zones : DEFAULT_ZONES;
+    char counters[16][32];
+    size_t nc = 0;
+    *np = 0;
+    int rc = zone_names(st, WC_KIND_COUNTER_UJ, counters, 16, &nc, err);
+    for (size_t i = 0; !rc && want[i] && *np < WC_ACC_MAX_ZONES; i++) {
+        if (has_name(counters, nc, want[i])) {
+            present[(*np)++] = want[i];
+        } else if (o->node_zones[0]) {
+            char list[256] = "";
+            size_t used = 0;
+            for (size_t k = 0; k < nc; k++)
+                wc_append(list, sizeof list, &used, "%s%s", k ? ", " : "", counters[k]);
+            rc = wc_error_set(err, -EINVAL, "--node-zones: the run has no counter zone '%.40s' (it has: %s)",
+                              want[i], nc ? list : "none");
+        }
+    }
+    present[*np] = NULL;
+    return rc;
+}
+
+/* The node energy the exporter model reported, as a source. A model that
+ * attributed no node energy (an imported run without /proc data) is not one. */
+static int add_model_source(wc_store *st, const wc_acc_opts *o, const char *const *present,
+                            wc_accuracy_report *rep, wc_error *err)
+{
+    wc_acc_source src;
+    size_t found = 0;
+    memset(&src, 0, sizeof src);
+    int rc = wc_series_model_node(st, &rep->tb, o->model_id, present, &src.series, &found, err);
+    if (!rc && found && wc_cumseries_total(&src.series) > 0) {
+        snprintf(src.name, sizeof src.name, "model:%s:%s", o->model_name, rep->node_zones);
+        snprintf(src.provenance, sizeof src.provenance, "exporter model %s", o->model_name);
         snprintf(src.description, sizeof src.description,
-                 "the node's %s counters (%zu zone(s) over every socket), differenced with"
-                 " wattcal's counter rule", rep->node_zones, found);
+                 "the node energy model %s reported from the %s meter (its counter handling"
+                 " and quirks included)", o->model_name, rep->run_provenance);
         wc_accuracy_add_source(rep, &src);
     } else {
         wc_cumseries_free(&src.series);
     }
-    char counters[16][32];
-    size_t nc = 0;
-    zone_names(db, "counter_uj", counters, 16, &nc);
-    int psys_in_node = 0;
-    for (size_t i = 0; zones[i]; i++)
-        psys_in_node |= !strcmp(zones[i], "psys");
-    if (has_name(counters, nc, "psys") && !psys_in_node) {
-        static const char *const PSYS[] = {"psys", NULL};
-        memset(&src, 0, sizeof src);
-        rc = wc_series_meter(db, &rep->tb, PSYS, &src.series, &found, err);
-        if (rc)
-            return rc;
-        snprintf(src.name, sizeof src.name, "meter:psys");
-        snprintf(src.provenance, sizeof src.provenance, "%s", rep->run_provenance);
-        snprintf(src.description, sizeof src.description,
-                 "the platform (psys) RAPL domain: SoC + platform, never added to packages");
-        wc_accuracy_add_source(rep, &src);
-    }
-    char gauges[16][32];
-    size_t ng = 0;
-    zone_names(db, "gauge_uw", gauges, 16, &ng);
-    if (ng) {
-        const char *gz[17];
-        for (size_t i = 0; i < ng; i++)
-            gz[i] = gauges[i];
-        gz[ng] = NULL;
-        memset(&src, 0, sizeof src);
-        rc = wc_series_gauge(db, &rep->tb, gz, &src.series, &found, err);
-        if (rc)
-            return rc;
-        char label[64];
-        join_names(gz, label, sizeof label);
-        snprintf(src.name, sizeof src.name, "gauge:%s", label);
-        snprintf(src.provenance, sizeof src.provenance, "%s", rep->run_provenance);
-        snprintf(src.description, sizeof src.description,
-                 "power readings (gauges) of %s, each held over the interval since the previous"
-                 " sample and time-weighted", label);
-        wc_accuracy_add_source(rep, &src);
-    }
-    return 0;
+    return rc;
 }
 
-int wc_accuracy_load(sqlite3 *db, const wc_acc_opts *o, wc_accuracy_report *rep, wc_error *err)
+/* The node sources: meter (or, without node counter zones, gauges only, e.g.
+ * an imported power column), psys, gauges, the model's node energy. */
+static int load_sources(wc_store *st, const wc_acc_opts *o, wc_accuracy_report *rep,
+                        wc_error *err)
+{
+    const char *present[WC_ACC_MAX_ZONES + 1];
+    size_t np = 0;
+    int rc = present_zones(st, o, present, &np, err);
+    if (rc)
+        return rc;
+    join_names(present, rep->node_zones, sizeof rep->node_zones);
+    if (np)
+        rc = load_meter_sources(st, rep, present, err);
+    if (!rc && !np) {
+        static const char *const NONE[] = {"-", NULL};
+        rc = load_meter_sources(st, rep, NONE, err);
+        snprintf(rep->node_zones, sizeof rep->node_zones, "(none)");
+    }
+    if (!rc && np && o->model_id > 0)
+        rc = add_model_source(st, o, present, rep, err);
+    return rc;
+}
+
+int wc_accuracy_load(wc_store *st, const wc_acc_opts *o, wc_accuracy_report *rep, wc_error *err)
 {
     memset(rep, 0, sizeof *rep);
     rep->opts = *o;
@@ -191,69 +268,21 @@ int wc_accuracy_load(sqlite3 *db, const wc_acc_opts *o, wc_accuracy_report *rep,
         rep->opts.windows_s[1] = 60;
         rep->opts.nwindows = 2;
     }
-    int rc = wc_timebase_load(db, &rep->tb, err);
+    int rc = wc_timebase_load(st, &rep->tb, err);
     if (rc)
         return rc;
-    load_run_provenance(db, rep);
-    /* The node zones present among those asked for. */
-    static const char *const DEFAULT_ZONES[] = {"package", "dram", NULL};
-    const char *const *want = o->node_zones[0] ? o->node_zones : DEFAULT_ZONES;
-    char counters[16][32];
-    size_t nc = 0;
-    zone_names(db, "counter_uj", counters, 16, &nc);
-    const char *present[WC_ACC_MAX_ZONES + 1];
-    size_t np = 0;
-    for (size_t i = 0; want[i] && np < WC_ACC_MAX_ZONES; i++) {
-        if (has_name(counters, nc, want[i])) {
-            present[np++] = want[i];
-        } else if (o->node_zones[0]) {
-            /* asked for by name: a typo must not quietly change what is scored */
-            char list[256] = "";
-            size_t used = 0;
-            for (size_t k = 0; k < nc; k++)
-                wc_append(list, sizeof list, &used, "%s%s", k ? ", " : "", counters[k]);
-            wc_error_set(err, -EINVAL, "--node-zones: the run has no counter zone '%.40s' (it has: %s)",
-                         want[i], nc ? list : "none");
-            wc_accuracy_free(rep);
-            return -EINVAL;
-        }
-    }
-    present[np] = NULL;
-    join_names(present, rep->node_zones, sizeof rep->node_zones);
-    if (np)
-        rc = load_meter_sources(db, rep, present, err);
-    if (!rc && !np) { /* no node counter zone: gauges only (e.g. an imported power column) */
-        static const char *const NONE[] = {"-", NULL};
-        rc = load_meter_sources(db, rep, NONE, err);
-        snprintf(rep->node_zones, sizeof rep->node_zones, "(none)");
-    }
-    if (!rc && np && o->model_id > 0) {
-        wc_acc_source src;
-        size_t found = 0;
-        memset(&src, 0, sizeof src);
-        rc = wc_series_model_node(db, &rep->tb, o->model_id, present, &src.series, &found, err);
-        /* a model that attributed no node energy (an imported run without /proc
-         * data) is not a source */
-        if (!rc && found && wc_cumseries_total(&src.series) > 0) {
-            snprintf(src.name, sizeof src.name, "model:%s:%s", o->model_name, rep->node_zones);
-            snprintf(src.provenance, sizeof src.provenance, "exporter model %s", o->model_name);
-            snprintf(src.description, sizeof src.description,
-                     "the node energy model %s reported from the %s meter (its counter handling"
-                     " and quirks included)", o->model_name, rep->run_provenance);
-            wc_accuracy_add_source(rep, &src);
-        } else {
-            wc_cumseries_free(&src.series);
-        }
-    }
+    rc = load_run_provenance(st, rep, err);
+    if (!rc)
+        rc = load_sources(st, o, rep, err);
     if (!rc) {
-        int nt = wc_truth_series_load(db, &rep->tb, rep->truth, WC_ACC_MAX_TRUTH, err);
+        int nt = wc_truth_series_load(st, &rep->tb, rep->truth, WC_ACC_MAX_TRUTH, err);
         if (nt < 0)
             rc = nt;
         else
             rep->ntruth = (size_t)nt;
     }
     if (!rc)
-        rc = load_phases(db, rep, err);
+        rc = load_phases(st, rep, err);
     if (rc)
         wc_accuracy_free(rep);
     return rc;

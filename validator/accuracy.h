@@ -27,8 +27,6 @@
 #include "validator/series.h"
 #include "validator/stats.h"
 
-struct sqlite3;
-
 #define WC_ACC_MAX_SOURCES 8
 #define WC_ACC_MAX_TRUTH 8
 #define WC_ACC_MAX_WINDOWS 4
@@ -100,7 +98,7 @@ typedef struct wc_accuracy_report {
 /* Loads the ticks, the node sources, the truth sources and the phases of the
  * run. Returns 0 (a run without truth has ntruth 0), -ENODATA with fewer
  * than 2 ticks, -EIO/-ENOMEM with err. */
-int wc_accuracy_load(struct sqlite3 *db, const wc_acc_opts *o, wc_accuracy_report *rep,
+int wc_accuracy_load(wc_store *st, const wc_acc_opts *o, wc_accuracy_report *rep,
                      wc_error *err);
 
 /* Adds a source (ownership of src->series moves to the report). Returns 0,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/store/store_read.h"
 #include "common/wc_clock.h"
 #include "common/wc_text.h"
 
@@ -129,13 +130,13 @@ static size_t counter_zones(sqlite3 *db, char names[][32], size_t max)
     return n;
 }
 
-static int zone_fits(sqlite3 *db, const wc_cal_opts *o, const wc_accuracy_report *rep,
+static int zone_fits(wc_store *st, const wc_cal_opts *o, const wc_accuracy_report *rep,
                      wc_calibration *out, size_t max, size_t *n, char *notes, size_t cap,
                      wc_error *err)
 {
     wc_cumseries util;
     int found = 0;
-    int rc = wc_series_utilisation(db, &rep->tb, &util, &found, err);
+    int rc = wc_series_utilisation(st, &rep->tb, &util, &found, err);
     if (rc)
         return rc;
     if (!found) {
@@ -151,12 +152,12 @@ static int zone_fits(sqlite3 *db, const wc_cal_opts *o, const wc_accuracy_report
         note(notes, cap, "zone_utilisation: window widened from %g s to the data's sample spacing"
                          " %.3g s (a shorter window would invent detail)", want, win);
     char names[16][32];
-    size_t nz = counter_zones(db, names, 16);
+    size_t nz = counter_zones(wc_store_db(st), names, 16);
     for (size_t k = 0; !rc && k < nz && *n < max; k++) {
         const char *zl[] = {names[k], NULL};
         wc_cumseries zs;
         size_t nf = 0;
-        rc = wc_series_meter(db, &rep->tb, zl, &zs, &nf, err);
+        rc = wc_series_meter(st, &rep->tb, zl, &zs, &nf, err);
         if (rc)
             break;
         wc_pairs p;
@@ -255,12 +256,15 @@ int wc_calibrate(sqlite3 *db, const wc_cal_opts *o, wc_calibration *out, size_t 
     wc_accuracy_report *rep = calloc(1, sizeof *rep);
     if (!rep)
         return wc_error_set(err, -ENOMEM, "out of memory");
-    int rc = wc_accuracy_load(db, &ao, rep, err);
+    wc_store *st = wc_store_borrow(db, err); /* TRANSITIONAL (issue 10) */
+    int rc = st ? wc_accuracy_load(st, &ao, rep, err) : -ENOMEM;
     if (rc) {
+        wc_store_unborrow(st);
         free(rep);
         return rc;
     }
-    rc = zone_fits(db, o, rep, out, max, n, notes, notes_cap, err);
+    rc = zone_fits(st, o, rep, out, max, n, notes, notes_cap, err);
+    wc_store_unborrow(st);
     if (!rc)
         rc = truth_fits(o, rep, out, max, n, notes, notes_cap, err);
     if (!rc && rep->ntruth == 0)
@@ -520,7 +524,9 @@ int wc_calibration_add_estimates(sqlite3 *db, const wc_calibration *fits, size_t
                 wall = &fits[i];
         wc_cumseries util;
         int found = 0;
-        int rc = wc_series_utilisation(db, &rep->tb, &util, &found, err);
+        wc_store *st = wc_store_borrow(db, err); /* TRANSITIONAL (issue 10) */
+        int rc = st ? wc_series_utilisation(st, &rep->tb, &util, &found, err) : -ENOMEM;
+        wc_store_unborrow(st);
         if (rc)
             return rc;
         double ua = wall ? wall->fit.c1 * a : a, ub = wall ? wall->fit.c1 * b + wall->fit.c0 : b;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/store/store_read.h"
 #include "common/wc_text.h"
 #include "validator/series.h"
 
@@ -297,7 +298,9 @@ static int side_init(const wc_diff_side *s, double window_s, side_ctx *c, wc_err
     memset(c, 0, sizeof *c);
     c->s = s;
     c->w_ns = (int64_t)llround(window_s * 1e9);
-    int rc = wc_timebase_load(s->db, &c->tb, err);
+    wc_store *st = wc_store_borrow(s->db, err); /* TRANSITIONAL (issue 10) */
+    int rc = st ? wc_timebase_load(st, &c->tb, err) : -ENOMEM;
+    wc_store_unborrow(st);
     if (rc)
         return wc_error_prefix(err, rc, "%s: ", s->label);
     if (c->w_ns < c->tb.median_spacing_ns) {

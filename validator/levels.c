@@ -2,22 +2,21 @@
  * levels.c — attribution gap per level, its split and the Σ children ≤
  * parent invariants, in one pass over a model's workload rows (levels.h).
  *
- * Rows are read in rowid order, which is tick order for every writer
- * (record and replay insert one tick at a time), by a plain table scan (NOT
- * INDEXED: through the model index SQLite would sort every row by rowid in a
- * temporary B-tree, several times slower); if a run ever breaks that order,
- * the pass restarts with an explicit ORDER BY tick_id.
+ * Rows stream from the store in rowid order, which is tick order for every
+ * writer (record and replay insert one tick at a time), by a plain table
+ * scan (collector/store/store_levels.c says why); if a run ever breaks that
+ * order, the pass restarts with the rows ordered by tick_id.
  */
 #include "validator/levels.h"
 
 #include <errno.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collector/model/attribution.h"
+#include "collector/store/store_read.h"
 #include "validator/series.h"
 
 #define CHILD_TOLERANCE_UJ 1.0
@@ -33,11 +32,6 @@ const char *wc_invariant_name(int inv)
     case WC_INV_CONTAINERS_LE_POD: return "sum(containers of a pod) <= pod";
     }
     return "?";
-}
-
-static int sql_fail(sqlite3 *db, wc_error *err, const char *what)
-{
-    return wc_error_set(err, -EIO, "validate: %s: %s", what, sqlite3_errmsg(db));
 }
 
 /* A sorted list of keys (container ids or pod uids) for bsearch. */
@@ -69,50 +63,61 @@ static void keyset_free(keyset *k)
     memset(k, 0, sizeof *k);
 }
 
-/* Loads the distinct non-empty values of one column. */
-static int keyset_load(sqlite3 *db, const char *sql, keyset *k, wc_error *err)
+/* Adds a copy of key to k (*cap slots). Returns 0 or -ENOMEM. */
+static int keyset_push(keyset *k, size_t *cap, const char *key)
+{
+    if (k->n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        char **nk = realloc(k->key, ncap * sizeof *nk);
+        if (!nk)
+            return -ENOMEM;
+        k->key = nk;
+        *cap = ncap;
+    }
+    if (!(k->key[k->n] = strdup(key)))
+        return -ENOMEM;
+    k->n++;
+    return 0;
+}
+
+/* Sorts the keys and gives each the parent -1. Returns 0 or -ENOMEM. */
+static int keyset_finish(keyset *k)
+{
+    if (k->n)
+        qsort(k->key, k->n, sizeof *k->key, cmp_str);
+    k->parent = malloc((k->n ? k->n : 1) * sizeof *k->parent);
+    if (!k->parent)
+        return -ENOMEM;
+    for (size_t i = 0; i < k->n; i++)
+        k->parent[i] = -1;
+    return 0;
+}
+
+/* The open function of a text reader of the store (store_read.h). */
+typedef int (*text_reader)(wc_store *st, wc_store_iter **it, wc_error *err);
+
+/* Loads the distinct non-empty values of a text reader of the store
+ * (container ids or pod uids). */
+static int keyset_load(wc_store *st, text_reader open_reader, keyset *k, wc_error *err)
 {
     memset(k, 0, sizeof *k);
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "reading containers and pods");
+    wc_store_iter *it = NULL;
+    int rc = open_reader(st, &it, err);
+    if (rc)
+        return rc;
     size_t cap = 0;
-    int rc = 0;
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        const unsigned char *t = sqlite3_column_text(s, 0);
-        if (!t || !*t)
-            continue;
-        if (k->n == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            char **nk = realloc(k->key, ncap * sizeof *nk);
-            if (!nk) {
-                rc = -ENOMEM;
-                break;
-            }
-            k->key = nk;
-            cap = ncap;
-        }
-        if (!(k->key[k->n] = strdup((const char *)t))) {
+    const char *t = NULL;
+    while ((rc = wc_store_text_next(it, &t, err)) == 1)
+        if (t && *t && keyset_push(k, &cap, t)) {
             rc = -ENOMEM;
             break;
         }
-        k->n++;
-    }
-    sqlite3_finalize(s);
-    if (!rc) {
-        if (k->n)
-            qsort(k->key, k->n, sizeof *k->key, cmp_str);
-        k->parent = malloc((k->n ? k->n : 1) * sizeof *k->parent);
-        if (!k->parent)
-            rc = -ENOMEM;
-        for (size_t i = 0; !rc && i < k->n; i++)
-            k->parent[i] = -1;
-    }
-    if (rc) {
+    wc_store_iter_close(it);
+    if (!rc)
+        rc = keyset_finish(k);
+    if (rc)
         keyset_free(k);
-        return wc_error_set(err, rc, "out of memory reading containers and pods");
-    }
-    return 0;
+    return rc == -ENOMEM ? wc_error_set(err, rc, "out of memory reading containers and pods") : rc;
 }
 
 /* Everything the pass needs, and its per-tick scratch. */
@@ -148,18 +153,27 @@ static long zone_index(wc_levels_report *r, const char *name)
     return (long)r->nzones++;
 }
 
-static int load_node_rows(sqlite3 *db, int64_t model_id, pass *p, wc_error *err)
+/* The zone names of the model's node rows become the report's zones first,
+ * so the per-tick arrays have their final width. */
+static int load_node_zones(wc_store *st, int64_t model_id, pass *p, wc_error *err)
 {
-    /* zone names first, so the per-tick arrays have their final width */
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT zone FROM node_attr WHERE model_id = ? GROUP BY zone"
-                               " ORDER BY MIN(rowid)", -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "reading node attribution");
-    sqlite3_bind_int64(s, 1, model_id);
-    while (sqlite3_step(s) == SQLITE_ROW)
-        if (sqlite3_column_text(s, 0))
-            zone_index(p->rep, (const char *)sqlite3_column_text(s, 0));
-    sqlite3_finalize(s);
+    wc_store_iter *it = NULL;
+    int rc = wc_store_node_zones_open(st, model_id, &it, err);
+    if (rc)
+        return rc;
+    const char *zone = NULL;
+    while ((rc = wc_store_text_next(it, &zone, err)) == 1)
+        if (zone)
+            zone_index(p->rep, zone);
+    wc_store_iter_close(it);
+    return rc;
+}
+
+static int load_node_rows(wc_store *st, int64_t model_id, pass *p, wc_error *err)
+{
+    int rc = load_node_zones(st, model_id, p, err);
+    if (rc)
+        return rc;
     p->nz = p->rep->nzones;
     if (!p->nz)
         return -ENOENT;
@@ -171,49 +185,36 @@ static int load_node_rows(sqlite3 *db, int64_t model_id, pass *p, wc_error *err)
     p->node_have = calloc(cells, 1);
     if (!p->node_delta || !p->node_active || !p->node_idle || !p->node_flags || !p->node_have)
         return wc_error_set(err, -ENOMEM, "out of memory for node rows");
-    if (sqlite3_prepare_v2(db, "SELECT tick_id, zone, delta_uj, active_uj, idle_uj, flags FROM"
-                               " node_attr WHERE model_id = ?", -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "reading node attribution");
-    sqlite3_bind_int64(s, 1, model_id);
-    int step;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        long i = wc_timebase_index(&p->tb, sqlite3_column_int64(s, 0));
-        long z = sqlite3_column_text(s, 1) ? zone_index(p->rep, (const char *)sqlite3_column_text(s, 1)) : -1;
+    wc_store_iter *it = NULL;
+    rc = wc_store_node_rows_open(st, model_id, &it, err);
+    if (rc)
+        return rc;
+    wc_node_row r;
+    while ((rc = wc_store_node_row_next(it, &r, err)) == 1) {
+        long i = wc_timebase_index(&p->tb, r.tick_id);
+        long z = r.zone ? zone_index(p->rep, r.zone) : -1;
         if (i < 0 || z < 0 || (size_t)z >= p->nz)
             continue;
         size_t c = (size_t)i * p->nz + (size_t)z;
-        p->node_delta[c] = sqlite3_column_double(s, 2);
-        p->node_active[c] = sqlite3_column_double(s, 3);
-        p->node_idle[c] = sqlite3_column_double(s, 4);
-        p->node_flags[c] = (unsigned)sqlite3_column_int(s, 5);
+        p->node_delta[c] = r.delta_uj;
+        p->node_active[c] = r.active_uj;
+        p->node_idle[c] = r.idle_uj;
+        p->node_flags[c] = r.flags;
         p->node_have[c] = 1;
     }
-    sqlite3_finalize(s);
-    return step == SQLITE_DONE ? 0 : sql_fail(db, err, "reading node attribution");
+    wc_store_iter_close(it);
+    return rc;
 }
 
-static int load_identities(sqlite3 *db, pass *p, wc_error *err)
+/* The process id extent and the process → container map (all -1). Per-
+ * process totals are indexed by the row id, which the recorder hands out
+ * densely (1, 2, ...): far sparser ids are not a wattcal run. */
+static int load_process_ids(wc_store *st, pass *p, wc_error *err)
 {
-    int rc = keyset_load(db, "SELECT container_id FROM container UNION SELECT container_id FROM"
-                             " process WHERE container_id != ''", &p->containers, err);
-    if (!rc)
-        rc = keyset_load(db, "SELECT pod_uid FROM pod UNION SELECT pod_uid FROM process"
-                             " WHERE pod_uid != ''", &p->pods, err);
+    int64_t nproc = 0, min_id = 0;
+    int rc = wc_store_process_extent(st, &p->max_proc_id, &nproc, &min_id, err);
     if (rc)
         return rc;
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT COALESCE(MAX(id), 0), COUNT(*), COALESCE(MIN(id), 0) FROM process",
-                           -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "reading processes");
-    int64_t nproc = 0, min_id = 0;
-    if (sqlite3_step(s) == SQLITE_ROW) {
-        p->max_proc_id = sqlite3_column_int64(s, 0);
-        nproc = sqlite3_column_int64(s, 1);
-        min_id = sqlite3_column_int64(s, 2);
-    }
-    sqlite3_finalize(s);
-    /* per-process totals are indexed by the row id, which the recorder
-     * hands out densely (1, 2, ...): far sparser ids are not a wattcal run */
     if (min_id < 0 || p->max_proc_id > 16 * nproc + 65536)
         return wc_error_set(err, -EINVAL, "process ids %lld..%lld for %lld processes: the table's ids are"
                             " not the recorder's dense row ids (a damaged or foreign run)", (long long)min_id,
@@ -224,32 +225,60 @@ static int load_identities(sqlite3 *db, pass *p, wc_error *err)
                             (long long)p->max_proc_id);
     for (int64_t i = 0; i <= p->max_proc_id; i++)
         p->proc_container[i] = -1;
-    if (sqlite3_prepare_v2(db, "SELECT id, container_id, pod_uid FROM process", -1, &s, NULL) !=
-        SQLITE_OK)
-        return sql_fail(db, err, "reading processes");
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(s, 0);
-        long c = key_index(&p->containers, (const char *)sqlite3_column_text(s, 1));
-        if (id < 0 || id > p->max_proc_id)
+    return 0;
+}
+
+/* Each process's container, and the pod of each container with processes. */
+static int map_processes(wc_store *st, pass *p, wc_error *err)
+{
+    wc_store_iter *it = NULL;
+    int rc = wc_store_process_identities_open(st, &it, err);
+    if (rc)
+        return rc;
+    wc_identity_row r;
+    while ((rc = wc_store_identity_next(it, &r, err)) == 1) {
+        long c = key_index(&p->containers, r.container_id);
+        if (r.process_id < 0 || r.process_id > p->max_proc_id)
             continue;
-        p->proc_container[id] = c;
-        long pod = key_index(&p->pods, (const char *)sqlite3_column_text(s, 2));
+        p->proc_container[r.process_id] = c;
+        long pod = key_index(&p->pods, r.pod_uid);
         if (c >= 0 && pod >= 0)
             p->containers.parent[c] = pod;
     }
-    sqlite3_finalize(s);
-    /* containers seen without processes carry their pod in the container table */
-    if (sqlite3_prepare_v2(db, "SELECT container_id, pod_uid FROM container", -1, &s, NULL) !=
-        SQLITE_OK)
-        return sql_fail(db, err, "reading containers");
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        long c = key_index(&p->containers, (const char *)sqlite3_column_text(s, 0));
-        long pod = key_index(&p->pods, (const char *)sqlite3_column_text(s, 1));
+    wc_store_iter_close(it);
+    return rc;
+}
+
+/* Containers seen without processes carry their pod in the container table. */
+static int map_containers(wc_store *st, pass *p, wc_error *err)
+{
+    wc_store_iter *it = NULL;
+    int rc = wc_store_container_pods_open(st, &it, err);
+    if (rc)
+        return rc;
+    wc_identity_row r;
+    while ((rc = wc_store_identity_next(it, &r, err)) == 1) {
+        long c = key_index(&p->containers, r.container_id);
+        long pod = key_index(&p->pods, r.pod_uid);
         if (c >= 0 && pod >= 0 && p->containers.parent[c] < 0)
             p->containers.parent[c] = pod;
     }
-    sqlite3_finalize(s);
-    return 0;
+    wc_store_iter_close(it);
+    return rc;
+}
+
+static int load_identities(wc_store *st, pass *p, wc_error *err)
+{
+    int rc = keyset_load(st, wc_store_container_ids_open, &p->containers, err);
+    if (!rc)
+        rc = keyset_load(st, wc_store_pod_uids_open, &p->pods, err);
+    if (!rc)
+        rc = load_process_ids(st, p, err);
+    if (!rc)
+        rc = map_processes(st, p, err);
+    if (!rc)
+        rc = map_containers(st, p, err);
+    return rc;
 }
 
 static int alloc_scratch(pass *p)
@@ -306,50 +335,56 @@ static void check(wc_invariant *inv, double children, double parent, double nchi
     }
 }
 
-/* Closes tick index i: invariants, totals and the window it falls in. The
- * totals accumulate integer µJ (exact in a double up to 2^53 µJ) and are
- * turned into joules once, at the end (to_joules), so sums that must agree
- * (unattributed against active energy) agree exactly. */
-static void close_tick(pass *p, long i)
+/* Adds one zone's figures of a tick (cell c) to the window it falls in. */
+static void window_add(wc_level_window *win, const pass *p, size_t c, size_t z, double unattr,
+                       double over)
+{
+    win->node_j += p->node_delta[c];
+    win->idle_j += p->node_idle[c];
+    win->active_j += p->node_active[c];
+    win->process_j += p->sum_proc[z];
+    win->container_j += p->sum_cont[z];
+    win->pod_j += p->sum_pod[z];
+    win->unattributed_j += unattr;
+    win->over_j += over;
+}
+
+/* Zone z of tick index i: the Σ children ≤ node checks, the totals, and
+ * window w (-1 or beyond the last: none). */
+static void close_zone(pass *p, long i, size_t z, long w)
+{
+    size_t c = (size_t)i * p->nz + z;
+    if (!p->node_have[c])
+        return;
+    int64_t tick_id = p->tb.tick_id[i];
+    wc_level_zone *lz = &p->rep->zones[z];
+    double active = p->node_active[c];
+    check(&lz->inv[WC_INV_PROCS_LE_NODE], p->sum_proc[z], active, 1, tick_id);
+    check(&lz->inv[WC_INV_CONTAINERS_LE_NODE], p->sum_cont[z], active, 1, tick_id);
+    check(&lz->inv[WC_INV_PODS_LE_NODE], p->sum_pod[z], active, 1, tick_id);
+    double unattr = active > p->sum_proc[z] ? active - p->sum_proc[z] : 0;
+    double over = p->sum_proc[z] > active ? p->sum_proc[z] - active : 0;
+    lz->node_j += p->node_delta[c];
+    lz->active_j += active;
+    lz->idle_j += p->node_idle[c];
+    lz->process_j += p->sum_proc[z];
+    lz->container_j += p->sum_cont[z];
+    lz->pod_j += p->sum_pod[z];
+    lz->containerised_process_j += p->sum_cont_procs[z];
+    if (p->node_flags[c] & SKIP_FLAGS)
+        lz->unattr_skipped_j += unattr;
+    else
+        lz->unattr_missed_j += unattr;
+    lz->over_j += over;
+    if (w >= 0 && (size_t)w < lz->nwindows && i > 0)
+        window_add(&lz->windows[w], p, c, z, unattr, over);
+}
+
+/* The Σ processes ≤ container and Σ containers ≤ pod checks of the
+ * containers and pods the tick touched, whose sums are then cleared. */
+static void close_parents(pass *p, int64_t tick_id)
 {
     wc_levels_report *r = p->rep;
-    int64_t tick_id = p->tb.tick_id[i];
-    long w = p->window_ns > 0 ? (long)((p->tb.mono_ns[i] - p->tb.mono_ns[0] - 1) / p->window_ns) : 0;
-    for (size_t z = 0; z < p->nz; z++) {
-        size_t c = (size_t)i * p->nz + z;
-        if (!p->node_have[c])
-            continue;
-        wc_level_zone *lz = &r->zones[z];
-        double active = p->node_active[c];
-        check(&lz->inv[WC_INV_PROCS_LE_NODE], p->sum_proc[z], active, 1, tick_id);
-        check(&lz->inv[WC_INV_CONTAINERS_LE_NODE], p->sum_cont[z], active, 1, tick_id);
-        check(&lz->inv[WC_INV_PODS_LE_NODE], p->sum_pod[z], active, 1, tick_id);
-        double unattr = active > p->sum_proc[z] ? active - p->sum_proc[z] : 0;
-        double over = p->sum_proc[z] > active ? p->sum_proc[z] - active : 0;
-        lz->node_j += p->node_delta[c];
-        lz->active_j += active;
-        lz->idle_j += p->node_idle[c];
-        lz->process_j += p->sum_proc[z];
-        lz->container_j += p->sum_cont[z];
-        lz->pod_j += p->sum_pod[z];
-        lz->containerised_process_j += p->sum_cont_procs[z];
-        if (p->node_flags[c] & SKIP_FLAGS)
-            lz->unattr_skipped_j += unattr;
-        else
-            lz->unattr_missed_j += unattr;
-        lz->over_j += over;
-        if (w >= 0 && (size_t)w < lz->nwindows && i > 0) {
-            wc_level_window *win = &lz->windows[w];
-            win->node_j += p->node_delta[c];
-            win->idle_j += p->node_idle[c];
-            win->active_j += active;
-            win->process_j += p->sum_proc[z];
-            win->container_j += p->sum_cont[z];
-            win->pod_j += p->sum_pod[z];
-            win->unattributed_j += unattr;
-            win->over_j += over;
-        }
-    }
     for (size_t k = 0; k < p->ntouched_c; k++) {
         long cidx = p->touched_c[k];
         for (size_t z = 0; z < p->nz; z++) {
@@ -375,6 +410,18 @@ static void close_tick(pass *p, long i)
         p->pod_touched[q] = 0;
     }
     p->ntouched_c = p->ntouched_p = 0;
+}
+
+/* Closes tick index i: invariants, totals and the window it falls in. The
+ * totals accumulate integer µJ (exact in a double up to 2^53 µJ) and are
+ * turned into joules once, at the end (to_joules), so sums that must agree
+ * (unattributed against active energy) agree exactly. */
+static void close_tick(pass *p, long i)
+{
+    long w = p->window_ns > 0 ? (long)((p->tb.mono_ns[i] - p->tb.mono_ns[0] - 1) / p->window_ns) : 0;
+    for (size_t z = 0; z < p->nz; z++)
+        close_zone(p, i, z, w);
+    close_parents(p, p->tb.tick_id[i]);
     memset(p->sum_proc, 0, p->nz * sizeof(double));
     memset(p->sum_cont, 0, p->nz * sizeof(double));
     memset(p->sum_pod, 0, p->nz * sizeof(double));
@@ -437,75 +484,84 @@ static void close_empty(pass *p, long from, long to)
         close_tick(p, i);
 }
 
+/* Where a stream of rows stands. */
+typedef struct stream_pos {
+    int64_t cur_tick;             /* tick of the rows being gathered */
+    long cur_i;                   /* its index in the time base, -1 when not a run tick */
+    long next;                    /* first tick index not closed yet */
+    long lastz;                   /* zone of the previous row */
+} stream_pos;
+
+/* Moves the stream to a row of tick `tick`: closes the tick gathered so far
+ * and the empty ticks before this one. Returns 1 when the tick goes back
+ * (rowid order is not tick order), else 0. */
+static int stream_to_tick(pass *p, stream_pos *s, int64_t tick)
+{
+    if (tick == s->cur_tick)
+        return 0;
+    if (tick < s->cur_tick)
+        return 1;
+    long i = wc_timebase_index(&p->tb, tick);
+    if (s->cur_i >= 0) {
+        close_tick(p, s->cur_i);
+        s->next = s->cur_i + 1;
+    }
+    s->cur_tick = tick;
+    s->cur_i = i >= s->next ? i : -1;
+    if (s->cur_i >= 0) {
+        close_empty(p, s->next, s->cur_i);
+        s->next = s->cur_i;
+    }
+    return 0;
+}
+
+/* Index of zone name zn in the report (the previous row's zone tried first),
+ * -1 when it has none. */
+static long row_zone(const pass *p, stream_pos *s, const char *zn)
+{
+    if (!zn)
+        return -1;
+    long z = (size_t)s->lastz < p->nz && !strcmp(p->rep->zones[s->lastz].zone, zn) ? s->lastz : -1;
+    for (size_t k = 0; z < 0 && k < p->nz; k++)
+        if (!strcmp(p->rep->zones[k].zone, zn))
+            z = (long)k;
+    if (z >= 0)
+        s->lastz = z;
+    return z;
+}
+
 /* Streams the rows; returns 1 when rowid order turned out not to be tick
  * order (the caller retries ordered), 0 done, <0 error. Every tick of the
  * run is closed exactly once, in order, rows or not. */
-static int stream_rows(sqlite3 *db, int64_t model_id, int ordered, pass *p, wc_error *err)
+static int stream_rows(wc_store *st, int64_t model_id, int ordered, pass *p, wc_error *err)
 {
-    sqlite3_stmt *s = NULL;
-    const char *sql = ordered
-                          ? "SELECT tick_id, level, process_id, key, zone, energy_uj, cpu_delta_s,"
-                            " flags FROM work_attr WHERE model_id = ? ORDER BY tick_id"
-                          : "SELECT tick_id, level, process_id, key, zone, energy_uj, cpu_delta_s,"
-                            " flags FROM work_attr NOT INDEXED WHERE model_id = ? ORDER BY rowid";
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "reading workload attribution");
-    sqlite3_bind_int64(s, 1, model_id);
-    int64_t cur_tick = INT64_MIN;
-    long cur_i = -1, next = 0, lastz = 0; /* next: first tick index not closed yet */
-    int step, rc = 0;
+    wc_store_iter *it = NULL;
+    int rc = wc_store_work_rows_open(st, model_id, ordered, &it, err);
+    if (rc)
+        return rc;
+    stream_pos s = {.cur_tick = INT64_MIN, .cur_i = -1, .next = 0, .lastz = 0};
+    int restart = 0;
+    wc_work_row r;
     p->rep->rows = 0;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        int64_t tick = sqlite3_column_int64(s, 0);
-        if (tick != cur_tick) {
-            if (tick < cur_tick) {
-                rc = 1;
-                break;
-            }
-            long i = wc_timebase_index(&p->tb, tick);
-            if (cur_i >= 0) {
-                close_tick(p, cur_i);
-                next = cur_i + 1;
-            }
-            cur_tick = tick;
-            cur_i = i >= next ? i : -1;
-            if (cur_i >= 0) {
-                close_empty(p, next, cur_i);
-                next = cur_i;
-            }
-        }
+    while ((rc = wc_store_work_row_next(it, &r, err)) == 1) {
+        if ((restart = stream_to_tick(p, &s, r.tick_id)))
+            break;
         p->rep->rows++;
-        if (cur_i < 0)
-            continue;
-        const char *zn = (const char *)sqlite3_column_text(s, 4);
-        if (!zn)
-            continue;
-        long z = (size_t)lastz < p->nz && !strcmp(p->rep->zones[lastz].zone, zn) ? lastz : -1;
-        for (size_t k = 0; z < 0 && k < p->nz; k++)
-            if (!strcmp(p->rep->zones[k].zone, zn))
-                z = (long)k;
-        if (z < 0)
-            continue;
-        lastz = z;
-        /* only the columns the level uses: this loop runs once per stored row */
-        int level = sqlite3_column_int(s, 1);
-        int is_proc = level == WC_LEVEL_PROCESS;
-        add_row(p, level, is_proc ? sqlite3_column_int64(s, 2) : -1,
-                is_proc ? NULL : (const char *)sqlite3_column_text(s, 3), z,
-                sqlite3_column_double(s, 5), level == WC_LEVEL_POD ? 0 : sqlite3_column_double(s, 6),
-                is_proc ? (unsigned)sqlite3_column_int(s, 7) : 0u);
+        long z = s.cur_i >= 0 ? row_zone(p, &s, r.zone) : -1;
+        if (z >= 0)
+            add_row(p, r.level, r.process_id, r.key, z, r.energy_uj, r.cpu_delta_s, r.flags);
     }
-    if (!rc && step != SQLITE_DONE)
-        rc = sql_fail(db, err, "reading workload attribution");
-    sqlite3_finalize(s);
-    if (!rc) {
-        if (cur_i >= 0) {
-            close_tick(p, cur_i);
-            next = cur_i + 1;
-        }
-        close_empty(p, next, (long)p->tb.n);
+    wc_store_iter_close(it);
+    if (restart)
+        return 1;
+    if (rc)
+        return rc;
+    if (s.cur_i >= 0) {
+        close_tick(p, s.cur_i);
+        s.next = s.cur_i + 1;
     }
-    return rc;
+    close_empty(p, s.next, (long)p->tb.n);
+    return 0;
 }
 
 /* Resets every total (before a retry in explicit tick order). */
@@ -552,12 +608,12 @@ static void reset_totals(pass *p)
     p->ntouched_c = p->ntouched_p = 0;
 }
 
-static int walk_all(sqlite3 *db, int64_t model_id, pass *p, wc_error *err)
+static int walk_all(wc_store *st, int64_t model_id, pass *p, wc_error *err)
 {
-    int rc = stream_rows(db, model_id, 0, p, err);
+    int rc = stream_rows(st, model_id, 0, p, err);
     if (rc == 1) {
         reset_totals(p);
-        rc = stream_rows(db, model_id, 1, p, err);
+        rc = stream_rows(st, model_id, 1, p, err);
     }
     return rc;
 }
@@ -598,7 +654,61 @@ static void to_joules(wc_levels_report *r)
     }
 }
 
-int wc_levels_compute(sqlite3 *db, int64_t model_id, double window_s, wc_levels_report *out,
+/* The time base; a window shorter than the sample spacing would only repeat
+ * ticks, so it is widened to that spacing. */
+static int load_timebase(wc_store *st, pass *p, wc_error *err)
+{
+    int rc = wc_timebase_load(st, &p->tb, err);
+    if (!rc && p->window_ns < p->tb.median_spacing_ns) {
+        p->window_ns = p->tb.median_spacing_ns;
+        p->rep->window_s = (double)p->window_ns / 1e9;
+    }
+    return rc;
+}
+
+/* Every zone's windows and per-process and per-container totals. */
+static int alloc_zone_totals(pass *p, wc_error *err)
+{
+    size_t nw = p->window_ns > 0 && p->tb.n > 1
+                    ? (size_t)((p->tb.mono_ns[p->tb.n - 1] - p->tb.mono_ns[0] + p->window_ns - 1) /
+                               p->window_ns)
+                    : 0;
+    size_t np = (size_t)(p->max_proc_id + 1), nc = p->containers.n ? p->containers.n : 1;
+    for (size_t z = 0; z < p->nz; z++) {
+        wc_level_zone *lz = &p->rep->zones[z];
+        lz->per_process_j = calloc(np, sizeof(double));
+        lz->per_process_cpu_s = calloc(np, sizeof(double));
+        lz->per_container_j = calloc(nc, sizeof(double));
+        lz->per_container_cpu_s = calloc(nc, sizeof(double));
+        lz->windows = calloc(nw ? nw : 1, sizeof(wc_level_window));
+        if (!lz->windows || !lz->per_process_j || !lz->per_process_cpu_s ||
+            !lz->per_container_j || !lz->per_container_cpu_s)
+            return wc_error_set(err, -ENOMEM, "out of memory");
+        lz->nwindows = nw;
+        for (size_t k = 0; k < nw; k++) {
+            lz->windows[k].start_ns = p->tb.mono_ns[0] + (int64_t)k * p->window_ns;
+            lz->windows[k].end_ns = lz->windows[k].start_ns + p->window_ns;
+        }
+    }
+    return 0;
+}
+
+/* The identities go with the report, in joules. */
+static void hand_over(pass *p, wc_levels_report *out)
+{
+    out->max_process_id = p->max_proc_id;
+    out->ncontainers = p->containers.n;
+    out->container_ids = p->containers.key;
+    out->container_pod = p->containers.parent;
+    out->npods = p->pods.n;
+    out->pod_uids = p->pods.key;
+    free(p->pods.parent); /* pods have no parent */
+    memset(&p->containers, 0, sizeof p->containers);
+    memset(&p->pods, 0, sizeof p->pods);
+    to_joules(out);
+}
+
+int wc_levels_compute(wc_store *st, int64_t model_id, double window_s, wc_levels_report *out,
                       wc_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -607,57 +717,21 @@ int wc_levels_compute(sqlite3 *db, int64_t model_id, double window_s, wc_levels_
     memset(&p, 0, sizeof p);
     p.rep = out;
     p.window_ns = (int64_t)llround(window_s * 1e9);
-    int rc = wc_timebase_load(db, &p.tb, err);
-    if (!rc && p.window_ns < p.tb.median_spacing_ns) {
-        /* a window shorter than the sample spacing would only repeat ticks */
-        p.window_ns = p.tb.median_spacing_ns;
-        out->window_s = (double)p.window_ns / 1e9;
-    }
+    int rc = load_timebase(st, &p, err);
     if (!rc)
-        rc = load_node_rows(db, model_id, &p, err);
+        rc = load_node_rows(st, model_id, &p, err);
     if (rc == -ENOENT)
         wc_error_set(err, rc, "the run has no node attribution for this model");
     if (!rc)
-        rc = load_identities(db, &p, err);
+        rc = load_identities(st, &p, err);
     if (!rc && alloc_scratch(&p))
         rc = wc_error_set(err, -ENOMEM, "out of memory");
-    size_t nw = p.window_ns > 0 && p.tb.n > 1
-                    ? (size_t)((p.tb.mono_ns[p.tb.n - 1] - p.tb.mono_ns[0] + p.window_ns - 1) /
-                               p.window_ns)
-                    : 0;
-    for (size_t z = 0; !rc && z < p.nz; z++) {
-        size_t np = (size_t)(p.max_proc_id + 1), nc = p.containers.n ? p.containers.n : 1;
-        wc_level_zone *lz = &out->zones[z];
-        lz->per_process_j = calloc(np, sizeof(double));
-        lz->per_process_cpu_s = calloc(np, sizeof(double));
-        lz->per_container_j = calloc(nc, sizeof(double));
-        lz->per_container_cpu_s = calloc(nc, sizeof(double));
-        out->zones[z].windows = calloc(nw ? nw : 1, sizeof(wc_level_window));
-        if (!out->zones[z].windows || !lz->per_process_j || !lz->per_process_cpu_s ||
-            !lz->per_container_j || !lz->per_container_cpu_s) {
-            rc = wc_error_set(err, -ENOMEM, "out of memory");
-            break;
-        }
-        out->zones[z].nwindows = nw;
-        for (size_t k = 0; k < nw; k++) {
-            out->zones[z].windows[k].start_ns = p.tb.mono_ns[0] + (int64_t)k * p.window_ns;
-            out->zones[z].windows[k].end_ns = out->zones[z].windows[k].start_ns + p.window_ns;
-        }
-    }
     if (!rc)
-        rc = walk_all(db, model_id, &p, err);
-    if (!rc) { /* the identities go with the report */
-        out->max_process_id = p.max_proc_id;
-        out->ncontainers = p.containers.n;
-        out->container_ids = p.containers.key;
-        out->container_pod = p.containers.parent;
-        out->npods = p.pods.n;
-        out->pod_uids = p.pods.key;
-        free(p.pods.parent); /* pods have no parent */
-        memset(&p.containers, 0, sizeof p.containers);
-        memset(&p.pods, 0, sizeof p.pods);
-        to_joules(out);
-    }
+        rc = alloc_zone_totals(&p, err);
+    if (!rc)
+        rc = walk_all(st, model_id, &p, err);
+    if (!rc)
+        hand_over(&p, out);
     pass_free(&p);
     if (rc) {
         wc_levels_free(out);

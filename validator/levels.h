@@ -34,9 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collector/store/store.h"
 #include "common/wc_error.h"
-
-struct sqlite3;
 
 #define WC_LEVELS_MAX_ZONES 16
 
@@ -101,7 +100,7 @@ typedef struct wc_levels_report {
  * run's first tick (never shorter than the run's median tick spacing:
  * out->window_s says what was used). Returns 0, -ENOENT when the model has no node rows,
  * -EIO/-ENOMEM with err. */
-int wc_levels_compute(struct sqlite3 *db, int64_t model_id, double window_s,
+int wc_levels_compute(wc_store *st, int64_t model_id, double window_s,
                       wc_levels_report *out, wc_error *err);
 
 /* The zone named, or NULL. */

@@ -1,6 +1,7 @@
 /*
  * series.c — reads a run's meter, model, gauge, utilisation and ground-truth
- * series from the store onto its monotonic tick clock (see series.h).
+ * series from the store (collector/store/store_read.h) onto its monotonic
+ * tick clock (see series.h).
  */
 #include "validator/series.h"
 
@@ -8,18 +9,13 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collector/model/attribution.h"
 #include "collector/meter/counter.h"
-
-static int sql_fail(sqlite3 *db, wc_error *err, const char *what)
-{
-    return wc_error_set(err, -EIO, "validate: %s: %s", what, sqlite3_errmsg(db));
-}
+#include "collector/store/store_read.h"
 
 /* Median of n int64 values (copied into doubles), 0 when n is 0. */
 static double median_of(const double *v, size_t n)
@@ -36,60 +32,53 @@ static double median_of(const double *v, size_t n)
     return m;
 }
 
-int wc_timebase_load(sqlite3 *db, wc_timebase *tb, wc_error *err)
+/* The time base's arrays for cap ticks, and *boot for their boot clock. */
+static int tb_alloc(wc_timebase *tb, size_t cap, int64_t **boot, wc_error *err)
 {
-    memset(tb, 0, sizeof *tb);
-    sqlite3_stmt *s = NULL;
-    int64_t count = 0;
-    if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM tick", -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "counting ticks");
-    if (sqlite3_step(s) == SQLITE_ROW)
-        count = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    if (count < 2)
-        return wc_error_set(err, -ENODATA, "the run has %lld tick(s): no interval to score",
-                            (long long)count);
-    size_t cap = (size_t)count;
     tb->tick_id = malloc(cap * sizeof *tb->tick_id);
     tb->mono_ns = malloc(cap * sizeof *tb->mono_ns);
     tb->ok = calloc(cap, 1);
-    int64_t *boot = malloc(cap * sizeof *boot);
-    double *spacing = malloc(cap * sizeof *spacing);
-    if (!tb->tick_id || !tb->mono_ns || !tb->ok || !boot || !spacing) {
-        free(boot);
-        free(spacing);
+    *boot = malloc(cap * sizeof **boot);
+    if (!tb->tick_id || !tb->mono_ns || !tb->ok || !*boot) {
+        free(*boot);
+        *boot = NULL;
         wc_timebase_free(tb);
-        return wc_error_set(err, -ENOMEM, "out of memory loading %lld ticks", (long long)count);
+        return wc_error_set(err, -ENOMEM, "out of memory loading %lld ticks", (long long)cap);
     }
-    int rc = 0;
-    if (sqlite3_prepare_v2(db, "SELECT id, mono_ns, COALESCE(boot_ns, 0) FROM tick ORDER BY id",
-                           -1, &s, NULL) != SQLITE_OK)
-        rc = sql_fail(db, err, "reading ticks");
-    while (!rc && tb->n < cap && sqlite3_step(s) == SQLITE_ROW) {
-        tb->tick_id[tb->n] = sqlite3_column_int64(s, 0);
-        tb->mono_ns[tb->n] = sqlite3_column_int64(s, 1);
-        boot[tb->n] = sqlite3_column_int64(s, 2);
-        tb->n++;
-    }
-    sqlite3_finalize(s);
-    /* a monotonic clock never goes back, nor reads below 0 or centuries: a
-     * run whose ticks do is corrupt */
-    for (size_t i = 0; !rc && i < tb->n; i++)
+    return 0;
+}
+
+/* A monotonic clock never goes back, nor reads below 0 or centuries: a run
+ * whose ticks do is corrupt. Returns 0 or -EINVAL naming the tick. */
+static int tb_check_clock(const wc_timebase *tb, wc_error *err)
+{
+    for (size_t i = 0; i < tb->n; i++)
         if (tb->mono_ns[i] < 0 || tb->mono_ns[i] > WC_SERIES_MAX_MONO_NS)
-            rc = wc_error_set(err, -EINVAL, "tick %lld: mono_ns %lld is not a monotonic clock reading"
-                              " (0 .. 2^62 ns): the run's clock is corrupt", (long long)tb->tick_id[i],
-                              (long long)tb->mono_ns[i]);
-    for (size_t i = 0; !rc && i + 1 < tb->n; i++)
+            return wc_error_set(err, -EINVAL, "tick %lld: mono_ns %lld is not a monotonic clock reading"
+                                " (0 .. 2^62 ns): the run's clock is corrupt", (long long)tb->tick_id[i],
+                                (long long)tb->mono_ns[i]);
+    for (size_t i = 0; i + 1 < tb->n; i++)
         if (tb->mono_ns[i + 1] <= tb->mono_ns[i])
-            rc = wc_error_set(err, -EINVAL,
-                              "tick %lld: mono_ns %lld is not after the previous tick's %lld: the"
-                              " run's monotonic clock is corrupt", (long long)tb->tick_id[i + 1],
-                              (long long)tb->mono_ns[i + 1], (long long)tb->mono_ns[i]);
+            return wc_error_set(err, -EINVAL,
+                                "tick %lld: mono_ns %lld is not after the previous tick's %lld: the"
+                                " run's monotonic clock is corrupt", (long long)tb->tick_id[i + 1],
+                                (long long)tb->mono_ns[i + 1], (long long)tb->mono_ns[i]);
+    return 0;
+}
+
+/* The median spacing, then each interval's verdict: longer than the gap
+ * factor × the median, or a suspend (boot clock ahead of monotonic). */
+static int tb_mark_gaps(wc_timebase *tb, const int64_t *boot, wc_error *err)
+{
+    double *spacing = malloc((tb->n ? tb->n : 1) * sizeof *spacing);
+    if (!spacing)
+        return wc_error_set(err, -ENOMEM, "out of memory loading %lld ticks", (long long)tb->n);
     size_t nsp = 0;
-    for (size_t i = 0; !rc && i + 1 < tb->n; i++)
+    for (size_t i = 0; i + 1 < tb->n; i++)
         spacing[nsp++] = (double)tb->mono_ns[i + 1] - (double)tb->mono_ns[i];
     tb->median_spacing_ns = (int64_t)median_of(spacing, nsp);
-    for (size_t i = 0; !rc && i + 1 < tb->n; i++) {
+    free(spacing);
+    for (size_t i = 0; i + 1 < tb->n; i++) {
         /* in double: corrupt extremes must not overflow */
         double dm = (double)tb->mono_ns[i + 1] - (double)tb->mono_ns[i];
         double db_ns = (double)boot[i + 1] - (double)boot[i];
@@ -105,8 +94,29 @@ int wc_timebase_load(sqlite3 *db, wc_timebase *tb, wc_error *err)
             tb->gaps.suspended_seconds += (db_ns - dm) / 1e9;
         }
     }
+    return 0;
+}
+
+int wc_timebase_load(wc_store *st, wc_timebase *tb, wc_error *err)
+{
+    memset(tb, 0, sizeof *tb);
+    int64_t count = 0;
+    int rc = wc_store_tick_count(st, &count, err);
+    if (rc)
+        return rc;
+    if (count < 2)
+        return wc_error_set(err, -ENODATA, "the run has %lld tick(s): no interval to score",
+                            (long long)count);
+    int64_t *boot = NULL;
+    rc = tb_alloc(tb, (size_t)count, &boot, err);
+    if (rc)
+        return rc;
+    rc = wc_store_get_ticks(st, tb->tick_id, tb->mono_ns, boot, (size_t)count, &tb->n, err);
+    if (!rc)
+        rc = tb_check_clock(tb, err);
+    if (!rc)
+        rc = tb_mark_gaps(tb, boot, err);
     free(boot);
-    free(spacing);
     if (rc)
         wc_timebase_free(tb);
     return rc;
@@ -132,7 +142,6 @@ long wc_timebase_index(const wc_timebase *tb, int64_t tick_id)
     }
     return (lo < tb->n && tb->tick_id[lo] == tick_id) ? (long)lo : -1;
 }
-
 static int series_alloc(const wc_timebase *tb, wc_cumseries *out, wc_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -166,39 +175,6 @@ void wc_cumseries_free(wc_cumseries *s)
     free(s->ok);
     memset(s, 0, sizeof *s);
 }
-
-/* " IN (?,?,...)" for n names. */
-static void in_list(char *buf, size_t cap, size_t n)
-{
-    size_t used = (size_t)snprintf(buf, cap, " IN (");
-    for (size_t i = 0; i < n && used + 3 < cap; i++)
-        used += (size_t)snprintf(buf + used, cap - used, i ? ",?" : "?");
-    snprintf(buf + used, cap - used, ")");
-}
-
-static size_t count_names(const char *const *names)
-{
-    size_t n = 0;
-    while (names && names[n])
-        n++;
-    return n;
-}
-
-/* Prepares "<head> z.name IN (...) <tail>" with the names bound from index first. */
-static int prepare_zone_query(sqlite3 *db, const char *head, const char *tail,
-                              const char *const *zones, int first, sqlite3_stmt **s)
-{
-    char in[512], sql[1536];
-    size_t nz = count_names(zones);
-    in_list(in, sizeof in, nz);
-    snprintf(sql, sizeof sql, "%s%s%s", head, in, tail);
-    if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK)
-        return -1;
-    for (size_t i = 0; i < nz; i++)
-        sqlite3_bind_text(*s, first + (int)i, zones[i], -1, SQLITE_STATIC);
-    return 0;
-}
-
 /* Per-zone accumulation state while walking one zone's samples in tick order. */
 typedef struct zone_walk {
     int64_t zone_id;
@@ -216,160 +192,154 @@ static void zone_fill(zone_walk *w, double *zc, long upto)
         zc[w->filled] = w->cum_j;
 }
 
-int wc_series_meter(sqlite3 *db, const wc_timebase *tb, const char *const *zones,
-                    wc_cumseries *out, size_t *nfound, wc_error *err)
+/* The zones of one kind being summed into a series, one zone at a time (the
+ * one loader of wc_series_meter and wc_series_gauge). */
+typedef struct zone_load {
+    const wc_timebase *tb;
+    wc_reading_kind kind;
+    wc_cumseries *out;
+    double *zc;                  /* counters: this zone's cumulative J at each tick;
+                                    gauges: every zone's J of the interval ending there */
+    unsigned char *zok;          /* counters: segment i usable in this zone;
+                                    gauges: this zone has a value at tick i */
+    unsigned char *allok;        /* segment i usable in every zone so far */
+    zone_walk w;                 /* counters: the walk through this zone */
+    size_t nfound;
+} zone_load;
+
+/* One counter reading: differenced against the zone's last good one with the
+ * collector's counter rule. A transient failure keeps the baseline (its
+ * energy counts for totals, its segments are unusable); a zone that vanished
+ * (ENOENT: cases/B25) starts a new one. */
+static void counter_row(zone_load *L, const wc_zone_sample *r)
 {
-    *nfound = 0;
-    int rc = series_alloc(tb, out, err);
-    if (rc)
-        return rc;
-    sqlite3_stmt *s = NULL;
-    if (prepare_zone_query(db,
-                           "SELECT zs.zone_id, zs.tick_id, zs.value, zs.status,"
-                           " z.max_energy_range_uj FROM zone_sample zs JOIN zone z ON"
-                           " z.id = zs.zone_id WHERE z.kind = 'counter_uj' AND z.name",
-                           " ORDER BY zs.zone_id, zs.tick_id", zones, 1, &s)) {
-        wc_cumseries_free(out);
-        return sql_fail(db, err, "reading meter zones");
+    const wc_timebase *tb = L->tb;
+    zone_walk *w = &L->w;
+    long i = wc_timebase_index(tb, r->tick_id);
+    if (i < 0 || i < w->filled)
+        return;
+    zone_fill(w, L->zc, i);
+    /* a counter is an integer: NULL or any other type is a failed read */
+    if (r->status != 0 || r->type != WC_VALUE_INTEGER) {
+        if (r->status == -ENOENT)
+            w->last_idx = -1;
+        L->zc[i] = w->cum_j;
+        w->filled = i + 1;
+        return;
     }
-    double *zc = malloc(tb->n * sizeof *zc);
-    unsigned char *zok = malloc(tb->n);
-    unsigned char *allok = malloc(tb->n);
-    if (!zc || !zok || !allok) {
-        sqlite3_finalize(s);
-        free(zc);
-        free(zok);
-        free(allok);
-        wc_cumseries_free(out);
-        return wc_error_set(err, -ENOMEM, "out of memory");
-    }
-    memset(allok, 1, tb->n);
-    zone_walk w = {.zone_id = -1, .last_idx = -1};
-    int step;
-    for (;;) {
-        step = sqlite3_step(s);
-        int64_t zid = step == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -2;
-        if (zid != w.zone_id) {
-            if (w.zone_id != -1) { /* close the previous zone */
-                zone_fill(&w, zc, (long)tb->n);
-                for (size_t i = 0; i < tb->n; i++) {
-                    out->cum[i] += zc[i];
-                    allok[i] = allok[i] && zok[i];
-                }
-                (*nfound)++;
-            }
-            if (step != SQLITE_ROW)
-                break;
-            w = (zone_walk){.zone_id = zid, .last_idx = -1};
-            memset(zok, 0, tb->n);
+    uint64_t v = (uint64_t)r->value;
+    if (w->last_idx >= 0) {
+        uint64_t d = 0;
+        wc_delta_status st = wc_counter_delta(w->last_value, v, r->max_range_uj,
+                                              tb->mono_ns[i] - tb->mono_ns[w->last_idx], 0, &d);
+        if (wc_delta_usable(st)) {
+            w->cum_j += (double)d / 1e6;
+            /* Only a tick-to-tick interval is usable for windows; across a
+             * failed read the energy counts for totals only. */
+            if (i == w->last_idx + 1)
+                L->zok[w->last_idx] = 1;
         }
-        long i = wc_timebase_index(tb, sqlite3_column_int64(s, 1));
-        if (i < 0 || i < w.filled)
-            continue;
-        zone_fill(&w, zc, i);
-        /* a counter is an integer: NULL or any other type is a failed read */
-        int good = sqlite3_column_int(s, 3) == 0 && sqlite3_column_type(s, 2) == SQLITE_INTEGER;
-        if (!good) {
-            if (sqlite3_column_int(s, 3) == -ENOENT)
-                w.last_idx = -1; /* the zone vanished (cases/B25): new baseline */
-            zc[i] = w.cum_j;
-            w.filled = i + 1;
-            continue;
-        }
-        uint64_t v = (uint64_t)sqlite3_column_int64(s, 2);
-        if (w.last_idx >= 0) {
-            uint64_t d = 0;
-            wc_delta_status st =
-                wc_counter_delta(w.last_value, v, (uint64_t)sqlite3_column_int64(s, 4),
-                                 tb->mono_ns[i] - tb->mono_ns[w.last_idx], 0, &d);
-            if (wc_delta_usable(st)) {
-                w.cum_j += (double)d / 1e6;
-                /* Only a tick-to-tick interval is usable for windows; across a
-                 * failed read the energy counts for totals only. */
-                if (i == w.last_idx + 1)
-                    zok[w.last_idx] = 1;
-            }
-        }
-        w.last_idx = i;
-        w.last_value = v;
-        zc[i] = w.cum_j;
-        w.filled = i + 1;
     }
-    rc = step == SQLITE_DONE ? 0 : sql_fail(db, err, "reading meter zones");
-    sqlite3_finalize(s);
-    for (size_t i = 0; i < tb->n; i++)
-        out->ok[i] = *nfound ? allok[i] : 0;
-    free(zc);
-    free(zok);
-    free(allok);
-    if (rc) {
-        wc_cumseries_free(out);
-        return rc;
-    }
-    series_finish(tb, out);
-    return 0;
+    w->last_idx = i;
+    w->last_value = v;
+    L->zc[i] = w->cum_j;
+    w->filled = i + 1;
 }
 
-int wc_series_gauge(sqlite3 *db, const wc_timebase *tb, const char *const *zones,
-                    wc_cumseries *out, size_t *nfound, wc_error *err)
+/* One gauge reading (µW), held over the interval since the previous tick. */
+static void gauge_row(zone_load *L, const wc_zone_sample *r)
 {
-    *nfound = 0;
-    int rc = series_alloc(tb, out, err);
-    if (rc)
-        return rc;
-    sqlite3_stmt *s = NULL;
-    if (prepare_zone_query(db,
-                           "SELECT zs.zone_id, zs.tick_id, zs.value, zs.status FROM zone_sample zs"
-                           " JOIN zone z ON z.id = zs.zone_id WHERE z.kind = 'gauge_uw' AND z.name",
-                           " ORDER BY zs.zone_id, zs.tick_id", zones, 1, &s)) {
-        wc_cumseries_free(out);
-        return sql_fail(db, err, "reading gauge zones");
+    const wc_timebase *tb = L->tb;
+    long i = wc_timebase_index(tb, r->tick_id);
+    if (i <= 0 || r->status != 0 || r->type == WC_VALUE_OTHER)
+        return;
+    double watts = r->value_real / 1e6;
+    L->zc[i] += watts * (double)(tb->mono_ns[i] - tb->mono_ns[i - 1]) / 1e9;
+    L->zok[i] = 1;
+}
+
+static void zone_begin(zone_load *L, int64_t zone_id)
+{
+    if (L->kind == WC_KIND_COUNTER_UJ)
+        L->w = (zone_walk){.zone_id = zone_id, .last_idx = -1};
+    memset(L->zok, 0, L->tb->n);
+}
+
+/* Adds the zone just walked to the series and to the usable segments. */
+static void zone_close(zone_load *L)
+{
+    size_t n = L->tb->n;
+    if (L->kind == WC_KIND_COUNTER_UJ) {
+        zone_fill(&L->w, L->zc, (long)n);
+        for (size_t i = 0; i < n; i++) {
+            L->out->cum[i] += L->zc[i];
+            L->allok[i] = L->allok[i] && L->zok[i];
+        }
+    } else {
+        for (size_t i = 0; i + 1 < n; i++)
+            L->allok[i] = L->allok[i] && L->zok[i + 1];
     }
-    double *inc = calloc(tb->n, sizeof *inc);
-    unsigned char *have = calloc(tb->n, 1), *allok = malloc(tb->n);
-    if (!inc || !have || !allok) {
-        sqlite3_finalize(s);
-        free(inc);
-        free(have);
-        free(allok);
-        wc_cumseries_free(out);
-        return wc_error_set(err, -ENOMEM, "out of memory");
-    }
-    memset(allok, 1, tb->n);
+    L->nfound++;
+}
+
+/* Walks every sample, zone by zone. Returns 0 or < 0 with err. */
+static int zone_walk_all(zone_load *L, wc_store_iter *it, wc_error *err)
+{
+    wc_zone_sample r;
     int64_t cur = -1;
-    int step;
-    for (;;) {
-        step = sqlite3_step(s);
-        int64_t zid = step == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -2;
-        if (zid != cur) {
-            if (cur != -1) {
-                for (size_t i = 0; i + 1 < tb->n; i++)
-                    allok[i] = allok[i] && have[i + 1];
-                (*nfound)++;
-            }
-            if (step != SQLITE_ROW)
-                break;
-            cur = zid;
-            memset(have, 0, tb->n);
+    int rc;
+    while ((rc = wc_store_zone_sample_next(it, &r, err)) == 1) {
+        if (r.zone_id != cur) {
+            if (cur != -1)
+                zone_close(L);
+            zone_begin(L, r.zone_id);
+            cur = r.zone_id;
         }
-        long i = wc_timebase_index(tb, sqlite3_column_int64(s, 1));
-        int type = sqlite3_column_type(s, 2);
-        if (i <= 0 || sqlite3_column_int(s, 3) != 0 || (type != SQLITE_INTEGER && type != SQLITE_FLOAT))
-            continue;
-        /* The value describes the interval since the previous tick. */
-        double watts = sqlite3_column_double(s, 2) / 1e6;
-        inc[i] += watts * (double)(tb->mono_ns[i] - tb->mono_ns[i - 1]) / 1e9;
-        have[i] = 1;
+        if (L->kind == WC_KIND_COUNTER_UJ)
+            counter_row(L, &r);
+        else
+            gauge_row(L, &r);
     }
-    rc = step == SQLITE_DONE ? 0 : sql_fail(db, err, "reading gauge zones");
-    sqlite3_finalize(s);
-    for (size_t i = 0; i < tb->n; i++) {
-        out->cum[i] = (i ? out->cum[i - 1] : 0) + inc[i];
-        out->ok[i] = *nfound ? allok[i] : 0;
+    if (cur != -1)
+        zone_close(L);
+    return rc;
+}
+
+/* The series of the zones of a kind named in zones (wc_series_meter,
+ * wc_series_gauge). */
+static int load_zones(wc_store *st, const wc_timebase *tb, wc_reading_kind kind,
+                      const char *const *zones, wc_cumseries *out, size_t *nfound, wc_error *err)
+{
+    *nfound = 0;
+    int rc = series_alloc(tb, out, err);
+    if (rc)
+        return rc;
+    wc_store_iter *it = NULL;
+    rc = wc_store_zone_samples_open(st, kind, zones, &it, err);
+    if (rc) {
+        wc_cumseries_free(out);
+        return rc;
     }
-    free(inc);
-    free(have);
-    free(allok);
+    zone_load L = {.tb = tb, .kind = kind, .out = out, .w = {.zone_id = -1, .last_idx = -1}};
+    L.zc = calloc(tb->n, sizeof *L.zc);
+    L.zok = calloc(tb->n, 1);
+    L.allok = malloc(tb->n);
+    if (L.zc && L.zok && L.allok) {
+        memset(L.allok, 1, tb->n);
+        rc = zone_walk_all(&L, it, err);
+    } else {
+        rc = wc_error_set(err, -ENOMEM, "out of memory");
+    }
+    wc_store_iter_close(it);
+    for (size_t i = 0; !rc && i < tb->n; i++) {
+        if (kind == WC_KIND_GAUGE_UW)
+            out->cum[i] = (i ? out->cum[i - 1] : 0) + L.zc[i];
+        out->ok[i] = L.nfound ? L.allok[i] : 0;
+    }
+    *nfound = L.nfound;
+    free(L.zc);
+    free(L.zok);
+    free(L.allok);
     if (rc) {
         wc_cumseries_free(out);
         return rc;
@@ -378,7 +348,72 @@ int wc_series_gauge(sqlite3 *db, const wc_timebase *tb, const char *const *zones
     return 0;
 }
 
-int wc_series_model_node(sqlite3 *db, const wc_timebase *tb, int64_t model_id,
+int wc_series_meter(wc_store *st, const wc_timebase *tb, const char *const *zones,
+                    wc_cumseries *out, size_t *nfound, wc_error *err)
+{
+    return load_zones(st, tb, WC_KIND_COUNTER_UJ, zones, out, nfound, err);
+}
+
+int wc_series_gauge(wc_store *st, const wc_timebase *tb, const char *const *zones,
+                    wc_cumseries *out, size_t *nfound, wc_error *err)
+{
+    return load_zones(st, tb, WC_KIND_GAUGE_UW, zones, out, nfound, err);
+}
+
+/* A model's node rows summed per tick over the zones asked for. */
+typedef struct node_sum {
+    double *inc;                 /* J of the interval ending at tick i */
+    unsigned *flags;             /* WC_AF_* of any zone */
+    unsigned char *seen;
+    size_t nz;                   /* rows at the first tick: the zones found */
+} node_sum;
+
+static int node_sum_read(wc_store *st, const wc_timebase *tb, int64_t model_id,
+                         const char *const *zones, node_sum *ns, wc_error *err)
+{
+    wc_store_iter *it = NULL;
+    int rc = wc_store_node_zone_rows_open(st, model_id, zones, &it, err);
+    if (rc)
+        return rc;
+    wc_node_row r;
+    while ((rc = wc_store_node_row_next(it, &r, err)) == 1) {
+        long i = wc_timebase_index(tb, r.tick_id);
+        if (i < 0)
+            continue;
+        double d = r.delta_uj;
+        if (d < 0) /* a uint64 stored with its bits (Kepler's underflow quirk) */
+            d += 18446744073709551616.0;
+        ns->inc[i] += d / 1e6;
+        ns->flags[i] |= r.flags;
+        ns->seen[i] = 1;
+        if (r.zone && i == 0)
+            ns->nz++;
+    }
+    wc_store_iter_close(it);
+    return rc;
+}
+
+/* Cumulates the sums; segment i (the interval ending at tick i+1) is usable
+ * when seen without a bad flag and not right after a failed refresh. */
+static void node_sum_finish(const wc_timebase *tb, const node_sum *ns, wc_cumseries *out,
+                            size_t *nfound)
+{
+    size_t any = 0;
+    const unsigned bad = WC_AF_FIRST | WC_AF_REFRESH_FAILED | WC_AF_CPU_MISSING;
+    for (size_t i = 0; i < tb->n; i++) {
+        any += ns->seen[i];
+        out->cum[i] = (i ? out->cum[i - 1] : 0) + ns->inc[i];
+        if (i + 1 < tb->n) {
+            int ok = ns->seen[i + 1] && !(ns->flags[i + 1] & bad);
+            if (i >= 1 && (ns->flags[i] & WC_AF_REFRESH_FAILED))
+                ok = 0; /* this ΔE spans the discarded refresh too */
+            out->ok[i] = (unsigned char)ok;
+        }
+    }
+    *nfound = any ? (ns->nz ? ns->nz : 1) : 0;
+}
+
+int wc_series_model_node(wc_store *st, const wc_timebase *tb, int64_t model_id,
                          const char *const *zones, wc_cumseries *out, size_t *nfound,
                          wc_error *err)
 {
@@ -386,64 +421,17 @@ int wc_series_model_node(sqlite3 *db, const wc_timebase *tb, int64_t model_id,
     int rc = series_alloc(tb, out, err);
     if (rc)
         return rc;
-    sqlite3_stmt *s = NULL;
-    if (prepare_zone_query(db,
-                           "SELECT tick_id, delta_uj, flags, zone FROM node_attr z WHERE"
-                           " model_id = ?1 AND z.zone",
-                           " ORDER BY tick_id", zones, 2, &s)) {
-        wc_cumseries_free(out);
-        return sql_fail(db, err, "reading the model's node energy");
-    }
-    sqlite3_bind_int64(s, 1, model_id);
-    double *inc = calloc(tb->n, sizeof *inc);
-    unsigned *flags = calloc(tb->n, sizeof *flags);
-    unsigned char *seen = calloc(tb->n, 1);
-    if (!inc || !flags || !seen) {
-        sqlite3_finalize(s);
-        free(inc);
-        free(flags);
-        free(seen);
-        wc_cumseries_free(out);
-        return wc_error_set(err, -ENOMEM, "out of memory");
-    }
-    char first_zone[WC_ATTR_ZONE_NAME_MAX] = "";
-    size_t nz = 0;
-    int step;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        long i = wc_timebase_index(tb, sqlite3_column_int64(s, 0));
-        if (i < 0)
-            continue;
-        double d = sqlite3_column_double(s, 1);
-        if (d < 0) /* a uint64 stored with its bits (Kepler's underflow quirk) */
-            d += 18446744073709551616.0;
-        inc[i] += d / 1e6;
-        flags[i] |= (unsigned)sqlite3_column_int(s, 2);
-        seen[i] = 1;
-        const char *z = (const char *)sqlite3_column_text(s, 3);
-        if (z && !first_zone[0])
-            snprintf(first_zone, sizeof first_zone, "%s", z);
-        if (z && i == 0)
-            nz++;
-    }
-    rc = step == SQLITE_DONE ? 0 : sql_fail(db, err, "reading the model's node energy");
-    sqlite3_finalize(s);
-    size_t any = 0;
-    const unsigned bad = WC_AF_FIRST | WC_AF_REFRESH_FAILED | WC_AF_CPU_MISSING;
-    for (size_t i = 0; i < tb->n; i++) {
-        any += seen[i];
-        out->cum[i] = (i ? out->cum[i - 1] : 0) + inc[i];
-        if (i + 1 < tb->n) {
-            /* segment i = the interval ending at tick i+1 */
-            int ok = seen[i + 1] && !(flags[i + 1] & bad);
-            if (i >= 1 && (flags[i] & WC_AF_REFRESH_FAILED))
-                ok = 0; /* this ΔE spans the discarded refresh too */
-            out->ok[i] = (unsigned char)ok;
-        }
-    }
-    *nfound = any ? (nz ? nz : 1) : 0;
-    free(inc);
-    free(flags);
-    free(seen);
+    node_sum ns = {.inc = calloc(tb->n, sizeof(double)), .flags = calloc(tb->n, sizeof(unsigned)),
+                   .seen = calloc(tb->n, 1)};
+    if (!ns.inc || !ns.flags || !ns.seen)
+        rc = wc_error_set(err, -ENOMEM, "out of memory");
+    if (!rc)
+        rc = node_sum_read(st, tb, model_id, zones, &ns, err);
+    if (!rc)
+        node_sum_finish(tb, &ns, out, nfound);
+    free(ns.inc);
+    free(ns.flags);
+    free(ns.seen);
     if (rc) {
         wc_cumseries_free(out);
         return rc;
@@ -452,63 +440,72 @@ int wc_series_model_node(sqlite3 *db, const wc_timebase *tb, int64_t model_id,
     return 0;
 }
 
-int wc_series_utilisation(sqlite3 *db, const wc_timebase *tb, wc_cumseries *out, int *found,
+/* The previous /proc/stat cpu line, and how many of each kind were seen. */
+typedef struct cpu_prev {
+    uint64_t busy, total;
+    int have;
+    int64_t nproc, nutil;
+} cpu_prev;
+
+/* The node's busy fraction over the interval ending at this tick: an imported
+ * utilisation, or busy (all of the 8 Kepler fields but idle and iowait) over
+ * total since the previous line. NAN when unknown. */
+static double busy_fraction(const wc_tick_cpu *c, cpu_prev *p)
+{
+    double frac = NAN;
+    if (c->has_util) {
+        frac = c->util_pct / 100.0; /* imported: describes the interval */
+        p->nutil++;
+    } else if (c->cpu_ok) {
+        uint64_t total = 0;
+        for (int k = 0; k < 8; k++)
+            total += c->field[k];
+        uint64_t busy = total - c->field[3] - c->field[4];
+        if (p->have && total > p->total && busy >= p->busy)
+            frac = (double)(busy - p->busy) / (double)(total - p->total);
+        p->busy = busy;
+        p->total = total;
+        p->have = 1;
+        p->nproc++;
+    } else {
+        p->have = 0;
+    }
+    return frac;
+}
+
+int wc_series_utilisation(wc_store *st, const wc_timebase *tb, wc_cumseries *out, int *found,
                           wc_error *err)
 {
     *found = 0;
     int rc = series_alloc(tb, out, err);
     if (rc)
         return rc;
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT id, cpu_user, cpu_nice, cpu_system, cpu_idle, cpu_iowait, cpu_irq,"
-                           " cpu_softirq, cpu_steal, cpu_ok, util_pct FROM tick ORDER BY id",
-                           -1, &s, NULL) != SQLITE_OK) {
+    wc_store_iter *it = NULL;
+    rc = wc_store_tick_cpu_open(st, &it, err);
+    if (rc) {
         wc_cumseries_free(out);
-        return sql_fail(db, err, "reading CPU utilisation");
+        return rc;
     }
-    uint64_t prev_busy = 0, prev_total = 0;
-    int have_prev = 0, step;
-    int64_t nproc = 0, nutil = 0;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        long i = wc_timebase_index(tb, sqlite3_column_int64(s, 0));
+    cpu_prev p = {0};
+    wc_tick_cpu c;
+    while ((rc = wc_store_tick_cpu_next(it, &c, err)) == 1) {
+        long i = wc_timebase_index(tb, c.tick_id);
         if (i < 0)
             continue;
         double dt = i > 0 ? (double)(tb->mono_ns[i] - tb->mono_ns[i - 1]) / 1e9 : 0;
-        double frac = NAN;
-        if (sqlite3_column_type(s, 10) != SQLITE_NULL) {
-            frac = sqlite3_column_double(s, 10) / 100.0; /* imported: describes the interval */
-            nutil++;
-        } else if (sqlite3_column_int(s, 9)) {
-            uint64_t f[8];
-            for (int k = 0; k < 8; k++)
-                f[k] = (uint64_t)sqlite3_column_int64(s, 1 + k);
-            uint64_t total = 0;
-            for (int k = 0; k < 8; k++)
-                total += f[k];
-            uint64_t busy = total - f[3] - f[4];
-            if (have_prev && total > prev_total && busy >= prev_busy)
-                frac = (double)(busy - prev_busy) / (double)(total - prev_total);
-            prev_busy = busy;
-            prev_total = total;
-            have_prev = 1;
-            nproc++;
-        } else {
-            have_prev = 0;
-        }
+        double frac = busy_fraction(&c, &p);
         if (i > 0) {
             int ok = !isnan(frac) && frac >= 0 && frac <= 1.0 + 1e-9;
             out->cum[i] = out->cum[i - 1] + (ok ? frac * dt : 0);
             out->ok[i - 1] = (unsigned char)ok;
         }
     }
-    rc = step == SQLITE_DONE ? 0 : sql_fail(db, err, "reading CPU utilisation");
-    sqlite3_finalize(s);
+    wc_store_iter_close(it);
     if (rc) {
         wc_cumseries_free(out);
         return rc;
     }
-    *found = nproc > 1 || nutil > 0;
+    *found = p.nproc > 1 || p.nutil > 0;
     series_finish(tb, out);
     return 0;
 }
@@ -582,169 +579,158 @@ int wc_cumseries_affine(const wc_cumseries *s, double a, double b, wc_cumseries 
 
 /* ---- ground truth ------------------------------------------------------- */
 
-static void copy_col(char *dst, size_t cap, sqlite3_stmt *s, int col)
+/* Counts a poll that gives no reading: flagged stale, unavailable, an error,
+ * or a value no meter can report. Returns 1 when it was such a poll. */
+static int poll_rejected(const wc_truth_poll_row *p, int64_t lo_ns, int64_t hi_ns,
+                         wc_truth_counts *c)
 {
-    const unsigned char *t = sqlite3_column_text(s, col);
-    snprintf(dst, cap, "%s", t ? (const char *)t : "");
+    if (!strcmp(p->status, "stale")) {
+        c->stale++;
+        return 1;
+    }
+    if (!strcmp(p->status, "unavailable")) {
+        c->unavailable++;
+        return 1;
+    }
+    if (strcmp(p->status, "ok") || isnan(p->watts)) {
+        c->error++;
+        return 1;
+    }
+    if (!isfinite(p->watts) || p->watts < 0 || p->watts > WC_TRUTH_MAX_WATTS ||
+        !isfinite(p->window_s) || p->window_s < 0 || p->window_s > WC_TRUTH_MAX_WINDOW_S ||
+        p->t_ns < lo_ns || p->t_ns > hi_ns) {
+        c->invalid++;
+        return 1;
+    }
+    return 0;
 }
 
-/* One stored poll, as read. */
-typedef struct truth_poll {
-    int64_t t_ns, device_ts_ns;
-    double watts, window_s;
-    int window_known;
-    char status[16];
-} truth_poll;
-
-/* Turns the polls of one source into fresh readings (see wc_truth_series_load). */
-static int build_readings(const truth_poll *p, size_t np, int64_t lo_ns, int64_t hi_ns,
-                          wc_truth_series *t)
+/* 1 when poll p (stated window w) re-serves the reading last: the same value
+ * and window, no device timestamp, a window longer than the poll spacing and
+ * still inside it (cases/B22). */
+static int is_repeat(const wc_truth_reading *last, const wc_truth_poll_row *p, double w,
+                     double poll_spacing_ns)
 {
-    t->r = calloc(np ? np : 1, sizeof *t->r);
-    double *spacing = malloc((np ? np : 1) * sizeof *spacing);
-    if (!t->r || !spacing) {
-        free(spacing);
-        return -ENOMEM;
+    if (!last || w <= 0 || p->device_ts_ns != 0)
+        return 0;
+    double since_first_s = (double)(p->t_ns - last->t_ns) / 1e9;
+    return last->watts == p->watts && last->window_s == w && w * 1e9 > 1.5 * poll_spacing_ns &&
+           since_first_s < w;
+}
+
+/* The reading of poll i of p: the interval it averages is its stated window
+ * w, else the time since the previous poll (at most 3 poll spacings; after a
+ * gap, one spacing). */
+static void make_reading(const wc_truth_poll_row *p, size_t i, double w, int64_t lo_ns,
+                         double poll_spacing_ns, wc_truth_reading *r)
+{
+    r->t_ns = p[i].t_ns;
+    r->watts = p[i].watts;
+    r->window_s = w;
+    r->window_known = w > 0;
+    r->b_ns = p[i].t_ns;
+    if (w > 0) {
+        r->a_ns = r->b_ns - (int64_t)(w * 1e9);
+        return;
     }
+    int64_t prev_t = i > 0 && p[i - 1].t_ns >= lo_ns ? p[i - 1].t_ns : p[i].t_ns;
+    int64_t span = p[i].t_ns - prev_t;
+    if (i == 0 || span <= 0 || (double)span > 3.0 * poll_spacing_ns)
+        span = (int64_t)poll_spacing_ns;
+    r->a_ns = r->b_ns - span;
+}
+
+/* Median spacing of the increasing polls inside [lo, hi], ns. */
+static double poll_spacing(const wc_truth_poll_row *p, size_t np, int64_t lo_ns, int64_t hi_ns,
+                           double *scratch)
+{
     size_t nsp = 0;
     for (size_t i = 1; i < np; i++)
         if (p[i].t_ns > p[i - 1].t_ns && p[i - 1].t_ns >= lo_ns && p[i].t_ns <= hi_ns)
-            spacing[nsp++] = (double)(p[i].t_ns - p[i - 1].t_ns);
-    double poll_spacing_ns = median_of(spacing, nsp);
+            scratch[nsp++] = (double)(p[i].t_ns - p[i - 1].t_ns);
+    return median_of(scratch, nsp);
+}
+
+/* The median spacing of the readings and the median of their stated windows. */
+static void reading_medians(wc_truth_series *t, double *scratch)
+{
+    size_t nsp = 0;
+    for (size_t i = 1; i < t->n; i++)
+        scratch[nsp++] = (double)(t->r[i].t_ns - t->r[i - 1].t_ns);
+    t->median_spacing_s = median_of(scratch, nsp) / 1e9;
+    nsp = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->r[i].window_known)
+            scratch[nsp++] = t->r[i].window_s;
+    t->median_window_s = median_of(scratch, nsp);
+}
+
+/* Turns the polls of one source into fresh readings (see wc_truth_series_load). */
+static int build_readings(const wc_truth_poll_row *p, size_t np, int64_t lo_ns, int64_t hi_ns,
+                          wc_truth_series *t)
+{
+    t->r = calloc(np ? np : 1, sizeof *t->r);
+    double *scratch = malloc((np ? np : 1) * sizeof *scratch);
+    if (!t->r || !scratch) {
+        free(scratch);
+        return -ENOMEM;
+    }
+    double poll_spacing_ns = poll_spacing(p, np, lo_ns, hi_ns, scratch);
     long last_used = -1;     /* index in t->r */
     for (size_t i = 0; i < np; i++) {
         t->counts.polls++;
-        if (!strcmp(p[i].status, "stale")) {
-            t->counts.stale++;
+        if (poll_rejected(&p[i], lo_ns, hi_ns, &t->counts))
             continue;
-        }
-        if (!strcmp(p[i].status, "unavailable")) {
-            t->counts.unavailable++;
-            continue;
-        }
-        if (strcmp(p[i].status, "ok") || isnan(p[i].watts)) {
-            t->counts.error++;
-            continue;
-        }
-        if (!isfinite(p[i].watts) || p[i].watts < 0 || p[i].watts > WC_TRUTH_MAX_WATTS ||
-            !isfinite(p[i].window_s) || p[i].window_s < 0 || p[i].window_s > WC_TRUTH_MAX_WINDOW_S ||
-            p[i].t_ns < lo_ns || p[i].t_ns > hi_ns) {
-            t->counts.invalid++;
-            continue;
-        }
         double w = p[i].window_known && p[i].window_s > 0 ? p[i].window_s : 0;
-        if (last_used >= 0 && w > 0 && p[i].device_ts_ns == 0) {
-            const wc_truth_reading *prev = &t->r[last_used];
-            double since_first_s = (double)(p[i].t_ns - prev->t_ns) / 1e9;
-            if (prev->watts == p[i].watts && prev->window_s == w &&
-                w * 1e9 > 1.5 * poll_spacing_ns && since_first_s < w) {
-                t->counts.repeats++;
-                continue;
-            }
+        if (is_repeat(last_used >= 0 ? &t->r[last_used] : NULL, &p[i], w, poll_spacing_ns)) {
+            t->counts.repeats++;
+            continue;
         }
-        wc_truth_reading *r = &t->r[t->n];
-        r->t_ns = p[i].t_ns;
-        r->watts = p[i].watts;
-        r->window_s = w;
-        r->window_known = w > 0;
-        r->b_ns = p[i].t_ns;
-        if (w > 0) {
-            r->a_ns = r->b_ns - (int64_t)(w * 1e9);
+        make_reading(p, i, w, lo_ns, poll_spacing_ns, &t->r[t->n]);
+        if (w > 0)
             t->any_window_known = 1;
-        } else {
-            /* Not stated: the reading describes the time since the previous poll,
-             * at most 3 poll spacings (after a gap: one spacing). */
-            int64_t prev_t = i > 0 && p[i - 1].t_ns >= lo_ns ? p[i - 1].t_ns : p[i].t_ns;
-            int64_t span = p[i].t_ns - prev_t;
-            if (i == 0 || span <= 0 || (double)span > 3.0 * poll_spacing_ns)
-                span = (int64_t)poll_spacing_ns;
-            r->a_ns = r->b_ns - span;
-        }
         last_used = (long)t->n;
         t->n++;
         t->counts.used++;
     }
-    nsp = 0;
-    for (size_t i = 1; i < t->n; i++)
-        spacing[nsp++] = (double)(t->r[i].t_ns - t->r[i - 1].t_ns);
-    t->median_spacing_s = median_of(spacing, nsp) / 1e9;
-    nsp = 0;
-    for (size_t i = 0; i < t->n; i++)
-        if (t->r[i].window_known)
-            spacing[nsp++] = t->r[i].window_s;
-    t->median_window_s = median_of(spacing, nsp);
-    free(spacing);
+    reading_medians(t, scratch);
+    free(scratch);
     return 0;
 }
 
-static int load_polls(sqlite3 *db, int64_t source_id, truth_poll **out, size_t *np,
-                      wc_error *err)
+/* The first max sources (id, spec, kind, provenance) into out, zeroed first.
+ * Returns their count or < 0 with err. */
+static int load_sources(wc_store *st, wc_truth_series *out, size_t max, wc_error *err)
 {
-    *out = NULL;
-    *np = 0;
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT poll_mono_ns, watts, COALESCE(window_s, 0),"
-                           " COALESCE(window_known, 0), status, COALESCE(device_ts_ns, 0)"
-                           " FROM truth_sample WHERE source_id = ? ORDER BY poll_mono_ns, rowid",
-                           -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "reading ground-truth samples");
-    sqlite3_bind_int64(s, 1, source_id);
-    size_t cap = 0;
-    int step, rc = 0;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*np == cap) {
-            size_t ncap = cap ? cap * 2 : 256;
-            truth_poll *g = realloc(*out, ncap * sizeof *g);
-            if (!g) {
-                rc = wc_error_set(err, -ENOMEM, "out of memory reading ground truth");
-                break;
-            }
-            *out = g;
-            cap = ncap;
-        }
-        truth_poll *p = &(*out)[(*np)++];
-        p->t_ns = sqlite3_column_int64(s, 0);
-        p->watts = sqlite3_column_type(s, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 1);
-        p->window_s = sqlite3_column_double(s, 2);
-        p->window_known = sqlite3_column_int(s, 3);
-        copy_col(p->status, sizeof p->status, s, 4);
-        p->device_ts_ns = sqlite3_column_int64(s, 5);
+    wc_truth_source_row *src = malloc((max ? max : 1) * sizeof *src);
+    if (!src)
+        return wc_error_set(err, -ENOMEM, "out of memory reading ground truth");
+    size_t n = 0;
+    int rc = wc_store_truth_sources(st, src, max, &n, err);
+    for (size_t i = 0; !rc && i < n; i++) {
+        wc_truth_series *t = &out[i];
+        memset(t, 0, sizeof *t);
+        t->source_id = src[i].id;
+        WC_STORE_COPY_TEXT(t->spec, src[i].spec);
+        WC_STORE_COPY_TEXT(t->kind, src[i].kind);
+        WC_STORE_COPY_TEXT(t->provenance, src[i].provenance);
     }
-    if (!rc && step != SQLITE_DONE)
-        rc = sql_fail(db, err, "reading ground-truth samples");
-    sqlite3_finalize(s);
-    if (rc) {
-        free(*out);
-        *out = NULL;
-        *np = 0;
-    }
-    return rc;
+    free(src);
+    return rc ? rc : (int)n;
 }
 
-int wc_truth_series_load(sqlite3 *db, const wc_timebase *tb, wc_truth_series *out, size_t max,
+int wc_truth_series_load(wc_store *st, const wc_timebase *tb, wc_truth_series *out, size_t max,
                          wc_error *err)
 {
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT id, spec, kind, provenance FROM truth_source ORDER BY id",
-                           -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "reading ground-truth sources");
-    size_t n = 0;
-    int rc = 0;
-    while (n < max && sqlite3_step(s) == SQLITE_ROW) {
-        wc_truth_series *t = &out[n];
-        memset(t, 0, sizeof *t);
-        t->source_id = sqlite3_column_int64(s, 0);
-        copy_col(t->spec, sizeof t->spec, s, 1);
-        copy_col(t->kind, sizeof t->kind, s, 2);
-        copy_col(t->provenance, sizeof t->provenance, s, 3);
-        n++;
-    }
-    sqlite3_finalize(s);
+    int rc = load_sources(st, out, max, err);
+    if (rc < 0)
+        return rc;
+    size_t n = (size_t)rc;
+    rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        truth_poll *p = NULL;
+        wc_truth_poll_row *p = NULL;
         size_t np = 0;
-        rc = load_polls(db, out[i].source_id, &p, &np, err);
+        rc = wc_store_truth_polls(st, out[i].source_id, &p, &np, err);
         /* readings may precede or follow the ticks (a wall-meter log), by a day at most */
         int64_t lo = tb->mono_ns[0] - WC_TRUTH_MAX_OUTSIDE_NS;
         int64_t hi = tb->mono_ns[tb->n - 1] + WC_TRUTH_MAX_OUTSIDE_NS;

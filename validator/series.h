@@ -31,9 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collector/store/store.h"
 #include "common/wc_error.h"
-
-struct sqlite3;
 
 /* A tick interval longer than this many median spacings is a gap. */
 #define WC_SERIES_GAP_FACTOR 3.0
@@ -72,7 +71,7 @@ typedef struct wc_cumseries {
 
 /* Loads the ticks of the run in order, with gap and suspend detection.
  * Returns 0, -ENODATA with fewer than 2 ticks, -EIO/-ENOMEM with err. */
-int wc_timebase_load(struct sqlite3 *db, wc_timebase *tb, wc_error *err);
+int wc_timebase_load(wc_store *st, wc_timebase *tb, wc_error *err);
 void wc_timebase_free(wc_timebase *tb);
 
 /* Index of the tick id in tb (binary search: ids grow with time), or -1. */
@@ -85,13 +84,13 @@ long wc_timebase_index(const wc_timebase *tb, int64_t tick_id);
  * differenced across the gap, so run totals keep that energy) but the
  * segments in between are unusable. *nfound gets the number of zones used.
  * Returns 0 (possibly with *nfound 0), -EIO/-ENOMEM with err. */
-int wc_series_meter(struct sqlite3 *db, const wc_timebase *tb, const char *const *zones,
+int wc_series_meter(wc_store *st, const wc_timebase *tb, const char *const *zones,
                     wc_cumseries *out, size_t *nfound, wc_error *err);
 
 /* Gauge zones (kind gauge_uw, e.g. an imported power column) named in zones,
  * each value held over the interval since the previous tick and integrated
  * (time-weighted), joules. *nfound as above. */
-int wc_series_gauge(struct sqlite3 *db, const wc_timebase *tb, const char *const *zones,
+int wc_series_gauge(wc_store *st, const wc_timebase *tb, const char *const *zones,
                     wc_cumseries *out, size_t *nfound, wc_error *err);
 
 /* The node energy a model reported (node_attr.delta_uj of the zones named),
@@ -99,7 +98,7 @@ int wc_series_gauge(struct sqlite3 *db, const wc_timebase *tb, const char *const
  * model flagged FIRST, REFRESH_FAILED or CPU_MISSING, and the tick after a
  * failed refresh (its ΔE spans two intervals), are unusable. *nfound = 0
  * when the model has no rows for those zones. */
-int wc_series_model_node(struct sqlite3 *db, const wc_timebase *tb, int64_t model_id,
+int wc_series_model_node(wc_store *st, const wc_timebase *tb, int64_t model_id,
                          const char *const *zones, wc_cumseries *out, size_t *nfound,
                          wc_error *err);
 
@@ -107,7 +106,7 @@ int wc_series_model_node(struct sqlite3 *db, const wc_timebase *tb, int64_t mode
  * node's busy fraction 0..1): from the /proc/stat cpu fields (busy = all of
  * the 8 Kepler fields but idle and iowait, over their total), or from
  * tick.util_pct for imported runs. *found = 0 when the run has neither. */
-int wc_series_utilisation(struct sqlite3 *db, const wc_timebase *tb, wc_cumseries *out,
+int wc_series_utilisation(wc_store *st, const wc_timebase *tb, wc_cumseries *out,
                           int *found, wc_error *err);
 
 /* Mean rate over [a_ns, b_ns] (W for a joule series): interpolated at both
@@ -173,7 +172,7 @@ typedef struct wc_truth_series {
  * exceeds the poll spacing are one reading dated at its first poll
  * (cases/B22: a BMC re-serves its last 1-minute average until the next).
  * Returns the number of sources (>= 0) or -EIO/-ENOMEM with err. */
-int wc_truth_series_load(struct sqlite3 *db, const wc_timebase *tb, wc_truth_series *out,
+int wc_truth_series_load(wc_store *st, const wc_timebase *tb, wc_truth_series *out,
                          size_t max, wc_error *err);
 void wc_truth_series_free(wc_truth_series *t);
 

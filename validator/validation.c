@@ -6,12 +6,12 @@
 
 #include <errno.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/store/store_read.h"
 #include "common/wc_text.h"
 
 /* Metric names, their unit and whether the threshold is a lower bound. */
@@ -330,16 +330,20 @@ static int evaluate(wc_validation *v, const wc_validation_opts *o)
 
 /* ---- running ----------------------------------------------------------- */
 
-static int model_id_of(sqlite3 *db, const char *name, int64_t *id)
+/* A run needs two ticks for one interval, and the model's rows. Returns 0,
+ * -ENODATA, -ENOENT or -EIO with err. */
+static int check_run(wc_store *st, wc_validation *v, wc_error *err)
 {
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT id FROM model WHERE name = ?", -1, &s, NULL) != SQLITE_OK)
-        return -EIO;
-    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(s) == SQLITE_ROW ? 0 : -ENOENT;
-    if (!rc)
-        *id = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
+    int64_t ticks = 0;
+    int rc = wc_store_tick_count(st, &ticks, err);
+    if (rc)
+        return rc;
+    if (ticks < 2)
+        return wc_error_set(err, -ENODATA, "the run has %lld tick(s): no interval, nothing measurable",
+                            (long long)ticks);
+    rc = wc_store_find_model(st, v->model, &v->model_id, err);
+    if (rc == -ENOENT)
+        rc = wc_error_set(err, -ENOENT, "the run has no attribution for model %s", v->model);
     return rc;
 }
 
@@ -362,28 +366,38 @@ static int pick_gated(const wc_accuracy_report *a, const char *want)
     return est >= 0 ? est : (a->nsources ? 0 : -1);
 }
 
+/* Node accuracy with the estimates of the stored fits; a run with fewer than
+ * two ticks has none (not an error). */
+static int run_accuracy(wc_store *st, const wc_validation_opts *o, wc_validation *v,
+                        wc_error *err)
+{
+    wc_acc_opts ao = o->acc;
+    ao.model_id = v->model_id;
+    snprintf(ao.model_name, sizeof ao.model_name, "%s", v->model);
+    int arc = wc_accuracy_load(st, &ao, &v->acc, err);
+    if (arc == -ENODATA)
+        return 0;
+    if (arc)
+        return arc;
+    v->have_accuracy = 1;
+    arc = wc_calibration_add_estimates(wc_store_db(st), v->fits, v->nfits, &v->acc, err);
+    if (arc >= 0)
+        arc = wc_accuracy_score(&v->acc, err);
+    return arc < 0 ? arc : 0;
+}
+
 int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
                       wc_validation *v, wc_error *err)
 {
     memset(v, 0, sizeof *v);
     v->gated_source = -1;
     v->gate_window_s = o->gate_window_s;
-    sqlite3 *db = wc_store_db(st);
     snprintf(v->model, sizeof v->model, "%s", wc_model_name(model));
-    int rc = 0;
-    sqlite3_stmt *s = NULL;
-    int64_t ticks = 0;
-    if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM tick", -1, &s, NULL) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW)
-        ticks = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    if (ticks < 2)
-        return wc_error_set(err, -ENODATA, "the run has %lld tick(s): no interval, nothing measurable",
-                            (long long)ticks);
-    if (model_id_of(db, v->model, &v->model_id))
-        rc = wc_error_set(err, -ENOENT, "the run has no attribution for model %s", v->model);
+    int rc = check_run(st, v, err);
+    if (rc == -ENODATA)
+        return rc;
     if (!rc) {
-        rc = wc_levels_compute(db, v->model_id, o->levels_window_s > 0 ? o->levels_window_s : 60,
+        rc = wc_levels_compute(st, v->model_id, o->levels_window_s > 0 ? o->levels_window_s : 60,
                                &v->levels, err);
         if (rc == -ENOENT || rc == -ENODATA)
             rc = wc_error_set(err, -ENOENT, "the run has no attribution rows for model %s", v->model);
@@ -392,29 +406,16 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
     if (!rc)
         rc = wc_gap_compute_with(st, model, &v->levels, &v->gap, err);
     if (!rc)
-        rc = wc_calibration_load(db, v->fits, WC_CAL_MAX, &v->nfits, &v->fits_ignored, err);
-    if (!rc) {
-        wc_acc_opts ao = o->acc;
-        ao.model_id = v->model_id;
-        snprintf(ao.model_name, sizeof ao.model_name, "%s", v->model);
-        int arc = wc_accuracy_load(db, &ao, &v->acc, err);
-        if (arc == 0) {
-            v->have_accuracy = 1;
-            arc = wc_calibration_add_estimates(db, v->fits, v->nfits, &v->acc, err);
-            if (arc >= 0)
-                arc = wc_accuracy_score(&v->acc, err);
-            rc = arc < 0 ? arc : 0;
-        } else if (arc != -ENODATA) {
-            rc = arc;
-        }
-    }
+        rc = wc_calibration_load(wc_store_db(st), v->fits, WC_CAL_MAX, &v->nfits, &v->fits_ignored, err);
+    if (!rc)
+        rc = run_accuracy(st, o, v, err);
     if (!rc && o->gate_source && v->have_accuracy && pick_gated(&v->acc, o->gate_source) < 0)
         rc = wc_error_set(err, -EINVAL, "--gate-source %.60s: the run has no such node source",
                           o->gate_source);
     if (!rc && v->have_accuracy)
         v->gated_source = pick_gated(&v->acc, o->gate_source);
     if (!rc)
-        rc = wc_bias_compute(db, v->model_id, v->model, &o->acc.boot, &v->bias, err);
+        rc = wc_bias_compute(st, v->model_id, v->model, &o->acc.boot, &v->bias, err);
     if (!rc && evaluate(v, o))
         rc = wc_error_set(err, -ENOMEM, "out of memory evaluating tolerances");
     if (rc)

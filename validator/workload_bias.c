@@ -7,11 +7,11 @@
 
 #include <errno.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/store/store_read.h"
 #include "validator/series.h"
 
 /* A workload's processes are those of its process group first seen from
@@ -25,11 +25,6 @@ const char *wc_bias_zone_name(int z)
 {
     static const char *const N[WC_BIAS_NZONES] = {"package", "dram", "package+dram"};
     return z >= 0 && z < WC_BIAS_NZONES ? N[z] : "?";
-}
-
-static int sql_fail(sqlite3 *db, wc_error *err, const char *what)
-{
-    return wc_error_set(err, -EIO, "validate: %s: %s", what, sqlite3_errmsg(db));
 }
 
 /* a + b clamped to the int64 range (phase bounds come from the file). */
@@ -61,7 +56,7 @@ typedef struct bwork {
 } bwork;
 
 typedef struct bctx {
-    sqlite3 *db;
+    wc_store *st;
     int64_t model_id;
     wc_boot_cfg cfg;
     int reps;
@@ -78,43 +73,23 @@ typedef struct bctx {
 
 static int load_phases(bctx *c, wc_error *err)
 {
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(c->db,
-                           "SELECT p.id, p.name, p.class, p.repetition, p.start_mono_ns,"
-                           " p.end_mono_ns, (SELECT MIN(id) FROM tick t WHERE t.mono_ns >"
-                           " p.start_mono_ns), (SELECT MAX(id) FROM tick t WHERE t.mono_ns <="
-                           " p.end_mono_ns) FROM phase p WHERE typeof(p.start_mono_ns) = 'integer'"
-                           " AND typeof(p.end_mono_ns) = 'integer' AND p.end_mono_ns > p.start_mono_ns"
-                           " ORDER BY p.start_mono_ns, p.id",
-                           -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(c->db, err, "reading phases");
-    size_t cap = 0;
-    int rc = 0;
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        if (c->nph == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            bphase *p = realloc(c->ph, ncap * sizeof *p);
-            if (!p) {
-                rc = wc_error_set(err, -ENOMEM, "out of memory");
-                break;
-            }
-            c->ph = p;
-            cap = ncap;
-        }
+    wc_phase_row *ph = NULL;
+    size_t n = 0;
+    int rc = wc_store_phases(c->st, WC_PHASES_WITH_TICKS, 0, &ph, &n, err);
+    if (!rc && n && !(c->ph = calloc(n, sizeof *c->ph)))
+        rc = wc_error_set(err, -ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) {
         bphase *p = &c->ph[c->nph++];
-        memset(p, 0, sizeof *p);
-        p->id = sqlite3_column_int64(s, 0);
-        snprintf(p->name, sizeof p->name, "%s",
-                 sqlite3_column_text(s, 1) ? (const char *)sqlite3_column_text(s, 1) : "");
-        snprintf(p->cls, sizeof p->cls, "%s",
-                 sqlite3_column_text(s, 2) ? (const char *)sqlite3_column_text(s, 2) : "");
-        p->repetition = sqlite3_column_int(s, 3);
-        p->start_ns = sqlite3_column_int64(s, 4);
-        p->end_ns = sqlite3_column_int64(s, 5);
-        p->tick_lo = sqlite3_column_int64(s, 6);
-        p->tick_hi = sqlite3_column_int64(s, 7);
+        p->id = ph[i].id;
+        WC_STORE_COPY_TEXT(p->name, ph[i].name);
+        WC_STORE_COPY_TEXT(p->cls, ph[i].cls);
+        p->repetition = ph[i].repetition;
+        p->start_ns = ph[i].start_ns;
+        p->end_ns = ph[i].end_ns;
+        p->tick_lo = ph[i].tick_lo;
+        p->tick_hi = ph[i].tick_hi;
     }
-    sqlite3_finalize(s);
+    free(ph);
     return rc;
 }
 
@@ -130,20 +105,8 @@ static size_t phase_index(const bctx *c, int64_t id)
  * first seen from the phase's first tick to 10 s after its end), CPU-s. */
 static int seen_cpu(bctx *c, const bphase *p, int64_t pgid, double *out, wc_error *err)
 {
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(c->db,
-                           "SELECT COALESCE(SUM(mx), 0) / 100.0 FROM (SELECT MAX(ps.utime +"
-                           " ps.stime) AS mx FROM process pr JOIN tick t ON t.id = pr.first_tick_id"
-                           " JOIN proc_sample ps ON ps.process_id = pr.id WHERE pr.pgid = ?1 AND"
-                           " t.mono_ns >= ?2 AND t.mono_ns <= ?3 GROUP BY pr.id)",
-                           -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(c->db, err, "reading workload CPU");
-    sqlite3_bind_int64(s, 1, pgid);
-    sqlite3_bind_int64(s, 2, sat_add(p->start_ns, -FIRST_SEEN_BEFORE_NS));
-    sqlite3_bind_int64(s, 3, sat_add(p->end_ns, FIRST_SEEN_GRACE_NS));
-    *out = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_double(s, 0) : 0;
-    sqlite3_finalize(s);
-    return 0;
+    return wc_store_group_seen_cpu(c->st, pgid, sat_add(p->start_ns, -FIRST_SEEN_BEFORE_NS),
+                                   sat_add(p->end_ns, FIRST_SEEN_GRACE_NS), out, err);
 }
 
 /* Energy the model gave a workload's processes in its phase, per zone. */
@@ -151,67 +114,52 @@ static int attributed(bctx *c, const bphase *p, int64_t pgid, double *out, wc_er
 {
     for (int z = 0; z < WC_BIAS_NZONES; z++)
         out[z] = 0;
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(c->db,
-                           "SELECT w.zone, SUM(w.energy_uj) FROM work_attr w JOIN process pr ON"
-                           " pr.id = w.process_id JOIN tick ft ON ft.id = pr.first_tick_id"
-                           " WHERE w.model_id = ?1 AND w.level = 1 AND w.tick_id BETWEEN ?2 AND ?3"
-                           " AND pr.pgid = ?4 AND ft.mono_ns >= ?5 AND ft.mono_ns <= ?6"
-                           " GROUP BY w.zone",
-                           -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(c->db, err, "reading workload attribution");
-    sqlite3_bind_int64(s, 1, c->model_id);
-    sqlite3_bind_int64(s, 2, p->tick_lo);
-    sqlite3_bind_int64(s, 3, p->tick_hi);
-    sqlite3_bind_int64(s, 4, pgid);
-    sqlite3_bind_int64(s, 5, sat_add(p->start_ns, -FIRST_SEEN_BEFORE_NS));
-    sqlite3_bind_int64(s, 6, sat_add(p->end_ns, FIRST_SEEN_GRACE_NS));
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        const char *z = (const char *)sqlite3_column_text(s, 0);
-        double j = sqlite3_column_double(s, 1) / 1e6;
+    wc_store_iter *it = NULL;
+    int rc = wc_store_group_energy_open(c->st, c->model_id, p->tick_lo, p->tick_hi, pgid,
+                                        sat_add(p->start_ns, -FIRST_SEEN_BEFORE_NS),
+                                        sat_add(p->end_ns, FIRST_SEEN_GRACE_NS), &it, err);
+    if (rc)
+        return rc;
+    const char *z = NULL;
+    double uj = 0;
+    while ((rc = wc_store_zone_sum_next(it, &z, &uj, err)) == 1) {
+        double j = uj / 1e6;
         if (z && !strcmp(z, "package"))
             out[WC_BIAS_PACKAGE] += j, out[WC_BIAS_NODE] += j;
         else if (z && !strcmp(z, "dram"))
             out[WC_BIAS_DRAM] += j, out[WC_BIAS_NODE] += j;
     }
-    sqlite3_finalize(s);
-    return 0;
+    wc_store_iter_close(it);
+    return rc;
+}
+
+/* The workloads whose phase is known, with their true CPU time. */
+static int read_workloads(bctx *c, wc_error *err)
+{
+    wc_workload_row *w = NULL;
+    size_t n = 0;
+    int rc = wc_store_workloads(c->st, &w, &n, err);
+    if (!rc && n && !(c->wl = calloc(n, sizeof *c->wl)))
+        rc = wc_error_set(err, -ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) {
+        size_t pi = phase_index(c, w[i].phase_id);
+        if (pi == (size_t)-1)
+            continue;
+        bwork *b = &c->wl[c->nwl++];
+        b->phase = pi;
+        WC_STORE_COPY_TEXT(b->cls, w[i].cls);
+        b->pgid = w[i].pgid;
+        b->true_cpu_s = w[i].true_cpu_s;
+        if (!(b->true_cpu_s >= 0))
+            b->true_cpu_s = NAN; /* a negative rusage is corrupt, not a measurement */
+    }
+    free(w);
+    return rc;
 }
 
 static int load_workloads(bctx *c, wc_error *err)
 {
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(c->db,
-                           "SELECT phase_id, class, pgid, (true_user_ns + true_sys_ns) / 1e9"
-                           " FROM workload ORDER BY id", -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(c->db, err, "reading workloads");
-    size_t cap = 0;
-    int rc = 0;
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        size_t pi = phase_index(c, sqlite3_column_int64(s, 0));
-        if (pi == (size_t)-1)
-            continue;
-        if (c->nwl == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            bwork *w = realloc(c->wl, ncap * sizeof *w);
-            if (!w) {
-                rc = wc_error_set(err, -ENOMEM, "out of memory");
-                break;
-            }
-            c->wl = w;
-            cap = ncap;
-        }
-        bwork *w = &c->wl[c->nwl++];
-        memset(w, 0, sizeof *w);
-        w->phase = pi;
-        snprintf(w->cls, sizeof w->cls, "%s",
-                 sqlite3_column_text(s, 1) ? (const char *)sqlite3_column_text(s, 1) : "");
-        w->pgid = sqlite3_column_int64(s, 2);
-        w->true_cpu_s = sqlite3_column_double(s, 3);
-        if (!(w->true_cpu_s >= 0))
-            w->true_cpu_s = NAN; /* a negative rusage is corrupt, not a measurement */
-    }
-    sqlite3_finalize(s);
+    int rc = read_workloads(c, err);
     for (size_t i = 0; !rc && i < c->nwl; i++) {
         bwork *w = &c->wl[i];
         bphase *p = &c->ph[w->phase];
@@ -478,14 +426,14 @@ static void ctx_free(bctx *c)
     wc_timebase_free(&c->tb);
 }
 
-int wc_bias_compute(sqlite3 *db, int64_t model_id, const char *model, const wc_boot_cfg *cfg,
+int wc_bias_compute(wc_store *st, int64_t model_id, const char *model, const wc_boot_cfg *cfg,
                     wc_bias_report *out, wc_error *err)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->model, sizeof out->model, "%s", model);
     bctx c;
     memset(&c, 0, sizeof c);
-    c.db = db;
+    c.st = st;
     c.model_id = model_id;
     c.cfg = cfg ? *cfg : (wc_boot_cfg){0};
     if (!c.cfg.seed)
@@ -499,18 +447,17 @@ int wc_bias_compute(sqlite3 *db, int64_t model_id, const char *model, const wc_b
         ctx_free(&c);
         return rc;
     }
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT provenance FROM run", -1, &s, NULL) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-        snprintf(out->meter_provenance, sizeof out->meter_provenance, "%s",
-                 (const char *)sqlite3_column_text(s, 0));
-    sqlite3_finalize(s);
-    rc = wc_timebase_load(db, &c.tb, err);
+    wc_run_meta m;
+    rc = wc_store_get_run(st, &m, err);
+    if (!rc)
+        WC_STORE_COPY_TEXT(out->meter_provenance, m.provenance);
+    if (!rc)
+        rc = wc_timebase_load(st, &c.tb, err);
     static const char *const Z[WC_BIAS_NZONES][3] = {
         {"package", NULL, NULL}, {"dram", NULL, NULL}, {"package", "dram", NULL}};
     for (int z = 0; !rc && z < WC_BIAS_NZONES; z++) {
         size_t found = 0;
-        rc = wc_series_meter(db, &c.tb, Z[z], &c.zone[z], &found, err);
+        rc = wc_series_meter(st, &c.tb, Z[z], &c.zone[z], &found, err);
         c.have_zone[z] = found > 0;
     }
     if (!rc)

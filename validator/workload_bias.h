@@ -30,10 +30,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collector/store/store.h"
 #include "common/wc_error.h"
 #include "validator/stats.h"
-
-struct sqlite3;
 
 enum { WC_BIAS_PACKAGE = 0, WC_BIAS_DRAM, WC_BIAS_NODE, WC_BIAS_NZONES };
 
@@ -87,7 +86,7 @@ typedef struct wc_bias_report {
 
 /* Computes the report for model_id (named model). A run without workloads
  * gives an empty report. Returns 0, -EIO/-ENOMEM with err. */
-int wc_bias_compute(struct sqlite3 *db, int64_t model_id, const char *model,
+int wc_bias_compute(wc_store *st, int64_t model_id, const char *model,
                     const wc_boot_cfg *cfg, wc_bias_report *out, wc_error *err);
 
 #endif

@@ -30,11 +30,12 @@ static const char *db_path(const char *name)
     return p;
 }
 
-static sqlite3 *open_ro(const char *path)
+static wc_store *open_ro(const char *path)
 {
-    sqlite3 *db = NULL;
-    cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    return db;
+    wc_error err = {{0}};
+    wc_store *st = wc_store_open(path, WC_STORE_READ, &err);
+    cr_assert_not_null(st, "%s", err.msg);
+    return st;
 }
 
 /* Node power (package + dram) of second k, a load that steps every 15-40 s. */
@@ -122,14 +123,14 @@ static void build(const char *path, const load *l, const bmc *b)
     trun_finish(&t);
 }
 
-static void load_and_score(const char *path, wc_accuracy_report *rep, sqlite3 **db)
+static void load_and_score(const char *path, wc_accuracy_report *rep, wc_store **st)
 {
-    *db = open_ro(path);
+    *st = open_ro(path);
     wc_acc_opts o;
     memset(&o, 0, sizeof o);
     o.boot.seed = 1;
     wc_error err = {{0}};
-    cr_assert_eq(wc_accuracy_load(*db, &o, rep, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_accuracy_load(*st, &o, rep, &err), 0, "%s", err.msg);
     cr_assert_eq(wc_accuracy_score(rep, &err), 0, "%s", err.msg);
 }
 
@@ -154,8 +155,8 @@ Test(align, stated_window_recovers_lag_efficiency_platform_power_and_bias)
     const char *path = db_path("stated.db");
     build(path, &l, &b);
     wc_accuracy_report *rep = calloc(1, sizeof *rep);
-    sqlite3 *db;
-    load_and_score(path, rep, &db);
+    wc_store *st;
+    load_and_score(path, rep, &st);
     cr_assert_eq(rep->ntruth, 1);
     const wc_lagwin *lw = &rep->lag[0];
     cr_assert(lw->identifiable, "%s", lw->note);
@@ -186,7 +187,7 @@ Test(align, stated_window_recovers_lag_efficiency_platform_power_and_bias)
     size_t n = 0;
     char notes[2048];
     wc_error err = {{0}};
-    cr_assert_eq(wc_calibrate(db, &co, fits, WC_CAL_MAX, &n, notes, sizeof notes, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_calibrate(wc_store_db(st), &co, fits, WC_CAL_MAX, &n, notes, sizeof notes, &err), 0, "%s", err.msg);
     const wc_calibration *tm = NULL;
     for (size_t i = 0; i < n; i++)
         if (fits[i].kind == WC_CAL_TRUTH_METER)
@@ -199,7 +200,7 @@ Test(align, stated_window_recovers_lag_efficiency_platform_power_and_bias)
     cr_assert(fabs(tm->lag_s - 4) <= 0.25);
     for (size_t i = 0; i < n; i++)
         wc_calibration_free(&fits[i]);
-    sqlite3_close(db);
+    wc_store_close(st);
     free(rep);
 }
 
@@ -212,8 +213,8 @@ Test(align, unstated_window_is_estimated_with_the_lag)
     const char *path = db_path("unstated.db");
     build(path, &l, &b);
     wc_accuracy_report *rep = calloc(1, sizeof *rep);
-    sqlite3 *db;
-    load_and_score(path, rep, &db);
+    wc_store *st;
+    load_and_score(path, rep, &st);
     const wc_lagwin *lw = &rep->lag[0];
     cr_assert(lw->identifiable, "%s", lw->note);
     cr_assert(isfinite(lw->window_s), "the window is estimated when the device states none");
@@ -222,7 +223,7 @@ Test(align, unstated_window_is_estimated_with_the_lag)
     cr_assert(fabs(lw->window_s - 15) <= 1.0 && fabs(lw->lag_s - 3) <= 0.5, "lag %.2f window %.2f",
               lw->lag_s, lw->window_s);
     wc_accuracy_free(rep);
-    sqlite3_close(db);
+    wc_store_close(st);
     free(rep);
 }
 
@@ -236,13 +237,13 @@ Test(align, flat_load_leaves_the_lag_unidentified_not_invented)
     const char *path = db_path("flat.db");
     build(path, &l, &b);
     wc_accuracy_report *rep = calloc(1, sizeof *rep);
-    sqlite3 *db;
-    load_and_score(path, rep, &db);
+    wc_store *st;
+    load_and_score(path, rep, &st);
     cr_assert_not(rep->lag[0].identifiable);
     cr_assert_eq(rep->lag[0].lag_s, 0);
     cr_assert(strstr(rep->lag[0].note, "not identifiable"), "%s", rep->lag[0].note);
     wc_accuracy_free(rep);
-    sqlite3_close(db);
+    wc_store_close(st);
     free(rep);
 }
 
@@ -304,8 +305,8 @@ static int read_b22(double *ref, int *pub_s, double *pub_w, int *npub)
 static void check_b22(const char *path, int npub)
 {
     wc_accuracy_report *rep = calloc(1, sizeof *rep);
-    sqlite3 *db;
-    load_and_score(path, rep, &db);
+    wc_store *st;
+    load_and_score(path, rep, &st);
     cr_assert_eq(rep->truth[0].n, (size_t)npub, "one reading per published minute");
     cr_assert_eq(rep->truth[0].median_window_s, 60);
     wc_pairs p;
@@ -326,7 +327,7 @@ static void check_b22(const char *path, int npub)
               "B22 must give 0 %% error, got bias %.6f %%", c->acc.bias_pct.est);
     wc_pairs_free(&p);
     wc_accuracy_free(rep);
-    sqlite3_close(db);
+    wc_store_close(st);
     free(rep);
 }
 
@@ -376,10 +377,10 @@ Test(align, suspend_clock_steps_and_gaps_never_produce_power)
         trun_tick(&t, mono, boot, wall, w, 0.3);
     }
     trun_finish(&t);
-    sqlite3 *db = open_ro(path);
+    wc_store *st = open_ro(path);
     wc_timebase tb;
     wc_error err = {{0}};
-    cr_assert_eq(wc_timebase_load(db, &tb, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_timebase_load(st, &tb, &err), 0, "%s", err.msg);
     cr_assert_eq(tb.gaps.suspends, 1);
     cr_assert(fabs(tb.gaps.suspended_seconds - 60) < 1e-6);
     cr_assert_eq(tb.gaps.long_gaps, 1);
@@ -387,7 +388,7 @@ Test(align, suspend_clock_steps_and_gaps_never_produce_power)
     static const char *const NODE[] = {"package", "dram", NULL};
     wc_cumseries s;
     size_t nf = 0;
-    cr_assert_eq(wc_series_meter(db, &tb, NODE, &s, &nf, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_series_meter(st, &tb, NODE, &s, &nf, &err), 0, "%s", err.msg);
     cr_assert_eq(nf, 2);
     wc_pairs p;
     cr_assert_eq(wc_align_series_windows(&s, NULL, tb.mono_ns[0], S(10), INT64_MIN, INT64_MAX, &p), 0);
@@ -405,7 +406,7 @@ Test(align, suspend_clock_steps_and_gaps_never_produce_power)
     wc_pairs_free(&p);
     wc_cumseries_free(&s);
     wc_timebase_free(&tb);
-    sqlite3_close(db);
+    wc_store_close(st);
 }
 
 Test(align, flagged_truth_samples_are_excluded_and_counted)
@@ -424,12 +425,12 @@ Test(align, flagged_truth_samples_are_excluded_and_counted)
         trun_truth(&t, src, S(k), 150, 0, 0, k * 1000, st);
     }
     trun_finish(&t);
-    sqlite3 *db = open_ro(path);
+    wc_store *st = open_ro(path);
     wc_truth_series ts[2];
     wc_error err = {{0}};
     wc_timebase tb;
-    cr_assert_eq(wc_timebase_load(db, &tb, &err), 0, "%s", err.msg);
-    cr_assert_eq(wc_truth_series_load(db, &tb, ts, 2, &err), 1, "%s", err.msg);
+    cr_assert_eq(wc_timebase_load(st, &tb, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_truth_series_load(st, &tb, ts, 2, &err), 1, "%s", err.msg);
     wc_timebase_free(&tb);
     cr_assert_eq(ts[0].counts.polls, 59);
     cr_assert_eq(ts[0].counts.error, 6);
@@ -439,7 +440,7 @@ Test(align, flagged_truth_samples_are_excluded_and_counted)
     for (size_t i = 0; i < ts[0].n; i++)
         cr_assert_eq(ts[0].r[i].watts, 150);
     wc_truth_series_free(&ts[0]);
-    sqlite3_close(db);
+    wc_store_close(st);
 }
 
 /* Regressions from an attack run on the validator. */
@@ -457,12 +458,12 @@ Test(align, a_monotonic_clock_going_back_is_refused_not_scored)
     }
     trun_finish(&t);
     trun_exec(path, "UPDATE tick SET mono_ns = 9000000000000 - mono_ns;");
-    sqlite3 *db = open_ro(path);
+    wc_store *st = open_ro(path);
     wc_timebase tb;
     wc_error err = {{0}};
-    cr_assert_eq(wc_timebase_load(db, &tb, &err), -EINVAL);
+    cr_assert_eq(wc_timebase_load(st, &tb, &err), -EINVAL);
     cr_assert(strstr(err.msg, "monotonic clock is corrupt"), "%s", err.msg);
-    sqlite3_close(db);
+    wc_store_close(st);
 }
 
 Test(align, implausible_truth_and_non_integer_counters_are_excluded)
@@ -485,12 +486,12 @@ Test(align, implausible_truth_and_non_integer_counters_are_excluded)
                     "UPDATE truth_sample SET window_s = 1e12, window_known = 1 WHERE rowid = 5;"
                     "UPDATE truth_sample SET poll_mono_ns = 9000000000000000000 WHERE rowid = 6;"
                     "UPDATE zone_sample SET value = 'abc' WHERE tick_id = 10;");
-    sqlite3 *db = open_ro(path);
+    wc_store *st = open_ro(path);
     wc_timebase tb;
     wc_error err = {{0}};
-    cr_assert_eq(wc_timebase_load(db, &tb, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_timebase_load(st, &tb, &err), 0, "%s", err.msg);
     wc_truth_series ts[1];
-    cr_assert_eq(wc_truth_series_load(db, &tb, ts, 1, &err), 1, "%s", err.msg);
+    cr_assert_eq(wc_truth_series_load(st, &tb, ts, 1, &err), 1, "%s", err.msg);
     cr_assert_eq(ts[0].counts.invalid, 4, "1e300 W, -5 W, a 1e12 s window, a poll far outside the run");
     cr_assert_eq(ts[0].counts.used, 16);
     for (size_t i = 0; i < ts[0].n; i++)
@@ -500,14 +501,14 @@ Test(align, implausible_truth_and_non_integer_counters_are_excluded)
     static const char *const PKG[] = {"package", NULL};
     wc_cumseries s;
     size_t nf = 0;
-    cr_assert_eq(wc_series_meter(db, &tb, PKG, &s, &nf, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_series_meter(st, &tb, PKG, &s, &nf, &err), 0, "%s", err.msg);
     cr_assert(fabs(wc_cumseries_total(&s) - 100 * 20) < 1e-6, "total %.6f J", wc_cumseries_total(&s));
     cr_assert(isnan(wc_cumseries_rate(&s, S(8), S(10))), "an interval next to the failed read is a gap");
     cr_assert(fabs(wc_cumseries_rate(&s, S(11), S(15)) - 100) < 1e-9);
     wc_cumseries_free(&s);
     wc_truth_series_free(&ts[0]);
     wc_timebase_free(&tb);
-    sqlite3_close(db);
+    wc_store_close(st);
 }
 
 Test(align, an_exact_series_without_a_stated_window_gets_lag_zero_not_a_tied_later_point)
@@ -530,14 +531,14 @@ Test(align, an_exact_series_without_a_stated_window_gets_lag_zero_not_a_tied_lat
         trun_truth(&t, src, S(k), (l.pkg[k] + l.dram[k] + 40) / 0.92, 0, 0, S(k), "ok");
     trun_finish(&t);
     wc_accuracy_report *rep = calloc(1, sizeof *rep);
-    sqlite3 *db;
-    load_and_score(path, rep, &db);
+    wc_store *st;
+    load_and_score(path, rep, &st);
     const wc_lagwin *lw = &rep->lag[0];
     cr_assert(lw->identifiable, "%s", lw->note);
     cr_assert_eq(lw->lag_s, 0, "lag %.3f s", lw->lag_s);
     cr_assert(fabs(lw->window_s - 1) < 1e-9, "window %.3f s: the reading covers the second before it",
               lw->window_s);
     wc_accuracy_free(rep);
-    sqlite3_close(db);
+    wc_store_close(st);
     free(rep);
 }

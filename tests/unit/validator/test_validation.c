@@ -82,15 +82,23 @@ static void build_levels(const char *path)
     trun_exec(path, sql);
 }
 
+static wc_store *open_store(const char *path)
+{
+    wc_error err = {{0}};
+    wc_store *st = wc_store_open(path, WC_STORE_READ, &err);
+    cr_assert_not_null(st, "%s", err.msg);
+    return st;
+}
+
 Test(levels, split_and_invariants_match_hand_computed_totals)
 {
     char path[512];
     path_in_tmp(path, sizeof path, "levels.db");
     build_levels(path);
-    sqlite3 *db = open_ro(path);
+    wc_store *st = open_store(path);
     wc_levels_report r;
     wc_error err = {{0}};
-    cr_assert_eq(wc_levels_compute(db, 1, 5, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_levels_compute(st, 1, 5, &r, &err), 0, "%s", err.msg);
     const wc_level_zone *z = wc_levels_zone(&r, "package");
     cr_assert_not_null(z);
     /* 9 intervals of 10 J: 36 J idle, 54 J active */
@@ -122,7 +130,7 @@ Test(levels, split_and_invariants_match_hand_computed_totals)
     NEAR(z->windows[0].node_j + z->windows[1].node_j, 90, 1e-9);
     NEAR(z->windows[0].unattributed_j, 1 + 1 + 1 + 6 + 1, 1e-9); /* ticks 2, 3, 4, 5 (skipped), 6 */
     wc_levels_free(&r);
-    sqlite3_close(db);
+    wc_store_close(st);
 }
 
 /* Phases idle (0-30 s, 40 W), cpu (30-60 s, 60 W), avx (60-90 s, 72 W), mix
@@ -191,11 +199,11 @@ Test(bias, mixed_attribution_against_isolated_marginal_energy)
     char path[512];
     path_in_tmp(path, sizeof path, "bias.db");
     build_bias(path);
-    sqlite3 *db = open_ro(path);
+    wc_store *st = open_store(path);
     wc_bias_report b;
     wc_error err = {{0}};
     wc_boot_cfg cfg = {.replicates = 500, .seed = 1};
-    cr_assert_eq(wc_bias_compute(db, 1, "ideal", &cfg, &b, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_bias_compute(st, 1, "ideal", &cfg, &b, &err), 0, "%s", err.msg);
     cr_assert(b.has_baseline);
     NEAR(b.idle_w[WC_BIAS_PACKAGE], 40, 1e-6);
     cr_assert_eq(b.nisolated, 2);
@@ -217,7 +225,7 @@ Test(bias, mixed_attribution_against_isolated_marginal_energy)
     cr_assert(isnan(cpu->factor[WC_BIAS_DRAM].est));
     NEAR(b.mixed[0].coverage, 1.0, 1e-9);
     NEAR(b.mixed[1].coverage, 14.8 / 15, 1e-9);
-    sqlite3_close(db);
+    wc_store_close(st);
 }
 
 Test(validation, tolerances_parse_with_their_units)

@@ -1,0 +1,143 @@
+/*
+ * store_levels.c — the readers of a model's attribution rows (store_read.h):
+ * node rows per tick and zone, their per-zone totals, and the workload rows
+ * that validate's levels pass streams once in tick order.
+ *
+ * The workload stream reads the rows in rowid order by a plain table scan
+ * (NOT INDEXED: through the model index SQLite would sort every row by rowid
+ * in a temporary B-tree, several times slower); rowid order is tick order for
+ * every writer (record and replay insert one tick at a time), and a reader
+ * that finds otherwise reopens the stream ordered by tick_id.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "collector/model/attribution.h"
+#include "collector/store/store_iter.h"
+
+int wc_store_node_zones_open(wc_store *st, int64_t model_id, wc_store_iter **it,
+                             wc_error *err)
+{
+    int rc = wc_store_iter_open(st, "SELECT zone FROM node_attr WHERE model_id = ? GROUP BY zone"
+                                    " ORDER BY MIN(rowid)",
+                                WC_ITER_TEXT, "reading node attribution", it, err);
+    if (!rc)
+        sqlite3_bind_int64((*it)->s, 1, model_id);
+    return rc;
+}
+
+int wc_store_node_rows_open(wc_store *st, int64_t model_id, wc_store_iter **it, wc_error *err)
+{
+    int rc = wc_store_iter_open(st, "SELECT tick_id, zone, delta_uj, active_uj, idle_uj, flags FROM"
+                                    " node_attr WHERE model_id = ?",
+                                WC_ITER_NODE_ROWS, "reading node attribution", it, err);
+    if (!rc)
+        sqlite3_bind_int64((*it)->s, 1, model_id);
+    return rc;
+}
+
+int wc_store_node_zone_rows_open(wc_store *st, int64_t model_id, const char *const *zones,
+                                 wc_store_iter **it, wc_error *err)
+{
+    int rc = wc_store_open_in_list(st, "SELECT tick_id, delta_uj, flags, zone FROM node_attr z WHERE"
+                                       " model_id = ?1 AND z.zone",
+                                   " ORDER BY tick_id", zones, 2, WC_ITER_NODE_ZONE_ROWS,
+                                   "reading the model's node energy", it, err);
+    if (!rc)
+        sqlite3_bind_int64((*it)->s, 1, model_id);
+    return rc;
+}
+
+int wc_store_node_row_next(wc_store_iter *it, wc_node_row *row, wc_error *err)
+{
+    int all = it && it->kind == WC_ITER_NODE_ROWS;
+    int rc = wc_store_iter_step(it, all ? WC_ITER_NODE_ROWS : WC_ITER_NODE_ZONE_ROWS, err);
+    if (rc != 1)
+        return rc;
+    sqlite3_stmt *s = it->s;
+    row->tick_id = sqlite3_column_int64(s, 0);
+    if (all) {
+        row->zone = wc_store_col_str(s, 1);
+        row->delta_uj = sqlite3_column_double(s, 2);
+        row->active_uj = sqlite3_column_double(s, 3);
+        row->idle_uj = sqlite3_column_double(s, 4);
+        row->flags = (unsigned)sqlite3_column_int(s, 5);
+    } else {
+        row->delta_uj = sqlite3_column_double(s, 1);
+        row->flags = (unsigned)sqlite3_column_int(s, 2);
+        row->zone = wc_store_col_str(s, 3);
+        row->active_uj = row->idle_uj = 0;
+    }
+    return 1;
+}
+
+int wc_store_node_totals_open(wc_store *st, int64_t model_id, wc_store_iter **it,
+                              wc_error *err)
+{
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "SELECT zone, SUM(delta_uj), SUM(active_uj), SUM(idle_uj),"
+             " SUM((flags & %u) = 0), SUM((flags & %u) != 0), SUM((flags & %u) != 0),"
+             " SUM((flags & %u) != 0), SUM((flags & %u) != 0), SUM((flags & %u) != 0),"
+             " SUM((flags & %u) != 0)"
+             " FROM node_attr WHERE model_id = ? GROUP BY zone ORDER BY MIN(rowid)",
+             WC_AF_FIRST, WC_AF_SKIPPED, WC_AF_TOTALS_RESET, WC_AF_WRAP, WC_AF_UNMEASURABLE,
+             WC_AF_REFRESH_FAILED, WC_AF_RATIO_RANGE);
+    int rc = wc_store_iter_open(st, sql, WC_ITER_NODE_TOTALS, "reading node attribution", it, err);
+    if (!rc)
+        sqlite3_bind_int64((*it)->s, 1, model_id);
+    return rc;
+}
+
+int wc_store_node_totals_next(wc_store_iter *it, wc_node_totals *row, wc_error *err)
+{
+    int rc = wc_store_iter_step(it, WC_ITER_NODE_TOTALS, err);
+    if (rc != 1)
+        return rc;
+    sqlite3_stmt *s = it->s;
+    row->zone = wc_store_col_str(s, 0);
+    row->delta_uj = sqlite3_column_double(s, 1);
+    row->active_uj = sqlite3_column_double(s, 2);
+    row->idle_uj = sqlite3_column_double(s, 3);
+    row->intervals = sqlite3_column_int64(s, 4);
+    row->skipped = sqlite3_column_int64(s, 5);
+    row->totals_reset = sqlite3_column_int64(s, 6);
+    row->wraps = sqlite3_column_int64(s, 7);
+    row->unmeasurable = sqlite3_column_int64(s, 8);
+    row->refresh_failed = sqlite3_column_int64(s, 9);
+    row->ratio_range = sqlite3_column_int64(s, 10);
+    return 1;
+}
+
+int wc_store_work_rows_open(wc_store *st, int64_t model_id, int tick_ordered,
+                            wc_store_iter **it, wc_error *err)
+{
+    const char *sql = tick_ordered
+                          ? "SELECT tick_id, level, process_id, key, zone, energy_uj, cpu_delta_s,"
+                            " flags FROM work_attr WHERE model_id = ? ORDER BY tick_id"
+                          : "SELECT tick_id, level, process_id, key, zone, energy_uj, cpu_delta_s,"
+                            " flags FROM work_attr NOT INDEXED WHERE model_id = ? ORDER BY rowid";
+    int rc = wc_store_iter_open(st, sql, WC_ITER_WORK_ROWS, "reading workload attribution", it, err);
+    if (!rc)
+        sqlite3_bind_int64((*it)->s, 1, model_id);
+    return rc;
+}
+
+int wc_store_work_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err)
+{
+    int rc = wc_store_iter_step(it, WC_ITER_WORK_ROWS, err);
+    if (rc != 1)
+        return rc;
+    sqlite3_stmt *s = it->s;
+    row->tick_id = sqlite3_column_int64(s, 0);
+    row->zone = wc_store_col_str(s, 4);
+    /* only the columns the level uses: this runs once per stored row */
+    row->level = sqlite3_column_int(s, 1);
+    int is_proc = row->level == WC_LEVEL_PROCESS;
+    row->process_id = is_proc ? sqlite3_column_int64(s, 2) : -1;
+    row->key = is_proc ? NULL : wc_store_col_str(s, 3);
+    row->energy_uj = sqlite3_column_double(s, 5);
+    row->cpu_delta_s = row->level == WC_LEVEL_POD ? 0 : sqlite3_column_double(s, 6);
+    row->flags = is_proc ? (unsigned)sqlite3_column_int(s, 7) : 0u;
+    return 1;
+}
