@@ -1,14 +1,17 @@
 /*
  * cli.h — the subcommands of the wattcal CLI, one file each (cmd_*.c), and
- * the few helpers they share. main.c only dispatches. Exit codes are common
- * to all commands: 0 success, 1 a check failed (validate tolerance), 2 usage
- * or environment error (no meter, unreadable DB), 3 nothing measurable.
+ * the few helpers they share (cli_common.c, cli_options.c, cli_models.c).
+ * Each command declares its options in tables that cli_parse.h parses and
+ * prints --help from. main.c only dispatches. Exit codes are common to all
+ * commands: 0 success, 1 a check failed (validate tolerance), 2 usage or
+ * environment error (no meter, unreadable DB), 3 nothing measurable.
  */
 #ifndef WC_CLI_H
 #define WC_CLI_H
 
 #include <signal.h>
 
+#include "cli/cli_parse.h"
 #include "collector/model/attribution.h"
 #include "collector/store/store.h"
 #include "common/wc_error.h"
