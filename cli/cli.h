@@ -53,6 +53,17 @@ int wc_cli_parse_record_opts(int argc, char **argv, struct wc_record_opts *o);
 wc_store *wc_cli_open_model(const char *path, const char *model_name, wc_model *model,
                             wc_error *err);
 
+/* Options `record` and `probe` share, declared once (cli_options.c): where
+ * /proc and /sys are (wc_cli_root_opts), and how BMCs are reached
+ * (wc_cli_bmc_opts). Each command applies them itself (its checks and
+ * messages differ). Command-specific ids stay below WC_CLI_OPT_PROCFS_ROOT. */
+enum {
+    WC_CLI_OPT_PROCFS_ROOT = 2000, WC_CLI_OPT_SYSFS_ROOT, WC_CLI_OPT_TRUTH_TIMEOUT,
+    WC_CLI_OPT_TRUTH_PWFILE, WC_CLI_OPT_INSECURE
+};
+extern const wc_cli_opt wc_cli_root_opts[];
+extern const wc_cli_opt wc_cli_bmc_opts[];
+
 /* A duration option ("10s", "500ms", a bare number of seconds) in seconds;
  * 0 is refused unless zero_ok. Returns 0 or -1. */
 int wc_cli_parse_seconds(const char *text, int zero_ok, double *out);

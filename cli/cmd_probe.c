@@ -14,29 +14,26 @@
 #include "common/wc_clock.h"
 #include "collector/probe.h"
 
-enum { OPT_PROCFS = 1, OPT_SYSFS, OPT_TRUTH, OPT_JSON, OPT_TRUTH_TIMEOUT, OPT_TRUTH_PWFILE,
-       OPT_INSECURE };
+enum { OPT_TRUTH = 1, OPT_JSON };
 
-static const wc_cli_opt PROBE_OPTS[] = {
-    {"procfs-root", "DIR", OPT_PROCFS, "read /proc from DIR (default /proc; e.g. /host/proc)"},
-    {"sysfs-root", "DIR", OPT_SYSFS, "read /sys from DIR (default /sys; e.g. /host/sys)"},
+/* After wc_cli_root_opts: the sources to poll, then wc_cli_bmc_opts. */
+static const wc_cli_opt PROBE_TRUTH_OPTS[] = {
     {"truth", "SPEC", OPT_TRUTH,
      "a ground-truth source to open and poll once (repeatable):\n"
      "ipmi:local, ipmi:lanplus://HOST[:PORT],\n"
      "redfish:https://HOST[:PORT], sim; file:PATH is only\n"
      "listed (a log is imported after the run)"},
-    {"truth-timeout", "DUR", OPT_TRUTH_TIMEOUT,
-     "per-poll timeout for ipmitool and HTTP (default 10s)"},
-    {"truth-password-file", "FILE", OPT_TRUTH_PWFILE,
-     "BMC password file; otherwise IPMI_PASSWORD or\n"
-     "REDFISH_PASSWORD from the environment (users: IPMI_USER,\n"
-     "REDFISH_USER); credentials are never taken from argv"},
-    {"insecure", NULL, OPT_INSECURE, "do not verify the BMC's TLS certificate (Redfish)"},
+    WC_CLI_OPT_END,
+};
+
+static const wc_cli_opt PROBE_OUTPUT_OPTS[] = {
     {"json", NULL, OPT_JSON, "print JSON instead of the table"},
     WC_CLI_OPT_END,
 };
 
-static const wc_cli_opt *const PROBE_TABLES[] = {PROBE_OPTS, NULL};
+static const wc_cli_opt *const PROBE_TABLES[] = {
+    wc_cli_root_opts, PROBE_TRUTH_OPTS, wc_cli_bmc_opts, PROBE_OUTPUT_OPTS, NULL,
+};
 
 static const wc_cli_spec PROBE_SPEC = {
     .name = "probe",
@@ -94,23 +91,23 @@ static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
 {
     probe_cli *c = ctx;
     switch (opt->id) {
-    case OPT_PROCFS: return set_root(&c->opts.procfs_root, "--procfs-root", arg);
-    case OPT_SYSFS: return set_root(&c->opts.sysfs_root, "--sysfs-root", arg);
+    case WC_CLI_OPT_PROCFS_ROOT: return set_root(&c->opts.procfs_root, "--procfs-root", arg);
+    case WC_CLI_OPT_SYSFS_ROOT: return set_root(&c->opts.sysfs_root, "--sysfs-root", arg);
     case OPT_TRUTH:
         if (!*arg)
             return usage_error("%s needs a SPEC (e.g. ipmi:local)", "--truth");
         c->truth[c->opts.ntruth++] = arg;
         return 0;
     case OPT_JSON: c->json = 1; return 0;
-    case OPT_TRUTH_TIMEOUT:
+    case WC_CLI_OPT_TRUTH_TIMEOUT:
         if (wc_parse_duration_ns(arg, &c->truth_cfg.timeout_ns) ||
             c->truth_cfg.timeout_ns < 1000000)
             return usage_error("--truth-timeout: invalid duration '%s'", arg);
         if (c->truth_cfg.connect_timeout_ns > c->truth_cfg.timeout_ns)
             c->truth_cfg.connect_timeout_ns = c->truth_cfg.timeout_ns;
         return 0;
-    case OPT_TRUTH_PWFILE: c->truth_cfg.password_file = arg; return 0;
-    case OPT_INSECURE: c->truth_cfg.insecure = 1; return 0;
+    case WC_CLI_OPT_TRUTH_PWFILE: c->truth_cfg.password_file = arg; return 0;
+    case WC_CLI_OPT_INSECURE: c->truth_cfg.insecure = 1; return 0;
     }
     return WC_EXIT_USAGE;
 }

@@ -13,12 +13,12 @@
 #include "collector/truth/truth_file.h"
 #include "common/wc_clock.h"
 
-enum { OPT_DB = 1, OPT_INTERVAL, OPT_DURATION, OPT_METER, OPT_MODEL, OPT_PROCFS, OPT_SYSFS,
-       OPT_CEILING, OPT_SIM_SEED, OPT_QUIET, OPT_TRUTH, OPT_TRUTH_FORMAT, OPT_TRUTH_INTERVAL,
-       OPT_TRUTH_TIMEOUT, OPT_TRUTH_PWFILE, OPT_INSECURE };
+enum { OPT_DB = 1, OPT_INTERVAL, OPT_DURATION, OPT_METER, OPT_MODEL, OPT_CEILING, OPT_SIM_SEED,
+       OPT_QUIET, OPT_TRUTH, OPT_TRUTH_FORMAT, OPT_TRUTH_INTERVAL };
 
 #define MAX_TRUTH 16
 
+/* The run and how to sample it; then wc_cli_root_opts. */
 static const wc_cli_opt RECORD_OPTS[] = {
     {"db", "FILE", OPT_DB, "SQLite file to create (must not already hold a run)"},
     {"interval", "DUR", OPT_INTERVAL, "sampling interval (default 1s; e.g. 500ms, 5s)"},
@@ -30,8 +30,11 @@ static const wc_cli_opt RECORD_OPTS[] = {
     {"model", "M", OPT_MODEL,
      "attribution model: kepler-0.11 (default, released\n"
      "ordering), kepler-head (aligned ordering) or ideal"},
-    {"procfs-root", "DIR", OPT_PROCFS, "read /proc from DIR (default /proc; e.g. /host/proc)"},
-    {"sysfs-root", "DIR", OPT_SYSFS, "read /sys from DIR (default /sys; e.g. /host/sys)"},
+    WC_CLI_OPT_END,
+};
+
+/* The meter's limits and the ground truth; then wc_cli_bmc_opts. */
+static const wc_cli_opt RECORD_SOURCE_OPTS[] = {
     {"ceiling-watts", "W", OPT_CEILING, "counter plausibility ceiling per zone (default 5000)"},
     {"sim-seed", "N", OPT_SIM_SEED, "noise seed of the simulated node (default 42)"},
     {"truth", "SPEC", OPT_TRUTH,
@@ -48,18 +51,17 @@ static const wc_cli_opt RECORD_OPTS[] = {
     {"truth-interval", "DUR", OPT_TRUTH_INTERVAL,
      "how often BMCs are polled (default 1s), on their own\n"
      "threads: a slow BMC never delays the sampler"},
-    {"truth-timeout", "DUR", OPT_TRUTH_TIMEOUT,
-     "per-poll timeout for ipmitool and HTTP (default 10s)"},
-    {"truth-password-file", "FILE", OPT_TRUTH_PWFILE,
-     "BMC password file; otherwise IPMI_PASSWORD or\n"
-     "REDFISH_PASSWORD from the environment (users: IPMI_USER,\n"
-     "REDFISH_USER); credentials are never taken from argv"},
-    {"insecure", NULL, OPT_INSECURE, "do not verify the BMC's TLS certificate (Redfish)"},
+    WC_CLI_OPT_END,
+};
+
+static const wc_cli_opt RECORD_OUTPUT_OPTS[] = {
     {"quiet", NULL, OPT_QUIET, "no progress line (for CI)"},
     WC_CLI_OPT_END,
 };
 
-static const wc_cli_opt *const RECORD_TABLES[] = {RECORD_OPTS, NULL};
+static const wc_cli_opt *const RECORD_TABLES[] = {
+    RECORD_OPTS, wc_cli_root_opts, RECORD_SOURCE_OPTS, wc_cli_bmc_opts, RECORD_OUTPUT_OPTS, NULL,
+};
 
 static const wc_cli_spec RECORD_SPEC = {
     .name = "record",
@@ -114,8 +116,8 @@ static int sampling_option(wc_record_opts *o, int opt, const char *arg)
         if (wc_model_parse(arg, &o->model))
             return bad("--model (kepler-0.11, kepler-head or ideal)", arg);
         return 0;
-    case OPT_PROCFS: o->procfs_root = arg; return 0;
-    case OPT_SYSFS: o->sysfs_root = arg; return 0;
+    case WC_CLI_OPT_PROCFS_ROOT: o->procfs_root = arg; return 0;
+    case WC_CLI_OPT_SYSFS_ROOT: o->sysfs_root = arg; return 0;
     case OPT_CEILING:
         o->ceiling_watts = strtod(arg, &end);
         if (!end || *end || !isfinite(o->ceiling_watts) || o->ceiling_watts < 1)
@@ -155,14 +157,14 @@ static int truth_option(wc_record_opts *o, int opt, const char *arg)
             o->truth.poll_interval_ns < 10000000)
             return bad("--truth-interval (at least 10ms)", arg);
         return 0;
-    case OPT_TRUTH_TIMEOUT:
+    case WC_CLI_OPT_TRUTH_TIMEOUT:
         if (wc_parse_duration_ns(arg, &o->truth.timeout_ns) || o->truth.timeout_ns < 1000000)
             return bad("--truth-timeout (at least 1ms)", arg);
         if (o->truth.connect_timeout_ns > o->truth.timeout_ns)
             o->truth.connect_timeout_ns = o->truth.timeout_ns;
         return 0;
-    case OPT_TRUTH_PWFILE: o->truth.password_file = arg; return 0;
-    case OPT_INSECURE: o->truth.insecure = 1; return 0;
+    case WC_CLI_OPT_TRUTH_PWFILE: o->truth.password_file = arg; return 0;
+    case WC_CLI_OPT_INSECURE: o->truth.insecure = 1; return 0;
     }
     return WC_EXIT_USAGE;
 }
