@@ -22,7 +22,11 @@ DESTDIR ?=
 # each .c below them is built into the library.
 LIB_DIRS := common collector validator workloads reports
 LIB_SRC  := $(sort $(shell find $(LIB_DIRS) -name '*.c'))
+# The CLI: main.c, and every other cli/*.c in a library of its own that the
+# unit tests link too (the CLI's printing and option parsing are tested there).
 CLI_SRC  := $(sort $(wildcard cli/*.c))
+CLI_MAIN := cli/main.c
+CLI_LIB_SRC := $(filter-out $(CLI_MAIN),$(CLI_SRC))
 TEST_SRC := $(sort $(shell find tests/unit -name '*.c'))
 # ar keeps one member per file name: two library sources with one basename
 # would silently drop one of them.
@@ -33,11 +37,11 @@ BENCH_SRC:= $(sort $(wildcard bench/*.c))
 B        := build/release
 S        := build/asan
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
-CLI_OBJ  := $(CLI_SRC:%.c=$(B)/%.o)
+CLI_OBJ  := $(CLI_LIB_SRC:%.c=$(B)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o)
 SLIB_OBJ := $(LIB_SRC:%.c=$(S)/%.o)
 STEST_OBJ:= $(TEST_SRC:%.c=$(S)/%.o)
-SCLI_OBJ := $(CLI_SRC:%.c=$(S)/%.o)
+SCLI_OBJ := $(CLI_LIB_SRC:%.c=$(S)/%.o)
 
 export WATTCAL_FIXTURES ?= $(abspath ../shared/fixtures)
 
@@ -56,18 +60,22 @@ $(B)/libwattcal.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 $(S)/libwattcal.a: $(SLIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
+$(B)/libwattcal-cli.a: $(CLI_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(S)/libwattcal-cli.a: $(SCLI_OBJ)
+	rm -f $@ && ar rcs $@ $^
 
-wattcal: $(CLI_OBJ) $(B)/libwattcal.a
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(B)/libwattcal.a $(LDLIBS_ALL)
+wattcal: $(B)/$(CLI_MAIN:.c=.o) $(B)/libwattcal-cli.a $(B)/libwattcal.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 # The same CLI with sanitizers: integration scripts run it too (WATTCAL_BIN).
-$(S)/wattcal: $(SCLI_OBJ) $(S)/libwattcal.a
-	$(CC) $(SAN) -o $@ $(SCLI_OBJ) $(S)/libwattcal.a $(LDLIBS_ALL)
+$(S)/wattcal: $(S)/$(CLI_MAIN:.c=.o) $(S)/libwattcal-cli.a $(S)/libwattcal.a
+	$(CC) $(SAN) -o $@ $^ $(LDLIBS_ALL)
 
-$(B)/unit-tests: $(TEST_OBJ) $(B)/libwattcal.a
-	$(CC) -o $@ $(TEST_OBJ) $(B)/libwattcal.a -lcriterion $(LDLIBS_ALL)
-$(S)/unit-tests: $(STEST_OBJ) $(S)/libwattcal.a
-	$(CC) $(SAN) -o $@ $(STEST_OBJ) $(S)/libwattcal.a -lcriterion $(LDLIBS_ALL)
+$(B)/unit-tests: $(TEST_OBJ) $(B)/libwattcal-cli.a $(B)/libwattcal.a
+	$(CC) -o $@ $^ -lcriterion $(LDLIBS_ALL)
+$(S)/unit-tests: $(STEST_OBJ) $(S)/libwattcal-cli.a $(S)/libwattcal.a
+	$(CC) $(SAN) -o $@ $^ -lcriterion $(LDLIBS_ALL)
 
 $(B)/bench-%: bench/%.c $(B)/libwattcal.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(B)/libwattcal.a $(LDLIBS_ALL)

@@ -1,14 +1,17 @@
 /*
  * cli.h — the subcommands of the wattcal CLI, one file each (cmd_*.c), and
- * the few helpers they share. main.c only dispatches. Exit codes are common
- * to all commands: 0 success, 1 a check failed (validate tolerance), 2 usage
- * or environment error (no meter, unreadable DB), 3 nothing measurable.
+ * the few helpers they share (cli_common.c, cli_options.c, cli_models.c).
+ * Each command declares its options in tables that cli_parse.h parses and
+ * prints --help from. main.c only dispatches. Exit codes are common to all
+ * commands: 0 success, 1 a check failed (validate tolerance), 2 usage or
+ * environment error (no meter, unreadable DB), 3 nothing measurable.
  */
 #ifndef WC_CLI_H
 #define WC_CLI_H
 
 #include <signal.h>
 
+#include "cli/cli_parse.h"
 #include "collector/model/attribution.h"
 #include "collector/store/store.h"
 #include "common/wc_error.h"
@@ -49,6 +52,17 @@ int wc_cli_parse_record_opts(int argc, char **argv, struct wc_record_opts *o);
  * samples (then read-write, replayed). Returns NULL with err on failure. */
 wc_store *wc_cli_open_model(const char *path, const char *model_name, wc_model *model,
                             wc_error *err);
+
+/* Options `record` and `probe` share, declared once (cli_options.c): where
+ * /proc and /sys are (wc_cli_root_opts), and how BMCs are reached
+ * (wc_cli_bmc_opts). Each command applies them itself (its checks and
+ * messages differ). Command-specific ids stay below WC_CLI_OPT_PROCFS_ROOT. */
+enum {
+    WC_CLI_OPT_PROCFS_ROOT = 2000, WC_CLI_OPT_SYSFS_ROOT, WC_CLI_OPT_TRUTH_TIMEOUT,
+    WC_CLI_OPT_TRUTH_PWFILE, WC_CLI_OPT_INSECURE
+};
+extern const wc_cli_opt wc_cli_root_opts[];
+extern const wc_cli_opt wc_cli_bmc_opts[];
 
 /* A duration option ("10s", "500ms", a bare number of seconds) in seconds;
  * 0 is refused unless zero_ok. Returns 0 or -1. */

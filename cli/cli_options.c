@@ -1,7 +1,8 @@
 /*
- * cli_options.c — option value parsers shared by the analysis commands
- * (validate, calibrate, diff): durations in seconds, whole numbers in a
- * range, and comma-separated zone lists.
+ * cli_options.c — what several commands share about options: the tables of
+ * the options `record` and `probe` both take (roots, BMC access), and value
+ * parsers for the analysis commands (validate, calibrate, diff): durations
+ * in seconds, whole numbers in a range, and comma-separated zone lists.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,24 @@
 
 #include "cli/cli.h"
 #include "common/wc_clock.h"
+
+const wc_cli_opt wc_cli_root_opts[] = {
+    {"procfs-root", "DIR", WC_CLI_OPT_PROCFS_ROOT,
+     "read /proc from DIR (default /proc; e.g. /host/proc)"},
+    {"sysfs-root", "DIR", WC_CLI_OPT_SYSFS_ROOT, "read /sys from DIR (default /sys; e.g. /host/sys)"},
+    WC_CLI_OPT_END,
+};
+
+const wc_cli_opt wc_cli_bmc_opts[] = {
+    {"truth-timeout", "DUR", WC_CLI_OPT_TRUTH_TIMEOUT,
+     "per-poll timeout for ipmitool and HTTP (default 10s)"},
+    {"truth-password-file", "FILE", WC_CLI_OPT_TRUTH_PWFILE,
+     "BMC password file; otherwise IPMI_PASSWORD or\n"
+     "REDFISH_PASSWORD from the environment (users: IPMI_USER,\n"
+     "REDFISH_USER); credentials are never taken from argv"},
+    {"insecure", NULL, WC_CLI_OPT_INSECURE, "do not verify the BMC's TLS certificate (Redfish)"},
+    WC_CLI_OPT_END,
+};
 
 int wc_cli_parse_seconds(const char *text, int zero_ok, double *out)
 {

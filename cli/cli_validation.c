@@ -1,6 +1,7 @@
 /*
  * cli_validation.c — the options `validate` and `report` share
- * (cli_validation.h).
+ * (cli_validation.h): their table, with the help text both commands' --help
+ * show, and their parsing into validator/validation.h's options.
  */
 #include "cli/cli_validation.h"
 
@@ -10,6 +11,47 @@
 #include <string.h>
 
 #include "cli/cli.h"
+
+const wc_cli_opt wc_cli_validation_opts[] = {
+    {"db", "FILE", WC_CLI_VOPT_DB, "a run written by `wattcal record`, `run` or `import`"},
+    {"model", "M", WC_CLI_VOPT_MODEL,
+     "kepler-0.11, kepler-head or ideal (default: the model\n"
+     "the run was recorded with, ideal for an imported run;\n"
+     "another model is computed offline first)"},
+    {"tolerance", "LIST", WC_CLI_VOPT_TOL,
+     "CI gate thresholds, comma-separated (repeatable):\n"
+     "node=P% wape=P% mape=P% mae=W rmse=W p95=W loa=W\n"
+     "gap=P% over=P% invariants=N coverage=P% class-bias=P%"},
+    {"max-unattributed-pct", "P", WC_CLI_VOPT_MAX_UNATTR, "the same as --tolerance gap=P%"},
+    {"max-over-pct", "P", WC_CLI_VOPT_MAX_OVER, "the same as --tolerance over=P%"},
+    {"window", "LIST", WC_CLI_VOPT_WINDOW,
+     "common windows, comma-separated (default 10s,60s; at\n"
+     "most 3); pairs per truth reading are always scored too"},
+    {"node-zones", "LIST", WC_CLI_VOPT_NODE_ZONES,
+     "zones summed into the node source (default package,dram)"},
+    {"lag", "auto|DUR", WC_CLI_VOPT_LAG, "ground-truth lag: estimated (default) or given"},
+    {"max-lag", "DUR", WC_CLI_VOPT_MAX_LAG,
+     "largest lag searched (default 30s, at most a quarter\n"
+     "of the run; up to 1h)"},
+    {"max-window", "DUR", WC_CLI_VOPT_MAX_WINDOW,
+     "largest averaging window searched when the device\n"
+     "states none (default 120s)"},
+    {"mape-floor", "W", WC_CLI_VOPT_MAPE_FLOOR,
+     "MAPE only where truth is above W (default: 10 % of\n"
+     "the truth's median)"},
+    {"gate-source", "NAME", WC_CLI_VOPT_GATE_SOURCE,
+     "node source the node/wape/... checks read (default: the\n"
+     "latest wall estimate calibrated on another run\n"
+     "(--apply-from), else the meter; an in-sample estimate\n"
+     "only when named)"},
+    {"gate-window", "native|DUR", WC_CLI_VOPT_GATE_WINDOW,
+     "pairs the node checks read (default native)"},
+    {"levels-window", "DUR", WC_CLI_VOPT_LEVELS_WINDOW,
+     "windows of the gap over time (default 60s)"},
+    {"bootstrap", "N", WC_CLI_VOPT_BOOTSTRAP, "bootstrap replicates (default 1000)"},
+    {"seed", "N", WC_CLI_VOPT_SEED, "bootstrap seed (default 1)"},
+    WC_CLI_OPT_END,
+};
 
 static int bad(const char *cmd, const char *opt, const char *why)
 {
@@ -63,14 +105,13 @@ void wc_cli_validation_init(wc_cli_validation *c)
     c->o.acc.boot.seed = WC_BOOT_DEFAULT_SEED;
 }
 
-int wc_cli_validation_option(const char *cmd, wc_cli_validation *c, int opt, const char *v)
+/* --tolerance and the options that add a tolerance, the gated source and
+ * window. Returns 0, WC_EXIT_USAGE, or -1 when opt is not one of them. */
+static int gate_option(const char *cmd, wc_cli_validation *c, int opt, const char *v)
 {
-    wc_acc_opts *a = &c->o.acc;
     double x = 0;
     char spec[96];
     switch (opt) {
-    case WC_CLI_VOPT_DB: c->db = v; return 0;
-    case WC_CLI_VOPT_MODEL: c->model = v; return 0;
     case WC_CLI_VOPT_TOL: return add_tolerance(cmd, c, v);
     case WC_CLI_VOPT_MAX_UNATTR:
     case WC_CLI_VOPT_MAX_OVER:
@@ -79,6 +120,26 @@ int wc_cli_validation_option(const char *cmd, wc_cli_validation *c, int opt, con
                        "expected a percentage >= 0");
         snprintf(spec, sizeof spec, "%s=%.17g%%", opt == WC_CLI_VOPT_MAX_OVER ? "over" : "gap", x);
         return add_tolerance(cmd, c, spec);
+    case WC_CLI_VOPT_GATE_SOURCE: c->o.gate_source = v; return 0;
+    case WC_CLI_VOPT_GATE_WINDOW:
+        if (!strcmp(v, "native")) {
+            c->o.gate_window_s = 0;
+            return 0;
+        }
+        return wc_cli_parse_seconds(v, 0, &c->o.gate_window_s) || c->o.gate_window_s < 0.001
+                   ? bad(cmd, "--gate-window", "expected native or a duration of 1 ms or more")
+                   : 0;
+    }
+    return -1;
+}
+
+/* How accuracy is computed: windows, zones, the truth's lag and window
+ * search, the MAPE floor, the gap's windows over time. Returns 0,
+ * WC_EXIT_USAGE, or -1 when opt is not one of them. */
+static int accuracy_option(const char *cmd, wc_cli_validation *c, int opt, const char *v)
+{
+    wc_acc_opts *a = &c->o.acc;
+    switch (opt) {
     case WC_CLI_VOPT_WINDOW:
         return parse_windows(v, a)
                    ? bad(cmd, "--window", "expected up to 3 different durations of 1 ms or more, e.g. 10s,60s")
@@ -106,19 +167,26 @@ int wc_cli_validation_option(const char *cmd, wc_cli_validation *c, int opt, con
                    : 0;
     case WC_CLI_VOPT_MAPE_FLOOR:
         return parse_number(v, &a->mape_floor_w) ? bad(cmd, "--mape-floor", "expected watts >= 0") : 0;
-    case WC_CLI_VOPT_GATE_SOURCE: c->o.gate_source = v; return 0;
-    case WC_CLI_VOPT_GATE_WINDOW:
-        if (!strcmp(v, "native")) {
-            c->o.gate_window_s = 0;
-            return 0;
-        }
-        return wc_cli_parse_seconds(v, 0, &c->o.gate_window_s) || c->o.gate_window_s < 0.001
-                   ? bad(cmd, "--gate-window", "expected native or a duration of 1 ms or more")
-                   : 0;
     case WC_CLI_VOPT_LEVELS_WINDOW:
         return wc_cli_parse_seconds(v, 0, &c->o.levels_window_s) || c->o.levels_window_s < 0.001
                    ? bad(cmd, "--levels-window", "expected a duration of 1 ms or more")
                    : 0;
+    }
+    return -1;
+}
+
+int wc_cli_validation_option(const char *cmd, wc_cli_validation *c, int opt, const char *v)
+{
+    wc_acc_opts *a = &c->o.acc;
+    double x = 0;
+    int rc = gate_option(cmd, c, opt, v);
+    if (rc < 0)
+        rc = accuracy_option(cmd, c, opt, v);
+    if (rc >= 0)
+        return rc;
+    switch (opt) {
+    case WC_CLI_VOPT_DB: c->db = v; return 0;
+    case WC_CLI_VOPT_MODEL: c->model = v; return 0;
     case WC_CLI_VOPT_BOOTSTRAP:
         if (wc_cli_parse_whole(v, 100, 100000, &x))
             return bad(cmd, "--bootstrap", "expected a whole number of replicates from 100 to 100000");

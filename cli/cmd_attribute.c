@@ -2,7 +2,6 @@
  * cmd_attribute.c — `wattcal attribute`: re-attribute a recorded run offline
  * (collector/model/replay.c) under one or more models.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,44 +9,61 @@
 #include "collector/model/replay.h"
 #include "collector/store/store.h"
 
-static const char ATTRIBUTE_HELP[] =
-    "usage: wattcal attribute --db FILE --model M [--model M2 ...]\n"
-    "\n"
-    "Recomputes the attribution of a recorded run from its raw samples under\n"
-    "each model given (replacing that model's previous rows), so one recording\n"
-    "can be compared across exporter versions: kepler-0.11, kepler-head, ideal.\n"
-    "\n"
-    "  --db FILE     a run written by `wattcal record`\n"
-    "  --model M     kepler-0.11, kepler-head or ideal (repeatable)\n"
-    "\n"
-    "exit codes: 0 attributed, 2 usage error, unreadable or read-only DB\n";
+enum { OPT_DB = 1, OPT_MODEL };
+
+static const wc_cli_opt ATTRIBUTE_OPTS[] = {
+    {"db", "FILE", OPT_DB, "a run written by `wattcal record`"},
+    {"model", "M", OPT_MODEL, "kepler-0.11, kepler-head or ideal (repeatable)"},
+    WC_CLI_OPT_END,
+};
+
+static const wc_cli_opt *const ATTRIBUTE_TABLES[] = {ATTRIBUTE_OPTS, NULL};
+
+static const wc_cli_spec ATTRIBUTE_SPEC = {
+    .name = "attribute",
+    .usage = "wattcal attribute --db FILE --model M [--model M2 ...]",
+    .about =
+        "Recomputes the attribution of a recorded run from its raw samples under\n"
+        "each model given (replacing that model's previous rows), so one recording\n"
+        "can be compared across exporter versions: kepler-0.11, kepler-head, ideal.",
+    .opts = ATTRIBUTE_TABLES,
+    .col = 16,
+    .footer = "exit codes: 0 attributed, 2 usage error, unreadable or read-only DB",
+};
+
+/* The parsed command line. */
+typedef struct attribute_cli {
+    const char *db;
+    wc_model models[8];
+    int nmodels;
+} attribute_cli;
+
+/* One option (wc_cli_handler) into the attribute_cli ctx. */
+static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
+{
+    attribute_cli *c = ctx;
+    if (opt->id == OPT_DB) {
+        c->db = arg;
+        return 0;
+    }
+    if (c->nmodels == 8 || wc_model_parse(arg, &c->models[c->nmodels])) {
+        fprintf(stderr, "wattcal attribute: invalid --model '%s'\n", arg);
+        return WC_EXIT_USAGE;
+    }
+    c->nmodels++;
+    return 0;
+}
 
 int cmd_attribute(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"db", required_argument, NULL, 'd'},
-        {"model", required_argument, NULL, 'm'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *db = NULL;
-    wc_model models[8];
-    int nmodels = 0, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd': db = optarg; break;
-        case 'm':
-            if (nmodels == 8 || wc_model_parse(optarg, &models[nmodels])) {
-                fprintf(stderr, "wattcal attribute: invalid --model '%s'\n", optarg);
-                return WC_EXIT_USAGE;
-            }
-            nmodels++;
-            break;
-        case 'h': fputs(ATTRIBUTE_HELP, stdout); return WC_EXIT_OK;
-        default: fputs(ATTRIBUTE_HELP, stderr); return WC_EXIT_USAGE;
-        }
-    }
+    attribute_cli c = {0};
+    int next = 0; /* arguments after the options are ignored */
+    int rc = wc_cli_parse(&ATTRIBUTE_SPEC, argc, argv, option, &c, &next);
+    if (rc)
+        return rc < 0 ? WC_EXIT_OK : rc;
+    const char *db = c.db;
+    const wc_model *models = c.models;
+    int nmodels = c.nmodels;
     if (!db || !nmodels) {
         fprintf(stderr, "wattcal attribute: --db FILE and at least one --model are required\n");
         return WC_EXIT_USAGE;

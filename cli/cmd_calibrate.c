@@ -6,7 +6,6 @@
  * (validator/calibration.c).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -18,62 +17,58 @@
 #include "validator/calibration.h"
 #include "validator/text_report.h"
 
-static const char CALIBRATE_HELP[] =
-    "usage: wattcal calibrate --db FILE [options]\n"
-    "\n"
-    "Fits, by GSL weighted least squares, per RAPL zone P = P_idle + k * utilisation\n"
-    "(over common windows) and, per ground-truth source, truth = a * (sum of the\n"
-    "node zones) + b (platform power and PSU loss; each reading over its own\n"
-    "averaging interval after the estimated lag). Prints coefficients with\n"
-    "standard errors, t and block-bootstrap 95 % intervals, R^2 and RMSE, and\n"
-    "stores them with every residual in the run (tables calibration and\n"
-    "calibration_residual). `wattcal validate` then scores the estimates they\n"
-    "give, tagged ESTIMATED: estimate:wall#N = a * meter + b, and estimate:util =\n"
-    "the zone fits from utilisation alone.\n"
-    "\n"
-    "  --db FILE               the run to fit (write access needed to store fits)\n"
-    "  --window DUR            windows of the zone fits (default 10s; never shorter\n"
-    "                          than the run's sample spacing)\n"
-    "  --truth-window native|DUR  intervals of the truth fit (default native: each\n"
-    "                          reading over its own averaging interval)\n"
-    "  --node-zones LIST       zones summed for the truth fit (default package,dram)\n"
-    "  --lag auto|DUR          ground-truth lag: estimated (default) or given\n"
-    "  --max-lag DUR           largest lag searched (default 30s)\n"
-    "  --max-window DUR        largest averaging window searched when the device\n"
-    "                          states none (default 120s)\n"
-    "  --bootstrap N           bootstrap replicates (default 1000)\n"
-    "  --seed N                bootstrap seed (default 1)\n"
-    "  --no-store              fit and print only (the file is opened read-only)\n"
-    "  --apply-from OTHER      instead of fitting, copy the latest fits of the run\n"
-    "                          OTHER into this run (noting where they came from), so\n"
-    "                          validate checks them out of sample\n"
-    "  --estimate-csv FILE     write the estimates the run's stored fits give, per\n"
-    "                          window (--window), as CSV tagged estimated\n"
-    "\n"
-    "exit codes: 0 fitted (or applied), 2 usage or input error, 3 nothing could be\n"
-    "fitted (no utilisation, no ground truth, too few points)\n";
-
 enum {
-    OPT_DB = 1000, OPT_WINDOW, OPT_TRUTH_WINDOW, OPT_NODE_ZONES, OPT_LAG, OPT_MAX_LAG,
-    OPT_MAX_WINDOW, OPT_BOOTSTRAP, OPT_SEED, OPT_NO_STORE, OPT_APPLY_FROM, OPT_ESTIMATE_CSV,
-    OPT_HELP
+    OPT_DB = 1, OPT_WINDOW, OPT_TRUTH_WINDOW, OPT_NODE_ZONES, OPT_LAG, OPT_MAX_LAG,
+    OPT_MAX_WINDOW, OPT_BOOTSTRAP, OPT_SEED, OPT_NO_STORE, OPT_APPLY_FROM, OPT_ESTIMATE_CSV
 };
 
-static const struct option CALIBRATE_OPTS[] = {
-    {"db", required_argument, NULL, OPT_DB},
-    {"window", required_argument, NULL, OPT_WINDOW},
-    {"truth-window", required_argument, NULL, OPT_TRUTH_WINDOW},
-    {"node-zones", required_argument, NULL, OPT_NODE_ZONES},
-    {"lag", required_argument, NULL, OPT_LAG},
-    {"max-lag", required_argument, NULL, OPT_MAX_LAG},
-    {"max-window", required_argument, NULL, OPT_MAX_WINDOW},
-    {"bootstrap", required_argument, NULL, OPT_BOOTSTRAP},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"no-store", no_argument, NULL, OPT_NO_STORE},
-    {"apply-from", required_argument, NULL, OPT_APPLY_FROM},
-    {"estimate-csv", required_argument, NULL, OPT_ESTIMATE_CSV},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
+static const wc_cli_opt CALIBRATE_OPTS[] = {
+    {"db", "FILE", OPT_DB, "the run to fit (write access needed to store fits)"},
+    {"window", "DUR", OPT_WINDOW,
+     "windows of the zone fits (default 10s; never shorter\n"
+     "than the run's sample spacing)"},
+    {"truth-window", "native|DUR", OPT_TRUTH_WINDOW,
+     "intervals of the truth fit (default native: each\n"
+     "reading over its own averaging interval)"},
+    {"node-zones", "LIST", OPT_NODE_ZONES, "zones summed for the truth fit (default package,dram)"},
+    {"lag", "auto|DUR", OPT_LAG, "ground-truth lag: estimated (default) or given"},
+    {"max-lag", "DUR", OPT_MAX_LAG, "largest lag searched (default 30s)"},
+    {"max-window", "DUR", OPT_MAX_WINDOW,
+     "largest averaging window searched when the device\n"
+     "states none (default 120s)"},
+    {"bootstrap", "N", OPT_BOOTSTRAP, "bootstrap replicates (default 1000)"},
+    {"seed", "N", OPT_SEED, "bootstrap seed (default 1)"},
+    {"no-store", NULL, OPT_NO_STORE, "fit and print only (the file is opened read-only)"},
+    {"apply-from", "OTHER", OPT_APPLY_FROM,
+     "instead of fitting, copy the latest fits of the run\n"
+     "OTHER into this run (noting where they came from), so\n"
+     "validate checks them out of sample"},
+    {"estimate-csv", "FILE", OPT_ESTIMATE_CSV,
+     "write the estimates the run's stored fits give, per\n"
+     "window (--window), as CSV tagged estimated"},
+    WC_CLI_OPT_END,
+};
+
+static const wc_cli_opt *const CALIBRATE_TABLES[] = {CALIBRATE_OPTS, NULL};
+
+static const wc_cli_spec CALIBRATE_SPEC = {
+    .name = "calibrate",
+    .usage = "wattcal calibrate --db FILE [options]",
+    .about =
+        "Fits, by GSL weighted least squares, per RAPL zone P = P_idle + k * utilisation\n"
+        "(over common windows) and, per ground-truth source, truth = a * (sum of the\n"
+        "node zones) + b (platform power and PSU loss; each reading over its own\n"
+        "averaging interval after the estimated lag). Prints coefficients with\n"
+        "standard errors, t and block-bootstrap 95 % intervals, R^2 and RMSE, and\n"
+        "stores them with every residual in the run (tables calibration and\n"
+        "calibration_residual). `wattcal validate` then scores the estimates they\n"
+        "give, tagged ESTIMATED: estimate:wall#N = a * meter + b, and estimate:util =\n"
+        "the zone fits from utilisation alone.",
+    .opts = CALIBRATE_TABLES,
+    .col = 26,
+    .footer =
+        "exit codes: 0 fitted (or applied), 2 usage or input error, 3 nothing could be\n"
+        "fitted (no utilisation, no ground truth, too few points)",
 };
 
 typedef struct calibrate_cli {
@@ -89,10 +84,12 @@ static int bad(const char *opt, const char *why)
     return WC_EXIT_USAGE;
 }
 
-static int option(calibrate_cli *c, int opt, const char *v)
+/* One option (wc_cli_handler) into the calibrate_cli ctx. */
+static int option(void *ctx, const wc_cli_opt *opt, const char *v)
 {
+    calibrate_cli *c = ctx;
     double x;
-    switch (opt) {
+    switch (opt->id) {
     case OPT_DB: c->db = v; return 0;
     case OPT_WINDOW: return wc_cli_parse_seconds(v, 0, &c->o.window_s) ? bad("--window", "expected a duration > 0") : 0;
     case OPT_TRUTH_WINDOW:
@@ -130,26 +127,16 @@ static int option(calibrate_cli *c, int opt, const char *v)
     return WC_EXIT_USAGE;
 }
 
+/* Returns 0 to run, -1 after --help, or WC_EXIT_USAGE. */
 static int parse(int argc, char **argv, calibrate_cli *c)
 {
-    int opt;
-    optind = 1;
+    int next = 0;
     c->o.boot.seed = WC_BOOT_DEFAULT_SEED;
-    while ((opt = getopt_long(argc, argv, "", CALIBRATE_OPTS, NULL)) != -1) {
-        if (opt == OPT_HELP) {
-            fputs(CALIBRATE_HELP, stdout);
-            return -1;
-        }
-        if (opt < OPT_DB) {
-            fputs(CALIBRATE_HELP, stderr);
-            return WC_EXIT_USAGE;
-        }
-        int rc = option(c, opt, optarg);
-        if (rc)
-            return rc;
-    }
-    if (optind < argc)
-        return bad(argv[optind], "unexpected argument");
+    int rc = wc_cli_parse(&CALIBRATE_SPEC, argc, argv, option, c, &next);
+    if (rc)
+        return rc;
+    if (next < argc)
+        return bad(argv[next], "unexpected argument");
     if (!c->db)
         return bad("--db", "FILE is required");
     if (c->apply_from && c->no_store)

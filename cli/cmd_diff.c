@@ -5,7 +5,6 @@
  * intervals and a verdict (validator/diff.c).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -18,46 +17,44 @@
 #include "validator/diff.h"
 #include "validator/text_report.h"
 
-static const char DIFF_HELP[] =
-    "usage: wattcal diff A.db B.db [options]\n"
-    "       wattcal diff A.db --model M1 --model M2 [options]\n"
-    "\n"
-    "Compares the energy the exporter attributes to the top-N pods, containers and\n"
-    "process names (matched by pod uid, container id and comm, never pid) between\n"
-    "two runs — before and after an exporter upgrade, or one node on each version —\n"
-    "or between two reference models over the same samples (what an upgrade moves,\n"
-    "before it is rolled out). Side by side: energy (J) and mean power (W) over full\n"
-    "windows with 95 % block-bootstrap intervals, the difference B - A with its\n"
-    "interval, and a verdict: CHANGED (beyond the tolerance, interval excludes 0),\n"
-    "same (interval within the tolerance), inconclusive, new or gone. Namespaces are\n"
-    "not recorded (no kubelet informer), so they are not compared.\n"
-    "\n"
-    "  --model M          model of both runs, or (given twice with one run) the two\n"
-    "                     models to compare; default: each run's recorded model\n"
-    "  --top N            workloads per table (default 10, at most 50)\n"
-    "  --zone Z           RAPL zone compared (default package)\n"
-    "  --window DUR       window of the mean-power series (default 60s)\n"
-    "  --tolerance P%     relative change of mean power allowed (default 10%)\n"
-    "  --bootstrap N      bootstrap replicates (default 1000)\n"
-    "  --seed N           bootstrap seed (default 1)\n"
-    "\n"
-    "The output ends with \"N passed, N failed\" (passed = same, failed = CHANGED;\n"
-    "new and gone are reported, never failures; \", K inconclusive\" when some are).\n"
-    "exit codes: 0 nothing changed beyond the tolerance, 1 something did, 2 usage or\n"
-    "input error, 3 a run is shorter than one window\n";
+enum { OPT_MODEL = 1, OPT_TOP, OPT_ZONE, OPT_WINDOW, OPT_TOL, OPT_BOOTSTRAP, OPT_SEED };
 
-enum { OPT_MODEL = 1000, OPT_TOP, OPT_ZONE, OPT_WINDOW, OPT_TOL, OPT_BOOTSTRAP, OPT_SEED, OPT_HELP };
+static const wc_cli_opt DIFF_OPTS[] = {
+    {"model", "M", OPT_MODEL,
+     "model of both runs, or (given twice with one run) the two\n"
+     "models to compare; default: each run's recorded model"},
+    {"top", "N", OPT_TOP, "workloads per table (default 10, at most 50)"},
+    {"zone", "Z", OPT_ZONE, "RAPL zone compared (default package)"},
+    {"window", "DUR", OPT_WINDOW, "window of the mean-power series (default 60s)"},
+    {"tolerance", "P%", OPT_TOL, "relative change of mean power allowed (default 10%)"},
+    {"bootstrap", "N", OPT_BOOTSTRAP, "bootstrap replicates (default 1000)"},
+    {"seed", "N", OPT_SEED, "bootstrap seed (default 1)"},
+    WC_CLI_OPT_END,
+};
 
-static const struct option DIFF_OPTS[] = {
-    {"model", required_argument, NULL, OPT_MODEL},
-    {"top", required_argument, NULL, OPT_TOP},
-    {"zone", required_argument, NULL, OPT_ZONE},
-    {"window", required_argument, NULL, OPT_WINDOW},
-    {"tolerance", required_argument, NULL, OPT_TOL},
-    {"bootstrap", required_argument, NULL, OPT_BOOTSTRAP},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
+static const wc_cli_opt *const DIFF_TABLES[] = {DIFF_OPTS, NULL};
+
+static const wc_cli_spec DIFF_SPEC = {
+    .name = "diff",
+    .usage = "wattcal diff A.db B.db [options]\n"
+             "       wattcal diff A.db --model M1 --model M2 [options]",
+    .about =
+        "Compares the energy the exporter attributes to the top-N pods, containers and\n"
+        "process names (matched by pod uid, container id and comm, never pid) between\n"
+        "two runs — before and after an exporter upgrade, or one node on each version —\n"
+        "or between two reference models over the same samples (what an upgrade moves,\n"
+        "before it is rolled out). Side by side: energy (J) and mean power (W) over full\n"
+        "windows with 95 % block-bootstrap intervals, the difference B - A with its\n"
+        "interval, and a verdict: CHANGED (beyond the tolerance, interval excludes 0),\n"
+        "same (interval within the tolerance), inconclusive, new or gone. Namespaces are\n"
+        "not recorded (no kubelet informer), so they are not compared.",
+    .opts = DIFF_TABLES,
+    .col = 21,
+    .footer =
+        "The output ends with \"N passed, N failed\" (passed = same, failed = CHANGED;\n"
+        "new and gone are reported, never failures; \", K inconclusive\" when some are).\n"
+        "exit codes: 0 nothing changed beyond the tolerance, 1 something did, 2 usage or\n"
+        "input error, 3 a run is shorter than one window",
 };
 
 typedef struct diff_cli {
@@ -80,10 +77,12 @@ static int number(const char *v, double *out, const char *suffix)
     return (!end || end == v || strcmp(end, suffix) || !isfinite(*out) || *out < 0) ? -1 : 0;
 }
 
-static int option(diff_cli *c, int opt, const char *v)
+/* One option (wc_cli_handler) into the diff_cli ctx. */
+static int option(void *ctx, const wc_cli_opt *opt, const char *v)
 {
+    diff_cli *c = ctx;
     double x;
-    switch (opt) {
+    switch (opt->id) {
     case OPT_MODEL:
         if (c->nmodel == 2)
             return bad("--model", "given more than twice");
@@ -116,28 +115,18 @@ static int option(diff_cli *c, int opt, const char *v)
     return WC_EXIT_USAGE;
 }
 
+/* Returns 0 to run, -1 after --help, or WC_EXIT_USAGE. */
 static int parse(int argc, char **argv, diff_cli *c)
 {
-    int opt;
-    optind = 1;
+    int next = 0;
     c->o.boot.seed = WC_BOOT_DEFAULT_SEED;
-    while ((opt = getopt_long(argc, argv, "", DIFF_OPTS, NULL)) != -1) {
-        if (opt == OPT_HELP) {
-            fputs(DIFF_HELP, stdout);
-            return -1;
-        }
-        if (opt < OPT_MODEL) {
-            fputs(DIFF_HELP, stderr);
-            return WC_EXIT_USAGE;
-        }
-        int rc = option(c, opt, optarg);
-        if (rc)
-            return rc;
-    }
-    for (; optind < argc; optind++) {
+    int rc = wc_cli_parse(&DIFF_SPEC, argc, argv, option, c, &next);
+    if (rc)
+        return rc;
+    for (; next < argc; next++) {
         if (c->ndb == 2)
-            return bad(argv[optind], "at most two runs");
-        c->db[c->ndb++] = argv[optind];
+            return bad(argv[next], "at most two runs");
+        c->db[c->ndb++] = argv[next];
     }
     if (!c->ndb)
         return bad("A.db", "a run is required");

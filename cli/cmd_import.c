@@ -4,7 +4,6 @@
  * database (collector/import/import.c), so validate and reports work on it.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,106 +15,112 @@
 #include "common/wc_clock.h"
 #include "common/wc_text.h"
 
-static const char IMPORT_HELP[] =
-    "usage: wattcal import --db FILE --csv FILE --time-col NAME [column mapping...]\n"
-    "       wattcal import --db FILE --gmt DIR [options]\n"
-    "\n"
-    "Brings a run recorded by another tool into a NEW run database so that\n"
-    "`wattcal validate` and reports work on it: meter series become zones\n"
-    "(counters or gauges), wall power a ground-truth source, labels phases.\n"
-    "There is no /proc data, so the attribution tables stay empty. Every line\n"
-    "is checked before the database is created; errors name FILE:LINE:COLUMN.\n"
-    "\n"
-    "  --db FILE                 the run database to create (must not hold a run)\n"
-    "  --host NAME               host stored with the run (default: from the data,\n"
-    "                            else \"imported\")\n"
-    "  --provenance P            measured (default), estimated or simulated: where\n"
-    "                            the zone figures come from\n"
-    "\n"
-    "Generic CSV: a header row, then one row per sample instant in time order;\n"
-    "# comments and blank lines are ignored, cells may be \"quoted\".\n"
-    "  --csv FILE                the table to import\n"
-    "  --delimiter C             cell separator: , (default), ; or tab\n"
-    "  --time-col NAME           column holding the sample time (required)\n"
-    "  --time-unit U             s, ms, us or ns (Unix epoch, decimals allowed) or\n"
-    "                            iso (ISO 8601 with Z or +HH:MM); default s\n"
-    "  --time-zone OFFSET        zone of ISO times written without one (Z, +01:00,\n"
-    "                            -05:30); default: such times are refused\n"
-    "  --counter-col NAME:ZONE:UNIT  cumulative energy counter -> zone of kind\n"
-    "                            counter_uj; UNIT uj, mj, j, wh or kwh (repeatable)\n"
-    "  --energy-col NAME:ZONE:UNIT   energy used since the previous row, summed into\n"
-    "                            a counter_uj zone; same units (repeatable)\n"
-    "  --power-col NAME:ZONE:UNIT    power -> zone of kind gauge_uw; UNIT uw, mw, w\n"
-    "                            or kw (repeatable)\n"
-    "  --truth-col NAME:UNIT     wall power -> a ground-truth source; UNIT uw, mw, w\n"
-    "                            or kw; empty, 0 W or 65535 W cells are stored as\n"
-    "                            unavailable, above 100 kW refused (repeatable)\n"
-    "  --util-col NAME[:ratio|:pct]  node CPU utilisation, percent of all CPUs\n"
-    "                            (:pct, the default) or 0..1 (:ratio); a NAME\n"
-    "                            holding ':' needs the suffix\n"
-    "  --phase-col NAME          phase label: contiguous rows with one label form one\n"
-    "                            phase, spanning from the row before its first row\n"
-    "                            to its last row (the first row alone spans nothing)\n"
-    "  --host-col NAME           host name, from the first row\n"
-    "  --cpu-model-col NAME      CPU model, from the first row\n"
-    "  ZONE is package, core, uncore, dram, psys or another lower-case name, with\n"
-    "  -N for socket N (package-1). At least one counter, energy or power column\n"
-    "  is required; a column is mapped once, a zone by one energy and one power\n"
-    "  column at most; header names must be unique.\n"
-    "\n"
-    "Green Metrics Tool measurement folder (the RAPL log is required, the others\n"
-    "optional; a log whose last line lacks its newline is refused as truncated):\n"
-    "  --gmt DIR                 folder holding cpu_energy_rapl_msr_component.log,\n"
-    "                            psu_energy_ac_mcp_machine.log,\n"
-    "                            cpu_utilization_procfs_system.log and phases.json\n"
-    "  --gmt-rapl FILE           RAPL log to use instead; its interval energies are\n"
-    "                            summed into one counter zone per Package_N,\n"
-    "                            DRAM_N or PSYS_N\n"
-    "  --gmt-psu FILE            MCP39F511 AC power log to use instead (- for none)\n"
-    "  --gmt-util FILE           system utilisation log to use instead (- for none)\n"
-    "  --gmt-phases FILE         phases.json to use instead (- for none)\n"
-    "  --gmt-psu-unit U          uw (GMT since 2026-04) or cw (centiwatts, before):\n"
-    "                            the AC log has no unit marker; default: inferred\n"
-    "                            from the magnitudes, refused when both are plausible\n"
-    "  --gmt-ceiling-watts W     RAPL intervals above W per zone (and <= 1 uJ\n"
-    "                            underflows) are refused, never summed (default 1000)\n"
-    "\n"
-    "exit codes: 0 imported, 2 usage error or bad input (nothing written),\n"
-    "3 fewer than 2 sample instants (nothing measurable)\n";
-
 enum {
-    OPT_DB = 1000, OPT_HOST, OPT_PROVENANCE, OPT_CSV, OPT_DELIM, OPT_TIME_COL, OPT_TIME_UNIT,
+    OPT_DB = 1, OPT_HOST, OPT_PROVENANCE, OPT_CSV, OPT_DELIM, OPT_TIME_COL, OPT_TIME_UNIT,
     OPT_TIME_ZONE, OPT_COUNTER, OPT_ENERGY, OPT_POWER, OPT_TRUTH, OPT_UTIL, OPT_PHASE,
     OPT_HOST_COL, OPT_CPU_COL, OPT_GMT, OPT_GMT_RAPL, OPT_GMT_PSU, OPT_GMT_UTIL, OPT_GMT_PHASES,
-    OPT_GMT_PSU_UNIT, OPT_GMT_CEILING, OPT_HELP
+    OPT_GMT_PSU_UNIT, OPT_GMT_CEILING
 };
 
-static const struct option IMPORT_OPTS[] = {
-    {"db", required_argument, NULL, OPT_DB},
-    {"host", required_argument, NULL, OPT_HOST},
-    {"provenance", required_argument, NULL, OPT_PROVENANCE},
-    {"csv", required_argument, NULL, OPT_CSV},
-    {"delimiter", required_argument, NULL, OPT_DELIM},
-    {"time-col", required_argument, NULL, OPT_TIME_COL},
-    {"time-unit", required_argument, NULL, OPT_TIME_UNIT},
-    {"time-zone", required_argument, NULL, OPT_TIME_ZONE},
-    {"counter-col", required_argument, NULL, OPT_COUNTER},
-    {"energy-col", required_argument, NULL, OPT_ENERGY},
-    {"power-col", required_argument, NULL, OPT_POWER},
-    {"truth-col", required_argument, NULL, OPT_TRUTH},
-    {"util-col", required_argument, NULL, OPT_UTIL},
-    {"phase-col", required_argument, NULL, OPT_PHASE},
-    {"host-col", required_argument, NULL, OPT_HOST_COL},
-    {"cpu-model-col", required_argument, NULL, OPT_CPU_COL},
-    {"gmt", required_argument, NULL, OPT_GMT},
-    {"gmt-rapl", required_argument, NULL, OPT_GMT_RAPL},
-    {"gmt-psu", required_argument, NULL, OPT_GMT_PSU},
-    {"gmt-util", required_argument, NULL, OPT_GMT_UTIL},
-    {"gmt-phases", required_argument, NULL, OPT_GMT_PHASES},
-    {"gmt-psu-unit", required_argument, NULL, OPT_GMT_PSU_UNIT},
-    {"gmt-ceiling-watts", required_argument, NULL, OPT_GMT_CEILING},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
+/* The run to create: either import. */
+static const wc_cli_opt TARGET_OPTS[] = {
+    {"db", "FILE", OPT_DB, "the run database to create (must not hold a run)"},
+    {"host", "NAME", OPT_HOST,
+     "host stored with the run (default: from the data,\n"
+     "else \"imported\")"},
+    {"provenance", "P", OPT_PROVENANCE,
+     "measured (default), estimated or simulated: where\n"
+     "the zone figures come from"},
+    WC_CLI_OPT_END,
+};
+
+/* A generic CSV and its column mapping. */
+static const wc_cli_opt CSV_OPTS[] = {
+    WC_CLI_TEXT(""),
+    WC_CLI_TEXT("Generic CSV: a header row, then one row per sample instant in time order;\n"
+                "# comments and blank lines are ignored, cells may be \"quoted\"."),
+    {"csv", "FILE", OPT_CSV, "the table to import"},
+    {"delimiter", "C", OPT_DELIM, "cell separator: , (default), ; or tab"},
+    {"time-col", "NAME", OPT_TIME_COL, "column holding the sample time (required)"},
+    {"time-unit", "U", OPT_TIME_UNIT,
+     "s, ms, us or ns (Unix epoch, decimals allowed) or\n"
+     "iso (ISO 8601 with Z or +HH:MM); default s"},
+    {"time-zone", "OFFSET", OPT_TIME_ZONE,
+     "zone of ISO times written without one (Z, +01:00,\n"
+     "-05:30); default: such times are refused"},
+    {"counter-col", "NAME:ZONE:UNIT", OPT_COUNTER,
+     "cumulative energy counter -> zone of kind\n"
+     "counter_uj; UNIT uj, mj, j, wh or kwh (repeatable)"},
+    {"energy-col", "NAME:ZONE:UNIT", OPT_ENERGY,
+     "energy used since the previous row, summed into\n"
+     "a counter_uj zone; same units (repeatable)"},
+    {"power-col", "NAME:ZONE:UNIT", OPT_POWER,
+     "power -> zone of kind gauge_uw; UNIT uw, mw, w\n"
+     "or kw (repeatable)"},
+    {"truth-col", "NAME:UNIT", OPT_TRUTH,
+     "wall power -> a ground-truth source; UNIT uw, mw, w\n"
+     "or kw; empty, 0 W or 65535 W cells are stored as\n"
+     "unavailable, above 100 kW refused (repeatable)"},
+    {"util-col", "NAME[:ratio|:pct]", OPT_UTIL,
+     "node CPU utilisation, percent of all CPUs\n"
+     "(:pct, the default) or 0..1 (:ratio); a NAME\n"
+     "holding ':' needs the suffix"},
+    {"phase-col", "NAME", OPT_PHASE,
+     "phase label: contiguous rows with one label form one\n"
+     "phase, spanning from the row before its first row\n"
+     "to its last row (the first row alone spans nothing)"},
+    {"host-col", "NAME", OPT_HOST_COL, "host name, from the first row"},
+    {"cpu-model-col", "NAME", OPT_CPU_COL, "CPU model, from the first row"},
+    WC_CLI_TEXT("  ZONE is package, core, uncore, dram, psys or another lower-case name, with\n"
+                "  -N for socket N (package-1). At least one counter, energy or power column\n"
+                "  is required; a column is mapped once, a zone by one energy and one power\n"
+                "  column at most; header names must be unique."),
+    WC_CLI_OPT_END,
+};
+
+/* A Green Metrics Tool measurement folder. */
+static const wc_cli_opt GMT_OPTS[] = {
+    WC_CLI_TEXT(""),
+    WC_CLI_TEXT("Green Metrics Tool measurement folder (the RAPL log is required, the others\n"
+                "optional; a log whose last line lacks its newline is refused as truncated):"),
+    {"gmt", "DIR", OPT_GMT,
+     "folder holding cpu_energy_rapl_msr_component.log,\n"
+     "psu_energy_ac_mcp_machine.log,\n"
+     "cpu_utilization_procfs_system.log and phases.json"},
+    {"gmt-rapl", "FILE", OPT_GMT_RAPL,
+     "RAPL log to use instead; its interval energies are\n"
+     "summed into one counter zone per Package_N,\n"
+     "DRAM_N or PSYS_N"},
+    {"gmt-psu", "FILE", OPT_GMT_PSU, "MCP39F511 AC power log to use instead (- for none)"},
+    {"gmt-util", "FILE", OPT_GMT_UTIL, "system utilisation log to use instead (- for none)"},
+    {"gmt-phases", "FILE", OPT_GMT_PHASES, "phases.json to use instead (- for none)"},
+    {"gmt-psu-unit", "U", OPT_GMT_PSU_UNIT,
+     "uw (GMT since 2026-04) or cw (centiwatts, before):\n"
+     "the AC log has no unit marker; default: inferred\n"
+     "from the magnitudes, refused when both are plausible"},
+    {"gmt-ceiling-watts", "W", OPT_GMT_CEILING,
+     "RAPL intervals above W per zone (and <= 1 uJ\n"
+     "underflows) are refused, never summed (default 1000)"},
+    WC_CLI_OPT_END,
+};
+
+static const wc_cli_opt *const IMPORT_TABLES[] = {TARGET_OPTS, CSV_OPTS, GMT_OPTS, NULL};
+
+static const wc_cli_spec IMPORT_SPEC = {
+    .name = "import",
+    .usage = "wattcal import --db FILE --csv FILE --time-col NAME [column mapping...]\n"
+             "       wattcal import --db FILE --gmt DIR [options]",
+    .about =
+        "Brings a run recorded by another tool into a NEW run database so that\n"
+        "`wattcal validate` and reports work on it: meter series become zones\n"
+        "(counters or gauges), wall power a ground-truth source, labels phases.\n"
+        "There is no /proc data, so the attribution tables stay empty. Every line\n"
+        "is checked before the database is created; errors name FILE:LINE:COLUMN.",
+    .opts = IMPORT_TABLES,
+    .col = 28,
+    .footer =
+        "exit codes: 0 imported, 2 usage error or bad input (nothing written),\n"
+        "3 fewer than 2 sample instants (nothing measurable)",
 };
 
 /* Everything the command line says. */
@@ -299,29 +304,28 @@ static int check_mode(const import_cli *c)
     return 0;
 }
 
+/* One option (wc_cli_handler) into the import_cli ctx; the CSV and GMT
+ * options note their name, for check_mode. */
+static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
+{
+    import_cli *c = ctx;
+    int rc = parse_common(c, opt->id, arg);
+    if (rc < 0)
+        rc = opt->id >= OPT_GMT && opt->id <= OPT_GMT_CEILING
+                 ? parse_gmt_opt(c, opt->id, arg, opt->name)
+                 : parse_csv_opt(c, opt->id, arg, opt->name);
+    return rc;
+}
+
+/* Returns 0 to run, -1 after --help, or WC_EXIT_USAGE. */
 static int parse(int argc, char **argv, import_cli *c)
 {
-    int opt, idx = 0;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "", IMPORT_OPTS, &idx)) != -1) {
-        if (opt == OPT_HELP) {
-            fputs(IMPORT_HELP, stdout);
-            return -1;
-        }
-        if (opt == '?' || opt == ':') {
-            fputs(IMPORT_HELP, stderr);
-            return WC_EXIT_USAGE;
-        }
-        const char *name = IMPORT_OPTS[idx].name;
-        int rc = parse_common(c, opt, optarg);
-        if (rc < 0)
-            rc = opt >= OPT_GMT && opt <= OPT_GMT_CEILING ? parse_gmt_opt(c, opt, optarg, name)
-                                                          : parse_csv_opt(c, opt, optarg, name);
-        if (rc)
-            return rc;
-    }
-    if (optind < argc) {
-        fprintf(stderr, "wattcal import: unexpected argument '%s'\n", argv[optind]);
+    int next = 0;
+    int rc = wc_cli_parse(&IMPORT_SPEC, argc, argv, option, c, &next);
+    if (rc)
+        return rc;
+    if (next < argc) {
+        fprintf(stderr, "wattcal import: unexpected argument '%s'\n", argv[next]);
         return WC_EXIT_USAGE;
     }
     return check_mode(c);

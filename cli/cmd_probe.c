@@ -1,60 +1,57 @@
 /*
  * cmd_probe.c — `wattcal probe`: parse options, run collector/probe.c, print
- * its table or JSON, and exit 0 when the node has a hardware meter, 1 when
+ * its table or JSON (probe_print.c), and exit 0 when the node has a hardware meter, 1 when
  * not (runbook step 2), 2 on a usage error.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/probe_print.h"
 #include "common/wc_clock.h"
 #include "collector/probe.h"
 
-static const char PROBE_HELP[] =
-    "usage: wattcal probe [--procfs-root DIR] [--sysfs-root DIR] [--truth SPEC]... [--json]\n"
-    "\n"
-    "Lists the power sources of this node and what they mean for an exporter's\n"
-    "numbers: RAPL zones per socket (each read once), hwmon power/energy sensors\n"
-    "as Kepler finds them, in-band IPMI (/dev/ipmi0, /dev/ipmi/0, /dev/ipmidev/0,\n"
-    "ipmitool on PATH), each --truth source opened and polled once, and whether\n"
-    "this is a VM guest (DMI vendor, cpuinfo hypervisor flag). Then: the source\n"
-    "wattcal would use, whether an exporter here would measure or estimate, and\n"
-    "whether measured node power is available. Nothing is written.\n"
-    "\n"
-    "  --procfs-root DIR    read /proc from DIR (default /proc; e.g. /host/proc)\n"
-    "  --sysfs-root DIR     read /sys from DIR (default /sys; e.g. /host/sys)\n"
-    "  --truth SPEC         a ground-truth source to open and poll once (repeatable):\n"
-    "                       ipmi:local, ipmi:lanplus://HOST[:PORT],\n"
-    "                       redfish:https://HOST[:PORT], sim; file:PATH is only\n"
-    "                       listed (a log is imported after the run)\n"
-    "  --truth-timeout DUR  per-poll timeout for ipmitool and HTTP (default 10s)\n"
-    "  --truth-password-file FILE  BMC password file; otherwise IPMI_PASSWORD or\n"
-    "                       REDFISH_PASSWORD from the environment (users: IPMI_USER,\n"
-    "                       REDFISH_USER); credentials are never taken from argv\n"
-    "  --insecure           do not verify the BMC's TLS certificate (Redfish)\n"
-    "  --json               print JSON instead of the table\n"
-    "\n"
-    "exit codes: 0 a hardware meter exists (RAPL zones or an hwmon power/energy\n"
-    "sensor), 1 none (an exporter here would estimate or fail at init), 2 usage\n"
-    "error\n";
+enum { OPT_TRUTH = 1, OPT_JSON };
 
-enum { OPT_PROCFS = 1000, OPT_SYSFS, OPT_TRUTH, OPT_JSON, OPT_HELP, OPT_TRUTH_TIMEOUT,
-       OPT_TRUTH_PWFILE, OPT_INSECURE };
+/* After wc_cli_root_opts: the sources to poll, then wc_cli_bmc_opts. */
+static const wc_cli_opt PROBE_TRUTH_OPTS[] = {
+    {"truth", "SPEC", OPT_TRUTH,
+     "a ground-truth source to open and poll once (repeatable):\n"
+     "ipmi:local, ipmi:lanplus://HOST[:PORT],\n"
+     "redfish:https://HOST[:PORT], sim; file:PATH is only\n"
+     "listed (a log is imported after the run)"},
+    WC_CLI_OPT_END,
+};
 
-static const struct option PROBE_OPTS[] = {
-    {"procfs-root", required_argument, NULL, OPT_PROCFS},
-    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
-    {"truth", required_argument, NULL, OPT_TRUTH},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"truth-timeout", required_argument, NULL, OPT_TRUTH_TIMEOUT},
-    {"truth-password-file", required_argument, NULL, OPT_TRUTH_PWFILE},
-    {"insecure", no_argument, NULL, OPT_INSECURE},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
+static const wc_cli_opt PROBE_OUTPUT_OPTS[] = {
+    {"json", NULL, OPT_JSON, "print JSON instead of the table"},
+    WC_CLI_OPT_END,
+};
+
+static const wc_cli_opt *const PROBE_TABLES[] = {
+    wc_cli_root_opts, PROBE_TRUTH_OPTS, wc_cli_bmc_opts, PROBE_OUTPUT_OPTS, NULL,
+};
+
+static const wc_cli_spec PROBE_SPEC = {
+    .name = "probe",
+    .usage = "wattcal probe [--procfs-root DIR] [--sysfs-root DIR] [--truth SPEC]... [--json]",
+    .about =
+        "Lists the power sources of this node and what they mean for an exporter's\n"
+        "numbers: RAPL zones per socket (each read once), hwmon power/energy sensors\n"
+        "as Kepler finds them, in-band IPMI (/dev/ipmi0, /dev/ipmi/0, /dev/ipmidev/0,\n"
+        "ipmitool on PATH), each --truth source opened and polled once, and whether\n"
+        "this is a VM guest (DMI vendor, cpuinfo hypervisor flag). Then: the source\n"
+        "wattcal would use, whether an exporter here would measure or estimate, and\n"
+        "whether measured node power is available. Nothing is written.",
+    .opts = PROBE_TABLES,
+    .col = 23,
+    .footer =
+        "exit codes: 0 a hardware meter exists (RAPL zones or an hwmon power/energy\n"
+        "sensor), 1 none (an exporter here would estimate or fail at init), 2 usage\n"
+        "error",
 };
 
 /* Parsed command line; truth points into argv. */
@@ -89,36 +86,39 @@ static int set_root(const char **slot, const char *opt, const char *val)
     return 0;
 }
 
+/* One option (wc_cli_handler) into the probe_cli ctx. */
+static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
+{
+    probe_cli *c = ctx;
+    switch (opt->id) {
+    case WC_CLI_OPT_PROCFS_ROOT: return set_root(&c->opts.procfs_root, "--procfs-root", arg);
+    case WC_CLI_OPT_SYSFS_ROOT: return set_root(&c->opts.sysfs_root, "--sysfs-root", arg);
+    case OPT_TRUTH:
+        if (!*arg)
+            return usage_error("%s needs a SPEC (e.g. ipmi:local)", "--truth");
+        c->truth[c->opts.ntruth++] = arg;
+        return 0;
+    case OPT_JSON: c->json = 1; return 0;
+    case WC_CLI_OPT_TRUTH_TIMEOUT:
+        if (wc_parse_duration_ns(arg, &c->truth_cfg.timeout_ns) ||
+            c->truth_cfg.timeout_ns < 1000000)
+            return usage_error("--truth-timeout: invalid duration '%s'", arg);
+        if (c->truth_cfg.connect_timeout_ns > c->truth_cfg.timeout_ns)
+            c->truth_cfg.connect_timeout_ns = c->truth_cfg.timeout_ns;
+        return 0;
+    case WC_CLI_OPT_TRUTH_PWFILE: c->truth_cfg.password_file = arg; return 0;
+    case WC_CLI_OPT_INSECURE: c->truth_cfg.insecure = 1; return 0;
+    }
+    return WC_EXIT_USAGE;
+}
+
 /* Returns 0 to run, -1 after --help, or WC_EXIT_USAGE. */
 static int parse(int argc, char **argv, probe_cli *c)
 {
-    int opt, rc = 0;
-    optind = 1;
-    while (rc == 0 && (opt = getopt_long(argc, argv, "", PROBE_OPTS, NULL)) != -1) {
-        switch (opt) {
-        case OPT_PROCFS: rc = set_root(&c->opts.procfs_root, "--procfs-root", optarg); break;
-        case OPT_SYSFS: rc = set_root(&c->opts.sysfs_root, "--sysfs-root", optarg); break;
-        case OPT_TRUTH:
-            if (!*optarg)
-                return usage_error("%s needs a SPEC (e.g. ipmi:local)", "--truth");
-            c->truth[c->opts.ntruth++] = optarg;
-            break;
-        case OPT_JSON: c->json = 1; break;
-        case OPT_TRUTH_TIMEOUT:
-            if (wc_parse_duration_ns(optarg, &c->truth_cfg.timeout_ns) ||
-                c->truth_cfg.timeout_ns < 1000000)
-                return usage_error("--truth-timeout: invalid duration '%s'", optarg);
-            if (c->truth_cfg.connect_timeout_ns > c->truth_cfg.timeout_ns)
-                c->truth_cfg.connect_timeout_ns = c->truth_cfg.timeout_ns;
-            break;
-        case OPT_TRUTH_PWFILE: c->truth_cfg.password_file = optarg; break;
-        case OPT_INSECURE: c->truth_cfg.insecure = 1; break;
-        case OPT_HELP: fputs(PROBE_HELP, stdout); return -1;
-        default: fputs(PROBE_HELP, stderr); return WC_EXIT_USAGE;
-        }
-    }
-    if (rc == 0 && optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
+    int next = 0;
+    int rc = wc_cli_parse(&PROBE_SPEC, argc, argv, option, c, &next);
+    if (rc == 0 && next < argc)
+        return usage_error("unexpected argument '%s'", argv[next]);
     return rc;
 }
 

@@ -1,8 +1,8 @@
 /*
- * cmd_record.c — `wattcal record`: parse options, run collector/recorder.c.
+ * cmd_record.c — `wattcal record`: its option table (also parsed by `run`),
+ * then collector/recorder.c.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,72 +13,69 @@
 #include "collector/truth/truth_file.h"
 #include "common/wc_clock.h"
 
-static const char RECORD_HELP[] =
-    "usage: wattcal record --db FILE [options]\n"
-    "\n"
-    "Samples the node's power meter, /proc/stat and every process on absolute\n"
-    "monotonic deadlines, attributes energy with the chosen model and writes\n"
-    "everything (raw counters included) into a new SQLite file, one transaction\n"
-    "per tick. SIGINT/SIGTERM finish the current tick and close the run cleanly.\n"
-    "\n"
-    "  --db FILE            SQLite file to create (must not already hold a run)\n"
-    "  --interval DUR       sampling interval (default 1s; e.g. 500ms, 5s)\n"
-    "  --duration DUR       stop after DUR (default: until SIGINT/SIGTERM)\n"
-    "  --meter rapl|sim     power source: rapl (powercap, the default) or sim, a\n"
-    "                       SIMULATED node for machines without a meter; there is\n"
-    "                       no silent fallback: without a meter record exits 2\n"
-    "  --model M            attribution model: kepler-0.11 (default, released\n"
-    "                       ordering), kepler-head (aligned ordering) or ideal\n"
-    "  --procfs-root DIR    read /proc from DIR (default /proc; e.g. /host/proc)\n"
-    "  --sysfs-root DIR     read /sys from DIR (default /sys; e.g. /host/sys)\n"
-    "  --ceiling-watts W    counter plausibility ceiling per zone (default 5000)\n"
-    "  --sim-seed N         noise seed of the simulated node (default 42)\n"
-    "  --truth SPEC         also record ground truth (repeatable): ipmi:local,\n"
-    "                       ipmi:lanplus://HOST[:PORT], redfish:https://HOST[:PORT],\n"
-    "                       sim (a SIMULATED BMC over the node's zones; parameters as\n"
-    "                       sim:lag=2,window=10,period=5,eff=0.92,base=40,quant=1,\n"
-    "                       noise=0.5,seed=7), or file:PATH (a wall-meter log imported\n"
-    "                       after the run, aligned by wall clock)\n"
-    "  --truth-format F     format of file: logs: csv (default; csv:OFFSET gives the\n"
-    "                       zone of times written without one) or ptd:OFFSET (SPEC\n"
-    "                       PTDaemon log in local time at OFFSET, e.g. ptd:+01:00)\n"
-    "  --truth-interval DUR how often BMCs are polled (default 1s), on their own\n"
-    "                       threads: a slow BMC never delays the sampler\n"
-    "  --truth-timeout DUR  per-poll timeout for ipmitool and HTTP (default 10s)\n"
-    "  --truth-password-file FILE  BMC password file; otherwise IPMI_PASSWORD or\n"
-    "                       REDFISH_PASSWORD from the environment (users: IPMI_USER,\n"
-    "                       REDFISH_USER); credentials are never taken from argv\n"
-    "  --insecure           do not verify the BMC's TLS certificate (Redfish)\n"
-    "  --quiet              no progress line (for CI)\n"
-    "\n"
-    "exit codes: 0 recorded, 2 usage error, no meter, unreadable energy_uj, a DB\n"
-    "that already holds a run, or a store failure (ticks already written are kept)\n";
-
-enum { OPT_DB = 1000, OPT_INTERVAL, OPT_DURATION, OPT_METER, OPT_MODEL, OPT_PROCFS, OPT_SYSFS,
-       OPT_CEILING, OPT_SIM_SEED, OPT_QUIET, OPT_HELP, OPT_TRUTH, OPT_TRUTH_FORMAT,
-       OPT_TRUTH_INTERVAL, OPT_TRUTH_TIMEOUT, OPT_TRUTH_PWFILE, OPT_INSECURE };
+enum { OPT_DB = 1, OPT_INTERVAL, OPT_DURATION, OPT_METER, OPT_MODEL, OPT_CEILING, OPT_SIM_SEED,
+       OPT_QUIET, OPT_TRUTH, OPT_TRUTH_FORMAT, OPT_TRUTH_INTERVAL };
 
 #define MAX_TRUTH 16
 
-static const struct option RECORD_OPTS[] = {
-    {"db", required_argument, NULL, OPT_DB},
-    {"interval", required_argument, NULL, OPT_INTERVAL},
-    {"duration", required_argument, NULL, OPT_DURATION},
-    {"meter", required_argument, NULL, OPT_METER},
-    {"model", required_argument, NULL, OPT_MODEL},
-    {"procfs-root", required_argument, NULL, OPT_PROCFS},
-    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
-    {"ceiling-watts", required_argument, NULL, OPT_CEILING},
-    {"sim-seed", required_argument, NULL, OPT_SIM_SEED},
-    {"quiet", no_argument, NULL, OPT_QUIET},
-    {"truth", required_argument, NULL, OPT_TRUTH},
-    {"truth-format", required_argument, NULL, OPT_TRUTH_FORMAT},
-    {"truth-interval", required_argument, NULL, OPT_TRUTH_INTERVAL},
-    {"truth-timeout", required_argument, NULL, OPT_TRUTH_TIMEOUT},
-    {"truth-password-file", required_argument, NULL, OPT_TRUTH_PWFILE},
-    {"insecure", no_argument, NULL, OPT_INSECURE},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
+/* The run and how to sample it; then wc_cli_root_opts. */
+static const wc_cli_opt RECORD_OPTS[] = {
+    {"db", "FILE", OPT_DB, "SQLite file to create (must not already hold a run)"},
+    {"interval", "DUR", OPT_INTERVAL, "sampling interval (default 1s; e.g. 500ms, 5s)"},
+    {"duration", "DUR", OPT_DURATION, "stop after DUR (default: until SIGINT/SIGTERM)"},
+    {"meter", "rapl|sim", OPT_METER,
+     "power source: rapl (powercap, the default) or sim, a\n"
+     "SIMULATED node for machines without a meter; there is\n"
+     "no silent fallback: without a meter record exits 2"},
+    {"model", "M", OPT_MODEL,
+     "attribution model: kepler-0.11 (default, released\n"
+     "ordering), kepler-head (aligned ordering) or ideal"},
+    WC_CLI_OPT_END,
+};
+
+/* The meter's limits and the ground truth; then wc_cli_bmc_opts. */
+static const wc_cli_opt RECORD_SOURCE_OPTS[] = {
+    {"ceiling-watts", "W", OPT_CEILING, "counter plausibility ceiling per zone (default 5000)"},
+    {"sim-seed", "N", OPT_SIM_SEED, "noise seed of the simulated node (default 42)"},
+    {"truth", "SPEC", OPT_TRUTH,
+     "also record ground truth (repeatable): ipmi:local,\n"
+     "ipmi:lanplus://HOST[:PORT], redfish:https://HOST[:PORT],\n"
+     "sim (a SIMULATED BMC over the node's zones; parameters as\n"
+     "sim:lag=2,window=10,period=5,eff=0.92,base=40,quant=1,\n"
+     "noise=0.5,seed=7), or file:PATH (a wall-meter log imported\n"
+     "after the run, aligned by wall clock)"},
+    {"truth-format", "F", OPT_TRUTH_FORMAT,
+     "format of file: logs: csv (default; csv:OFFSET gives the\n"
+     "zone of times written without one) or ptd:OFFSET (SPEC\n"
+     "PTDaemon log in local time at OFFSET, e.g. ptd:+01:00)"},
+    {"truth-interval", "DUR", OPT_TRUTH_INTERVAL,
+     "how often BMCs are polled (default 1s), on their own\n"
+     "threads: a slow BMC never delays the sampler"},
+    WC_CLI_OPT_END,
+};
+
+static const wc_cli_opt RECORD_OUTPUT_OPTS[] = {
+    {"quiet", NULL, OPT_QUIET, "no progress line (for CI)"},
+    WC_CLI_OPT_END,
+};
+
+static const wc_cli_opt *const RECORD_TABLES[] = {
+    RECORD_OPTS, wc_cli_root_opts, RECORD_SOURCE_OPTS, wc_cli_bmc_opts, RECORD_OUTPUT_OPTS, NULL,
+};
+
+static const wc_cli_spec RECORD_SPEC = {
+    .name = "record",
+    .usage = "wattcal record --db FILE [options]",
+    .about =
+        "Samples the node's power meter, /proc/stat and every process on absolute\n"
+        "monotonic deadlines, attributes energy with the chosen model and writes\n"
+        "everything (raw counters included) into a new SQLite file, one transaction\n"
+        "per tick. SIGINT/SIGTERM finish the current tick and close the run cleanly.",
+    .opts = RECORD_TABLES,
+    .col = 23,
+    .footer =
+        "exit codes: 0 recorded, 2 usage error, no meter, unreadable energy_uj, a DB\n"
+        "that already holds a run, or a store failure (ticks already written are kept)",
 };
 
 static int bad(const char *opt, const char *val)
@@ -89,84 +86,104 @@ static int bad(const char *opt, const char *val)
 
 static const char *truth_specs[MAX_TRUTH];
 
+/* What and how to sample: the run file, timing, meter, model, roots.
+ * Returns 0, WC_EXIT_USAGE, or -1 when opt is not one of them. */
+static int sampling_option(wc_record_opts *o, int opt, const char *arg)
+{
+    char *end = NULL;
+    switch (opt) {
+    case OPT_DB:
+        if (o->db_path)
+            return bad("--db (given twice)", arg);
+        if (!*arg)
+            return bad("--db (an empty file name)", arg);
+        o->db_path = arg;
+        return 0;
+    case OPT_INTERVAL:
+        if (wc_parse_duration_ns(arg, &o->interval_ns) || o->interval_ns < 1000000)
+            return bad("--interval (at least 1ms)", arg);
+        return 0;
+    case OPT_DURATION:
+        if (wc_parse_duration_ns(arg, &o->duration_ns) || o->duration_ns <= 0)
+            return bad("--duration (a positive duration)", arg);
+        return 0;
+    case OPT_METER:
+        if (strcmp(arg, "rapl") && strcmp(arg, "sim"))
+            return bad("--meter (rapl or sim)", arg);
+        o->meter = arg;
+        return 0;
+    case OPT_MODEL:
+        if (wc_model_parse(arg, &o->model))
+            return bad("--model (kepler-0.11, kepler-head or ideal)", arg);
+        return 0;
+    case WC_CLI_OPT_PROCFS_ROOT: o->procfs_root = arg; return 0;
+    case WC_CLI_OPT_SYSFS_ROOT: o->sysfs_root = arg; return 0;
+    case OPT_CEILING:
+        o->ceiling_watts = strtod(arg, &end);
+        if (!end || *end || !isfinite(o->ceiling_watts) || o->ceiling_watts < 1)
+            return bad("--ceiling-watts (a finite number of watts >= 1)", arg);
+        return 0;
+    case OPT_SIM_SEED:
+        o->sim.seed = strtoull(arg, &end, 10);
+        if (!end || *end || arg[0] == '-' || !arg[0])
+            return bad("--sim-seed (a non-negative integer)", arg);
+        return 0;
+    case OPT_QUIET: o->quiet = 1; return 0;
+    }
+    return -1;
+}
+
+/* The ground-truth sources and how they are polled. Returns 0 or
+ * WC_EXIT_USAGE. */
+static int truth_option(wc_record_opts *o, int opt, const char *arg)
+{
+    wc_error fe = {{0}};
+    switch (opt) {
+    case OPT_TRUTH:
+        if (o->ntruth == MAX_TRUTH || !*arg)
+            return bad("--truth (at most 16, non-empty)", arg);
+        truth_specs[o->ntruth++] = arg;
+        o->truth_specs = truth_specs;
+        return 0;
+    case OPT_TRUTH_FORMAT:
+        if (wc_truth_file_check_format(arg, &fe)) {
+            fprintf(stderr, "wattcal record: --truth-format: %s\n", fe.msg);
+            return WC_EXIT_USAGE;
+        }
+        o->truth.truth_format = arg;
+        return 0;
+    case OPT_TRUTH_INTERVAL:
+        if (wc_parse_duration_ns(arg, &o->truth.poll_interval_ns) ||
+            o->truth.poll_interval_ns < 10000000)
+            return bad("--truth-interval (at least 10ms)", arg);
+        return 0;
+    case WC_CLI_OPT_TRUTH_TIMEOUT:
+        if (wc_parse_duration_ns(arg, &o->truth.timeout_ns) || o->truth.timeout_ns < 1000000)
+            return bad("--truth-timeout (at least 1ms)", arg);
+        if (o->truth.connect_timeout_ns > o->truth.timeout_ns)
+            o->truth.connect_timeout_ns = o->truth.timeout_ns;
+        return 0;
+    case WC_CLI_OPT_TRUTH_PWFILE: o->truth.password_file = arg; return 0;
+    case WC_CLI_OPT_INSECURE: o->truth.insecure = 1; return 0;
+    }
+    return WC_EXIT_USAGE;
+}
+
+/* One option (wc_cli_handler) into the wc_record_opts ctx. */
+static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
+{
+    int rc = sampling_option(ctx, opt->id, arg);
+    return rc < 0 ? truth_option(ctx, opt->id, arg) : rc;
+}
+
 int wc_cli_parse_record_opts(int argc, char **argv, wc_record_opts *o)
 {
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", RECORD_OPTS, NULL)) != -1) {
-        char *end = NULL;
-        switch (c) {
-        case OPT_DB:
-            if (o->db_path)
-                return bad("--db (given twice)", optarg);
-            if (!*optarg)
-                return bad("--db (an empty file name)", optarg);
-            o->db_path = optarg;
-            break;
-        case OPT_INTERVAL:
-            if (wc_parse_duration_ns(optarg, &o->interval_ns) || o->interval_ns < 1000000)
-                return bad("--interval (at least 1ms)", optarg);
-            break;
-        case OPT_DURATION:
-            if (wc_parse_duration_ns(optarg, &o->duration_ns) || o->duration_ns <= 0)
-                return bad("--duration (a positive duration)", optarg);
-            break;
-        case OPT_METER:
-            if (strcmp(optarg, "rapl") && strcmp(optarg, "sim"))
-                return bad("--meter (rapl or sim)", optarg);
-            o->meter = optarg;
-            break;
-        case OPT_MODEL:
-            if (wc_model_parse(optarg, &o->model))
-                return bad("--model (kepler-0.11, kepler-head or ideal)", optarg);
-            break;
-        case OPT_PROCFS: o->procfs_root = optarg; break;
-        case OPT_SYSFS: o->sysfs_root = optarg; break;
-        case OPT_CEILING:
-            o->ceiling_watts = strtod(optarg, &end);
-            if (!end || *end || !isfinite(o->ceiling_watts) || o->ceiling_watts < 1)
-                return bad("--ceiling-watts (a finite number of watts >= 1)", optarg);
-            break;
-        case OPT_SIM_SEED:
-            o->sim.seed = strtoull(optarg, &end, 10);
-            if (!end || *end || optarg[0] == '-' || !optarg[0])
-                return bad("--sim-seed (a non-negative integer)", optarg);
-            break;
-        case OPT_QUIET: o->quiet = 1; break;
-        case OPT_TRUTH:
-            if (o->ntruth == MAX_TRUTH || !*optarg)
-                return bad("--truth (at most 16, non-empty)", optarg);
-            truth_specs[o->ntruth++] = optarg;
-            o->truth_specs = truth_specs;
-            break;
-        case OPT_TRUTH_FORMAT: {
-            wc_error fe = {{0}};
-            if (wc_truth_file_check_format(optarg, &fe)) {
-                fprintf(stderr, "wattcal record: --truth-format: %s\n", fe.msg);
-                return WC_EXIT_USAGE;
-            }
-            o->truth.truth_format = optarg;
-            break;
-        }
-        case OPT_TRUTH_INTERVAL:
-            if (wc_parse_duration_ns(optarg, &o->truth.poll_interval_ns) ||
-                o->truth.poll_interval_ns < 10000000)
-                return bad("--truth-interval (at least 10ms)", optarg);
-            break;
-        case OPT_TRUTH_TIMEOUT:
-            if (wc_parse_duration_ns(optarg, &o->truth.timeout_ns) || o->truth.timeout_ns < 1000000)
-                return bad("--truth-timeout (at least 1ms)", optarg);
-            if (o->truth.connect_timeout_ns > o->truth.timeout_ns)
-                o->truth.connect_timeout_ns = o->truth.timeout_ns;
-            break;
-        case OPT_TRUTH_PWFILE: o->truth.password_file = optarg; break;
-        case OPT_INSECURE: o->truth.insecure = 1; break;
-        case OPT_HELP: fputs(RECORD_HELP, stdout); return -1;
-        default: fputs(RECORD_HELP, stderr); return WC_EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "wattcal record: unexpected argument '%s'\n", argv[optind]);
+    int next = 0;
+    int rc = wc_cli_parse(&RECORD_SPEC, argc, argv, option, o, &next);
+    if (rc)
+        return rc;
+    if (next < argc) {
+        fprintf(stderr, "wattcal record: unexpected argument '%s'\n", argv[next]);
         return WC_EXIT_USAGE;
     }
     if (!o->db_path) {

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,49 +14,50 @@
 #include "reports/report.h"
 #include "validator/validation.h"
 
-static const char REPORT_HELP[] =
-    "usage: wattcal report --db FILE --out DIR [options]\n"
-    "\n"
-    "Writes what `wattcal validate` computes as DIR/report.html (self-contained:\n"
-    "SVG plots and CSS inline, no script, no network; readable printed and on a\n"
-    "phone) and DIR/report.md (for a pull request, with the plots as PNG files\n"
-    "beside it), and keeps each plot's data file (DIR/*.dat). It holds the\n"
-    "provenance of every source, the verdict of the tolerances, node power\n"
-    "against ground truth with the phases shaded, the error over time,\n"
-    "Bland-Altman, the meter against the truth with its calibration fit, the\n"
-    "attribution gap per level over time, the energy of the top pods, containers\n"
-    "or process names stacked, attributed against isolated energy per workload,\n"
-    "the bias matrix, burst coverage, the top tenants and the truth's lag and\n"
-    "window. Plots are drawn by gnuplot; without it the report is written\n"
-    "without plots and says so.\n"
-    "\n"
-    "  --out DIR                 directory of the report (created when missing;\n"
-    "                            files of an earlier report there are replaced)\n"
-    "  --top N                   tenants in the tables and the stacked plot, 1 to 10\n"
-    "                            (default 8)\n"
-    "  --no-plots                do not run gnuplot (tables and data files only)\n"
-    "  --plot-timeout DUR        gnuplot is killed after DUR per figure (default 60s);\n"
-    "                            after one is killed the other plots are not tried\n"
-    WC_CLI_VALIDATION_HELP
-    "\n"
-    "Unlike validate, the gap over time defaults to windows of about 1/120 of the\n"
-    "run and at least 10 ticks (1 s, 2 s, 5 s, 10 s ... 1 h).\n"
-    "\n"
-    "Prints the path of report.html. exit codes: 0 written (whatever the verdict:\n"
-    "the gate is `wattcal validate`), 2 usage or input error (unreadable DB, bad\n"
-    "option, DIR not writable, DIR holding the run itself), 3 the run has fewer\n"
-    "than two ticks\n";
+enum { OPT_OUT = WC_CLI_VOPT_END, OPT_TOP, OPT_NO_PLOTS, OPT_PLOT_TIMEOUT };
 
-enum { OPT_OUT = WC_CLI_VOPT_END, OPT_TOP, OPT_NO_PLOTS, OPT_PLOT_TIMEOUT, OPT_HELP };
+static const wc_cli_opt REPORT_OPTS[] = {
+    {"out", "DIR", OPT_OUT,
+     "directory of the report (created when missing;\n"
+     "files of an earlier report there are replaced)"},
+    {"top", "N", OPT_TOP,
+     "tenants in the tables and the stacked plot, 1 to 10\n"
+     "(default 8)"},
+    {"no-plots", NULL, OPT_NO_PLOTS, "do not run gnuplot (tables and data files only)"},
+    {"plot-timeout", "DUR", OPT_PLOT_TIMEOUT,
+     "gnuplot is killed after DUR per figure (default 60s);\n"
+     "after one is killed the other plots are not tried"},
+    WC_CLI_OPT_END,
+};
 
-static const struct option REPORT_OPTS[] = {
-    WC_CLI_VALIDATION_LONGOPTS,
-    {"out", required_argument, NULL, OPT_OUT},
-    {"top", required_argument, NULL, OPT_TOP},
-    {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
-    {"plot-timeout", required_argument, NULL, OPT_PLOT_TIMEOUT},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
+static const wc_cli_opt *const REPORT_TABLES[] = {REPORT_OPTS, wc_cli_validation_opts, NULL};
+
+static const wc_cli_spec REPORT_SPEC = {
+    .name = "report",
+    .usage = "wattcal report --db FILE --out DIR [options]",
+    .about =
+        "Writes what `wattcal validate` computes as DIR/report.html (self-contained:\n"
+        "SVG plots and CSS inline, no script, no network; readable printed and on a\n"
+        "phone) and DIR/report.md (for a pull request, with the plots as PNG files\n"
+        "beside it), and keeps each plot's data file (DIR/*.dat). It holds the\n"
+        "provenance of every source, the verdict of the tolerances, node power\n"
+        "against ground truth with the phases shaded, the error over time,\n"
+        "Bland-Altman, the meter against the truth with its calibration fit, the\n"
+        "attribution gap per level over time, the energy of the top pods, containers\n"
+        "or process names stacked, attributed against isolated energy per workload,\n"
+        "the bias matrix, burst coverage, the top tenants and the truth's lag and\n"
+        "window. Plots are drawn by gnuplot; without it the report is written\n"
+        "without plots and says so.",
+    .opts = REPORT_TABLES,
+    .col = 28,
+    .footer =
+        "Unlike validate, the gap over time defaults to windows of about 1/120 of the\n"
+        "run and at least 10 ticks (1 s, 2 s, 5 s, 10 s ... 1 h).\n"
+        "\n"
+        "Prints the path of report.html. exit codes: 0 written (whatever the verdict:\n"
+        "the gate is `wattcal validate`), 2 usage or input error (unreadable DB, bad\n"
+        "option, DIR not writable, DIR holding the run itself), 3 the run has fewer\n"
+        "than two ticks",
 };
 
 typedef struct report_cli {
@@ -71,10 +71,12 @@ static int bad(const char *opt, const char *why)
     return WC_EXIT_USAGE;
 }
 
-static int own_option(report_cli *c, int opt, const char *v)
+/* One option (wc_cli_handler): report's own or a shared one. */
+static int option(void *ctx, const wc_cli_opt *opt, const char *v)
 {
+    report_cli *c = ctx;
     double x = 0;
-    switch (opt) {
+    switch (opt->id) {
     case OPT_OUT:
         if (!*v)
             return bad("--out", "expected a directory");
@@ -94,30 +96,19 @@ static int own_option(report_cli *c, int opt, const char *v)
         c->r.plot_timeout_s = (int)ceil(x);
         return 0;
     }
-    return WC_EXIT_USAGE;
+    return wc_cli_validation_option("report", &c->v, opt->id, v);
 }
 
+/* Returns 0 to run, -1 after --help, or WC_EXIT_USAGE. */
 static int parse(int argc, char **argv, report_cli *c)
 {
-    int opt;
-    optind = 1;
+    int next = 0;
     wc_cli_validation_init(&c->v);
-    while ((opt = getopt_long(argc, argv, "", REPORT_OPTS, NULL)) != -1) {
-        if (opt == OPT_HELP) {
-            fputs(REPORT_HELP, stdout);
-            return -1;
-        }
-        if (opt < WC_CLI_VOPT_DB) {
-            fputs(REPORT_HELP, stderr);
-            return WC_EXIT_USAGE;
-        }
-        int rc = opt >= WC_CLI_VOPT_END ? own_option(c, opt, optarg)
-                                        : wc_cli_validation_option("report", &c->v, opt, optarg);
-        if (rc)
-            return rc;
-    }
-    if (optind < argc)
-        return bad(argv[optind], "unexpected argument");
+    int rc = wc_cli_parse(&REPORT_SPEC, argc, argv, option, c, &next);
+    if (rc)
+        return rc;
+    if (next < argc)
+        return bad(argv[next], "unexpected argument");
     if (!c->r.out_dir)
         return bad("--out", "DIR is required");
     return wc_cli_validation_finish("report", &c->v);

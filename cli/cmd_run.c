@@ -1,6 +1,8 @@
 /*
  * cmd_run.c — `wattcal run SCENARIO --db FILE [record options]`: replay a
- * scenario (workloads/scenario.c, workloads/runner.c) while recording.
+ * scenario (workloads/scenario.c, workloads/runner.c) while recording. Its
+ * own option (--backend) is taken out of argv first; the rest are record's
+ * (cmd_record.c's table, wc_cli_parse_record_opts).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,29 +14,106 @@
 #include "workloads/runner.h"
 #include "workloads/scenario.h"
 
-static const char RUN_HELP[] =
-    "usage: wattcal run SCENARIO --db FILE [--backend wattcal|stress-ng] [record options]\n"
-    "\n"
-    "Replays SCENARIO (a built-in name: quick, runbook, steps, burst, or a YAML\n"
-    "file, see docs/scenarios.md) in labelled phases while recording exactly as\n"
-    "`wattcal record` does (all its options apply except --duration: the\n"
-    "scenario sets the length). Each workload runs as child processes in its own\n"
-    "process group; its phase bounds and its TRUE CPU time (wait4 rusage of the\n"
-    "whole subtree, short-lived children included) are stored as known answers.\n"
-    "Ctrl-C, SIGTERM or this process dying kills every workload: nothing is left\n"
-    "running. A workload that crashes is recorded, not fatal.\n"
-    "\n"
-    "  --backend B    run every workload with B: wattcal (its own stressors) or\n"
-    "                 stress-ng (must be installed); default: as each workload\n"
-    "                 of the scenario says (backend:, default wattcal)\n"
-    "\n"
-    "exit codes: 0 replayed, 2 usage error, bad scenario or recording error\n"
-    "(what was recorded is kept), 3 interrupted (what was recorded is kept)\n";
+enum { OPT_BACKEND = 1 };
+
+/* run's own option; the others are record's (wc_cli_parse_record_opts). */
+static const wc_cli_opt RUN_OPTS[] = {
+    {"backend", "B", OPT_BACKEND,
+     "run every workload with B: wattcal (its own stressors) or\n"
+     "stress-ng (must be installed); default: as each workload\n"
+     "of the scenario says (backend:, default wattcal)"},
+    WC_CLI_OPT_END,
+};
+
+static const wc_cli_opt *const RUN_TABLES[] = {RUN_OPTS, NULL};
+
+static const wc_cli_spec RUN_SPEC = {
+    .name = "run",
+    .usage = "wattcal run SCENARIO --db FILE [--backend wattcal|stress-ng] [record options]",
+    .about =
+        "Replays SCENARIO (a built-in name: quick, runbook, steps, burst, or a YAML\n"
+        "file, see docs/scenarios.md) in labelled phases while recording exactly as\n"
+        "`wattcal record` does (all its options apply except --duration: the\n"
+        "scenario sets the length). Each workload runs as child processes in its own\n"
+        "process group; its phase bounds and its TRUE CPU time (wait4 rusage of the\n"
+        "whole subtree, short-lived children included) are stored as known answers.\n"
+        "Ctrl-C, SIGTERM or this process dying kills every workload: nothing is left\n"
+        "running. A workload that crashes is recorded, not fatal.",
+    .opts = RUN_TABLES,
+    .col = 17,
+    .footer =
+        "exit codes: 0 replayed, 2 usage error, bad scenario or recording error\n"
+        "(what was recorded is kept), 3 interrupted (what was recorded is kept)",
+};
+
+/* Takes every "--backend B" (RUN_OPTS) out of argv[2..], applying B to each
+ * workload of sc; the rest are record's options. Returns 0 or WC_EXIT_USAGE. */
+static int take_backend(int *argc, char **argv, wc_scenario *sc)
+{
+    for (int i = 2; i < *argc; i++) {
+        if (strncmp(argv[i], "--", 2) != 0 || strcmp(argv[i] + 2, RUN_OPTS[0].name) != 0)
+            continue;
+        wc_workload_backend b;
+        if (i + 1 >= *argc || wc_workload_backend_parse(argv[i + 1], &b) != 0) {
+            fprintf(stderr, "wattcal run: --backend needs wattcal or stress-ng\n");
+            return WC_EXIT_USAGE;
+        }
+        for (int p = 0; p < sc->n_phases; p++)
+            for (int w = 0; w < sc->phases[p].n_workloads; w++)
+                sc->phases[p].workloads[w].backend = b;
+        memmove(&argv[i], &argv[i + 2], (size_t)(*argc - i - 2) * sizeof *argv);
+        *argc -= 2;
+        i--;
+    }
+    return 0;
+}
+
+/* The record options of argv[2..] (after SCENARIO, --backend taken out) into
+ * o; --duration is refused: the scenario sets the length. Returns 0, -1 after
+ * --help, or WC_EXIT_USAGE. */
+static int parse_record(int argc, char **argv, const wc_scenario *sc, wc_record_opts *o)
+{
+    wc_record_defaults(o);
+    argv[1] = argv[0]; /* drop SCENARIO: the record parser sees only options */
+    int rc = wc_cli_parse_record_opts(argc - 1, argv + 1, o);
+    if (rc == 0 && o->duration_ns) {
+        fprintf(stderr, "wattcal run: --duration does not apply: scenario %s lasts %.0f s\n",
+                sc->name, (double)wc_scenario_total_ns(sc) / 1e9);
+        rc = WC_EXIT_USAGE;
+    }
+    return rc;
+}
+
+/* Replays sc while recording with o; returns the exit code. */
+static int replay(wc_scenario *sc, wc_record_opts *o)
+{
+    wc_error err = {{0}};
+    wc_cli_install_stop_handlers();
+    if (!o->quiet)
+        fprintf(stderr, "wattcal run: scenario %s (%s): %d phases, %.0f s\n", sc->name, sc->origin,
+                sc->n_phases, (double)wc_scenario_total_ns(sc) / 1e9);
+    wc_run_result res;
+    int rc = wc_run_scenario(sc, o, &wc_cli_stop, &res, &err);
+    if (rc == -EINTR) {
+        fprintf(stderr, "wattcal run: interrupted after %d phase repetitions; %lld ticks kept in %s\n",
+                res.phases_done, (long long)res.record.ticks, o->db_path);
+        return WC_EXIT_NO_DATA;
+    }
+    if (rc) {
+        wc_cli_error("run", err.msg);
+        return WC_EXIT_USAGE;
+    }
+    fprintf(stderr,
+            "wattcal run: %d phase repetitions, %d workloads (%d crashed workers), %lld ticks in %s%s\n",
+            res.phases_done, res.workloads, res.crashed, (long long)res.record.ticks, o->db_path,
+            o->meter && !strcmp(o->meter, "sim") ? " — node power is SIMULATED" : "");
+    return WC_EXIT_OK;
+}
 
 int cmd_run(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(RUN_HELP, argc < 2 ? stderr : stdout);
+        wc_cli_help(&RUN_SPEC, argc < 2 ? stderr : stdout);
         return argc < 2 ? WC_EXIT_USAGE : WC_EXIT_OK;
     }
     const char *name = argv[1];
@@ -46,56 +125,16 @@ int cmd_run(int argc, char **argv)
         wc_cli_error("run", err.msg);
         return WC_EXIT_USAGE;
     }
-    /* --backend is ours; the remaining options are record's. */
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--backend") != 0)
-            continue;
-        wc_workload_backend b;
-        if (i + 1 >= argc || wc_workload_backend_parse(argv[i + 1], &b) != 0) {
-            fprintf(stderr, "wattcal run: --backend needs wattcal or stress-ng\n");
-            wc_scenario_free(&sc);
-            return WC_EXIT_USAGE;
-        }
-        for (int p = 0; p < sc.n_phases; p++)
-            for (int w = 0; w < sc.phases[p].n_workloads; w++)
-                sc.phases[p].workloads[w].backend = b;
-        memmove(&argv[i], &argv[i + 2], (size_t)(argc - i - 2) * sizeof *argv);
-        argc -= 2;
-        i--;
-    }
     wc_record_opts o;
-    wc_record_defaults(&o);
-    argv[1] = argv[0]; /* drop SCENARIO: the record parser sees only options */
-    int rc = wc_cli_parse_record_opts(argc - 1, argv + 1, &o);
-    if (rc == 0 && o.duration_ns) {
-        fprintf(stderr, "wattcal run: --duration does not apply: scenario %s lasts %.0f s\n",
-                sc.name, (double)wc_scenario_total_ns(&sc) / 1e9);
-        rc = WC_EXIT_USAGE;
+    int rc = take_backend(&argc, argv, &sc);
+    if (rc == 0)
+        rc = parse_record(argc, argv, &sc, &o);
+    if (rc == 0) {
+        o.command_line = cmdline;
+        rc = replay(&sc, &o);
+    } else if (rc < 0) {
+        rc = WC_EXIT_OK; /* --help */
     }
-    if (rc) {
-        wc_scenario_free(&sc);
-        return rc < 0 ? WC_EXIT_OK : rc;
-    }
-    o.command_line = cmdline;
-    wc_cli_install_stop_handlers();
-    if (!o.quiet)
-        fprintf(stderr, "wattcal run: scenario %s (%s): %d phases, %.0f s\n", sc.name, sc.origin,
-                sc.n_phases, (double)wc_scenario_total_ns(&sc) / 1e9);
-    wc_run_result res;
-    rc = wc_run_scenario(&sc, &o, &wc_cli_stop, &res, &err);
     wc_scenario_free(&sc);
-    if (rc == -EINTR) {
-        fprintf(stderr, "wattcal run: interrupted after %d phase repetitions; %lld ticks kept in %s\n",
-                res.phases_done, (long long)res.record.ticks, o.db_path);
-        return WC_EXIT_NO_DATA;
-    }
-    if (rc) {
-        wc_cli_error("run", err.msg);
-        return WC_EXIT_USAGE;
-    }
-    fprintf(stderr,
-            "wattcal run: %d phase repetitions, %d workloads (%d crashed workers), %lld ticks in %s%s\n",
-            res.phases_done, res.workloads, res.crashed, (long long)res.record.ticks, o.db_path,
-            o.meter && !strcmp(o.meter, "sim") ? " — node power is SIMULATED" : "");
-    return WC_EXIT_OK;
+    return rc;
 }

@@ -5,7 +5,6 @@
  * print their true CPU time from wait4.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,31 +19,45 @@
 #include "workloads/spawn.h"
 #include "workloads/stressor.h"
 
-static const char STRESS_HELP[] =
-    "usage: wattcal stress --class cpu|avx|membound|idle|burst [--duration DUR]\n"
-    "                      [--duty PCT] [--workers N] [--resident-mb N]\n"
-    "                      [--count N] [--child-cpu DUR] [--batch N]\n"
-    "\n"
-    "Runs one stress workload until DUR elapses or SIGINT/SIGTERM: cpu keeps one\n"
-    "CPU busy with a scalar loop; avx runs a vector FMA loop (avx512f, avx2 or sse2,\n"
-    "chosen at run time and printed); membound chases pointers through a random\n"
-    "cycle over a buffer far larger than the last-level cache; idle holds N MiB\n"
-    "resident and sleeps; burst starts COUNT short-lived children, BATCH at a time,\n"
-    "each burning DUR of CPU. With --workers N > 1, or for burst, the workload runs\n"
-    "as child processes in their own process group (killed with this process) and\n"
-    "their true CPU time (wait4, children included) is printed at the end.\n"
-    "\n"
-    "  --class C         cpu, avx, membound, idle or burst\n"
-    "  --duration DUR    how long (default 60s); burst: starts no child after it\n"
-    "  --duty PCT        percent busy in each 100 ms period, 1-100 (default 100)\n"
-    "  --workers N       run N worker processes and report their CPU (default 1)\n"
-    "  --resident-mb N   memory held by idle (default 64) or chased by membound\n"
-    "                    (default 256)\n"
-    "  --count N         burst: children to start (default 200)\n"
-    "  --child-cpu DUR   burst: CPU time each child burns (default 50ms)\n"
-    "  --batch N         burst: children running at once, 1-64 (default 1)\n"
-    "  --parent-pid PID  (set for workers) exit unless PID is the parent\n"
-    "  --test-crash      (testing) die at once by SIGSEGV\n";
+enum { OPT_CLASS = 1, OPT_DURATION, OPT_DUTY, OPT_WORKERS, OPT_RESIDENT, OPT_COUNT,
+       OPT_CHILD_CPU, OPT_BATCH, OPT_PARENT_PID, OPT_TEST_CRASH };
+
+static const wc_cli_opt STRESS_OPTS[] = {
+    {"class", "C", OPT_CLASS, "cpu, avx, membound, idle or burst"},
+    {"duration", "DUR", OPT_DURATION, "how long (default 60s); burst: starts no child after it"},
+    {"duty", "PCT", OPT_DUTY, "percent busy in each 100 ms period, 1-100 (default 100)"},
+    {"workers", "N", OPT_WORKERS, "run N worker processes and report their CPU (default 1)"},
+    {"resident-mb", "N", OPT_RESIDENT,
+     "memory held by idle (default 64) or chased by membound\n"
+     "(default 256)"},
+    {"count", "N", OPT_COUNT, "burst: children to start (default 200)"},
+    {"child-cpu", "DUR", OPT_CHILD_CPU, "burst: CPU time each child burns (default 50ms)"},
+    {"batch", "N", OPT_BATCH, "burst: children running at once, 1-64 (default 1)"},
+    {"parent-pid", "PID", OPT_PARENT_PID, "(set for workers) exit unless PID is the parent"},
+    {"test-crash", NULL, OPT_TEST_CRASH, "(testing) die at once by SIGSEGV"},
+    WC_CLI_OPT_END,
+};
+
+static const wc_cli_opt *const STRESS_TABLES[] = {STRESS_OPTS, NULL};
+
+static const wc_cli_spec STRESS_SPEC = {
+    .name = "stress",
+    .usage = "wattcal stress --class cpu|avx|membound|idle|burst [--duration DUR]\n"
+             "                      [--duty PCT] [--workers N] [--resident-mb N]\n"
+             "                      [--count N] [--child-cpu DUR] [--batch N]",
+    .about =
+        "Runs one stress workload until DUR elapses or SIGINT/SIGTERM: cpu keeps one\n"
+        "CPU busy with a scalar loop; avx runs a vector FMA loop (avx512f, avx2 or sse2,\n"
+        "chosen at run time and printed); membound chases pointers through a random\n"
+        "cycle over a buffer far larger than the last-level cache; idle holds N MiB\n"
+        "resident and sleeps; burst starts COUNT short-lived children, BATCH at a time,\n"
+        "each burning DUR of CPU. With --workers N > 1, or for burst, the workload runs\n"
+        "as child processes in their own process group (killed with this process) and\n"
+        "their true CPU time (wait4, children included) is printed at the end.",
+    .opts = STRESS_TABLES,
+    .col = 20,
+    .footer = NULL,
+};
 
 typedef struct stress_opts {
     wc_workload_spec spec;
@@ -65,63 +78,53 @@ static int parse_long(const char *text, long lo, long hi, long *out)
     return 0;
 }
 
-/* Applies one getopt result to o; returns 0, or -1 on a bad value. */
+/* Applies one option (id c) to o; returns 0, or -1 on a bad value. */
 static int apply_opt(stress_opts *o, int c, const char *arg)
 {
     wc_workload_spec *s = &o->spec;
     long v = 0;
     switch (c) {
-    case 'c': o->have_class = 1; return wc_stress_class_parse(arg, &s->cls) ? -1 : 0;
-    case 'd': return wc_parse_duration_ns(arg, &s->duration_ns) ? -1 : 0;
-    case 'D': if (parse_long(arg, 1, 100, &v)) return -1; s->duty_pct = (int)v; return 0;
-    case 'w':
+    case OPT_CLASS: o->have_class = 1; return wc_stress_class_parse(arg, &s->cls) ? -1 : 0;
+    case OPT_DURATION: return wc_parse_duration_ns(arg, &s->duration_ns) ? -1 : 0;
+    case OPT_DUTY: if (parse_long(arg, 1, 100, &v)) return -1; s->duty_pct = (int)v; return 0;
+    case OPT_WORKERS:
         if (parse_long(arg, 1, WC_WORKLOAD_MAX_WORKERS, &v)) return -1;
         s->workers = (int)v;
         return 0;
-    case 'r':
+    case OPT_RESIDENT:
         if (parse_long(arg, 0, 1 << 20, &v)) return -1;
         s->resident_bytes = (size_t)v << 20;
         o->resident_given = 1;
         return 0;
-    case 'n': if (parse_long(arg, 1, 1000000, &v)) return -1; s->burst_count = (int)v; return 0;
-    case 'C': return wc_parse_duration_ns(arg, &s->burst_child_cpu_ns) ? -1 : 0;
-    case 'b':
+    case OPT_COUNT: if (parse_long(arg, 1, 1000000, &v)) return -1; s->burst_count = (int)v; return 0;
+    case OPT_CHILD_CPU: return wc_parse_duration_ns(arg, &s->burst_child_cpu_ns) ? -1 : 0;
+    case OPT_BATCH:
         if (parse_long(arg, 1, WC_BURST_MAX_BATCH, &v)) return -1;
         s->burst_batch = (int)v;
         return 0;
-    case 'p': return parse_long(arg, 1, 1L << 30, &o->parent_pid);
-    case 'T': o->test_crash = 1; return 0;
+    case OPT_PARENT_PID: return parse_long(arg, 1, 1L << 30, &o->parent_pid);
+    case OPT_TEST_CRASH: o->test_crash = 1; return 0;
     }
     return -1;
+}
+
+/* One option (wc_cli_handler) into the stress_opts ctx. */
+static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
+{
+    if (apply_opt(ctx, opt->id, arg)) {
+        fprintf(stderr, "wattcal stress: invalid value '%s'\n", arg ? arg : "");
+        return WC_EXIT_USAGE;
+    }
+    return 0;
 }
 
 /* Fills o from argv. Returns -1 to go on, or the exit code to return now. */
 static int parse_args(int argc, char **argv, stress_opts *o)
 {
-    static const struct option opts[] = {
-        {"class", required_argument, NULL, 'c'},     {"duration", required_argument, NULL, 'd'},
-        {"duty", required_argument, NULL, 'D'},      {"workers", required_argument, NULL, 'w'},
-        {"resident-mb", required_argument, NULL, 'r'}, {"count", required_argument, NULL, 'n'},
-        {"child-cpu", required_argument, NULL, 'C'}, {"batch", required_argument, NULL, 'b'},
-        {"parent-pid", required_argument, NULL, 'p'}, {"test-crash", no_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
-    };
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(STRESS_HELP, stdout);
-            return WC_EXIT_OK;
-        }
-        if (c == '?' || c == ':') {
-            fputs(STRESS_HELP, stderr);
-            return WC_EXIT_USAGE;
-        }
-        if (apply_opt(o, c, optarg)) {
-            fprintf(stderr, "wattcal stress: invalid value '%s'\n", optarg ? optarg : "");
-            return WC_EXIT_USAGE;
-        }
-    }
+    int next = 0; /* arguments after the options are ignored */
+    int rc = wc_cli_parse(&STRESS_SPEC, argc, argv, option, o, &next);
+    if (rc)
+        return rc < 0 ? WC_EXIT_OK : rc;
     if (!o->have_class) {
         fprintf(stderr, "wattcal stress: --class cpu|avx|membound|idle|burst is required\n");
         return WC_EXIT_USAGE;

@@ -5,7 +5,6 @@
  * code of a CI gate.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,40 +18,42 @@
 #include "validator/text_report.h"
 #include "validator/validation.h"
 
-static const char VALIDATE_HELP[] =
-    "usage: wattcal validate --db FILE [options]\n"
-    "\n"
-    "Everything a platform team may publish about a run, each figure with its\n"
-    "provenance: the attribution gap per zone and level (node -> processes ->\n"
-    "containers -> pods) split into idle, unattributed and over-attributed\n"
-    "energy, with the invariant sum(children) <= parent checked per interval;\n"
-    "node accuracy of every node power source against every ground-truth source\n"
-    "(bias, MAE, WAPE, RMSE, p95, MAPE, Bland-Altman limits of agreement, 95 %\n"
-    "block-bootstrap CIs) after estimating the truth's lag and averaging window;\n"
-    "energy over the run; replayed workloads against isolation (bias matrix,\n"
-    "burst coverage); and a CI gate.\n"
-    "\n"
-    WC_CLI_VALIDATION_HELP
-    "  --junit FILE              write the checks as JUnit XML (one testcase per\n"
-    "                            phase x metric x threshold)\n"
-    "  --json FILE               write every figure, its CI and its provenance as JSON\n"
-    "                            (schema wattcal-validate/1)\n"
-    "\n"
-    "The output ends with \"N passed, N failed\" (\", K skipped\" when a check could not\n"
-    "be evaluated). exit codes: 0 within tolerances, 1 a tolerance broken, 2 usage\n"
-    "or input error (unreadable DB, bad option, a zone the run does not have, a\n"
-    "corrupt clock, unwritable --json/--junit file), 3 the run has no measurable\n"
-    "interval (fewer than two ticks, or tolerances were asked of a run that cannot\n"
-    "be checked, e.g. gap= of an imported run without attribution)\n";
+enum { OPT_JUNIT = WC_CLI_VOPT_END, OPT_JSON };
 
-enum { OPT_JUNIT = WC_CLI_VOPT_END, OPT_JSON, OPT_HELP };
+static const wc_cli_opt VALIDATE_OPTS[] = {
+    {"junit", "FILE", OPT_JUNIT,
+     "write the checks as JUnit XML (one testcase per\n"
+     "phase x metric x threshold)"},
+    {"json", "FILE", OPT_JSON,
+     "write every figure, its CI and its provenance as JSON\n"
+     "(schema wattcal-validate/1)"},
+    WC_CLI_OPT_END,
+};
 
-static const struct option VALIDATE_OPTS[] = {
-    WC_CLI_VALIDATION_LONGOPTS,
-    {"junit", required_argument, NULL, OPT_JUNIT},
-    {"json", required_argument, NULL, OPT_JSON},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
+static const wc_cli_opt *const VALIDATE_TABLES[] = {wc_cli_validation_opts, VALIDATE_OPTS, NULL};
+
+static const wc_cli_spec VALIDATE_SPEC = {
+    .name = "validate",
+    .usage = "wattcal validate --db FILE [options]",
+    .about =
+        "Everything a platform team may publish about a run, each figure with its\n"
+        "provenance: the attribution gap per zone and level (node -> processes ->\n"
+        "containers -> pods) split into idle, unattributed and over-attributed\n"
+        "energy, with the invariant sum(children) <= parent checked per interval;\n"
+        "node accuracy of every node power source against every ground-truth source\n"
+        "(bias, MAE, WAPE, RMSE, p95, MAPE, Bland-Altman limits of agreement, 95 %\n"
+        "block-bootstrap CIs) after estimating the truth's lag and averaging window;\n"
+        "energy over the run; replayed workloads against isolation (bias matrix,\n"
+        "burst coverage); and a CI gate.",
+    .opts = VALIDATE_TABLES,
+    .col = 28,
+    .footer =
+        "The output ends with \"N passed, N failed\" (\", K skipped\" when a check could not\n"
+        "be evaluated). exit codes: 0 within tolerances, 1 a tolerance broken, 2 usage\n"
+        "or input error (unreadable DB, bad option, a zone the run does not have, a\n"
+        "corrupt clock, unwritable --json/--junit file), 3 the run has no measurable\n"
+        "interval (fewer than two ticks, or tolerances were asked of a run that cannot\n"
+        "be checked, e.g. gap= of an imported run without attribution)",
 };
 
 typedef struct validate_cli {
@@ -66,28 +67,27 @@ static int bad(const char *opt, const char *why)
     return WC_EXIT_USAGE;
 }
 
+/* One option (wc_cli_handler): --junit, --json or a shared one. */
+static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
+{
+    validate_cli *c = ctx;
+    switch (opt->id) {
+    case OPT_JUNIT: c->junit = arg; return 0;
+    case OPT_JSON: c->json = arg; return 0;
+    }
+    return wc_cli_validation_option("validate", &c->v, opt->id, arg);
+}
+
+/* Returns 0 to run, -1 after --help, or WC_EXIT_USAGE. */
 static int parse(int argc, char **argv, validate_cli *c)
 {
-    int opt;
-    optind = 1;
+    int next = 0;
     wc_cli_validation_init(&c->v);
-    while ((opt = getopt_long(argc, argv, "", VALIDATE_OPTS, NULL)) != -1) {
-        if (opt == OPT_HELP) {
-            fputs(VALIDATE_HELP, stdout);
-            return -1;
-        }
-        if (opt < WC_CLI_VOPT_DB) {
-            fputs(VALIDATE_HELP, stderr);
-            return WC_EXIT_USAGE;
-        }
-        int rc = opt == OPT_JUNIT ? (c->junit = optarg, 0)
-                 : opt == OPT_JSON ? (c->json = optarg, 0)
-                                   : wc_cli_validation_option("validate", &c->v, opt, optarg);
-        if (rc)
-            return rc;
-    }
-    if (optind < argc)
-        return bad(argv[optind], "unexpected argument");
+    int rc = wc_cli_parse(&VALIDATE_SPEC, argc, argv, option, c, &next);
+    if (rc)
+        return rc;
+    if (next < argc)
+        return bad(argv[next], "unexpected argument");
     if (c->json && c->junit && !strcmp(c->json, c->junit))
         return bad("--junit", "the same file as --json: one would overwrite the other");
     return wc_cli_validation_finish("validate", &c->v);

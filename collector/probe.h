@@ -16,18 +16,16 @@
  * without RAPL: kepler-model.md §2.1, §8 items 1-2), whether measured node
  * power is available, and one sentence for the run report (B20).
  *
- * Output: a table for people (wc_probe_print; every untrusted string —
- * sensor labels, DMI text, BMC messages — has control and non-ASCII bytes
- * replaced by '?') or JSON (wc_probe_json, cJSON-escaped). Exit status:
- * 0 when a hardware meter an exporter can attribute from exists (RAPL zones,
- * readable or root-only, or at least one hwmon sensor), 1 when none.
+ * The result is data (wc_probe); the CLI prints it as a table or JSON
+ * (cli/probe_print.h). Exit status: 0 when a hardware meter an exporter can
+ * attribute from exists (RAPL zones, readable or root-only, or at least one
+ * hwmon sensor), 1 when none.
  */
 #ifndef WC_PROBE_H
 #define WC_PROBE_H
 
 #include <limits.h>
 #include <stddef.h>
-#include <stdio.h>
 
 #include "collector/meter/hwmon.h"
 #include "collector/meter/meter.h"
@@ -157,21 +155,10 @@ const char *wc_probe_measured_text(const wc_probe *p, char *buf, size_t cap);
 /* "ok", "root_only", "no_zones", "unreadable", "error". */
 const char *wc_probe_rapl_state_name(wc_probe_rapl_state s);
 
-/* Writes the human-readable report to out. */
-void wc_probe_print(const wc_probe *p, FILE *out);
-
-/* The JSON report (fields in cmd_probe's --help and README), malloc'd,
- * NUL-terminated; NULL when out of memory. Caller frees. */
-char *wc_probe_json(const wc_probe *p);
-
 /* Copies spec into buf (cap bytes) with its userinfo part — everything
  * between the first "://" and the last '@' after it — replaced by "***"
  * ("redfish:https://admin:pw@bmc" is shown as "***@bmc" after the "://"); a spec
  * without one is copied as is. Returns buf. */
 const char *wc_probe_redact_spec(const char *spec, char *buf, size_t cap);
-
-/* Copies an untrusted string for a terminal into buf (cap bytes): control
- * bytes, DEL and non-ASCII bytes become '?'. Returns buf. */
-const char *wc_probe_term_safe(const char *s, char *buf, size_t cap);
 
 #endif

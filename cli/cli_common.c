@@ -1,0 +1,48 @@
+/*
+ * cli_common.c — what every command shares at run time (cli.h): the stop
+ * flag SIGINT/SIGTERM set, error lines safe for a terminal, and the command
+ * line as stored with a run.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/wc_text.h"
+
+volatile sig_atomic_t wc_cli_stop = 0;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    wc_cli_stop = 1;
+}
+
+void wc_cli_install_stop_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+void wc_cli_error(const char *cmd, const char *msg)
+{
+    fprintf(stderr, "wattcal %s: ", cmd);
+    wc_fputs_safe(msg, stderr);
+    fputc('\n', stderr);
+}
+
+void wc_cli_join_argv(int argc, char **argv, char *buf, int cap)
+{
+    int used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < argc && used < cap - 1; i++) {
+        int n = snprintf(buf + used, (size_t)(cap - used), "%s%s", i ? " " : "", argv[i]);
+        if (n < 0)
+            break;
+        used += n;
+    }
+}

@@ -1,0 +1,75 @@
+/*
+ * cli_parse.h — the one option parser of the CLI, in the spirit of git's
+ * parse-options: each command declares its options once, as tables of
+ * wc_cli_opt (long name, argument placeholder, id, help text) in a
+ * wc_cli_spec; wc_cli_parse builds getopt_long's array from them and runs the
+ * one parse loop every command shares, and wc_cli_help prints --help from the
+ * same tables. Options several commands share are one table (the validation
+ * options of `validate` and `report`, cli_validation.h), listed in each
+ * command's spec.
+ *
+ * Long options only, with getopt_long's rules and messages: "--opt VALUE" or
+ * "--opt=VALUE", unique prefixes ("--int 1s"), arguments in any order (the
+ * positional ones are moved to the end of argv), "--" ends the options.
+ */
+#ifndef WC_CLI_PARSE_H
+#define WC_CLI_PARSE_H
+
+#include <stdio.h>
+
+/* One option of a command, or (name NULL) a line of text in its --help.
+ * A table ends with WC_CLI_OPT_END. */
+typedef struct wc_cli_opt {
+    const char *name; /* long option without "--"; NULL: help is a text line */
+    const char *arg;  /* argument placeholder in --help ("FILE", "auto|DUR");
+                         NULL: the option takes no argument */
+    int id;           /* handed to the command's handler; not 0 */
+    const char *help; /* what it does; each '\n' starts a continuation line at
+                         the spec's column. A text line is printed as is. */
+} wc_cli_opt;
+
+/* The end of an option table. */
+#define WC_CLI_OPT_END {NULL, NULL, 0, NULL}
+/* A line of --help between options ("" gives an empty line). */
+#define WC_CLI_TEXT(t) {NULL, NULL, 0, (t)}
+
+/* A command's command line: what --help prints, in this order:
+ *   usage: USAGE
+ *   <empty line> ABOUT <empty line>
+ *   the options of every table in opts, in order
+ *   <empty line> FOOTER (when not NULL)
+ * Option lines read "  --NAME ARG", padded to column col, then the help
+ * text; a head that leaves no space before col is followed by two spaces.
+ * Continuation lines start at col. */
+typedef struct wc_cli_spec {
+    const char *name;              /* the command ("record"), as in messages */
+    const char *usage;             /* after "usage: "; more lines after '\n' */
+    const char *about;             /* the description paragraph */
+    const wc_cli_opt *const *opts; /* option tables, NULL-terminated */
+    int col;                       /* column of the help texts (0-based) */
+    const char *footer;            /* exit codes etc.; NULL: none */
+} wc_cli_spec;
+
+/* Takes one option the user gave: opt is its table entry, arg its argument
+ * (NULL for an option without one). Returns 0 to go on, or the exit code
+ * to return (WC_EXIT_USAGE) after printing why. */
+typedef int (*wc_cli_handler)(void *ctx, const wc_cli_opt *opt, const char *arg);
+
+/* Most options (all tables together) a command may have. */
+enum { WC_CLI_MAX_OPTS = 63 };
+
+/* Parses argv (argv[0] the command name, as getopt's messages show it)
+ * against spec, in the order given, calling handle(ctx, ...) for each option.
+ * --help prints wc_cli_help to stdout and returns -1 (the command then exits
+ * 0). An unknown option, a missing argument or an ambiguous prefix: getopt's
+ * message, then the help on stderr, and WC_EXIT_USAGE. A handler's non-zero
+ * return stops the parse and is returned. On 0, *next is the index of the
+ * first positional argument (argc when none): the command decides about them.
+ */
+int wc_cli_parse(const wc_cli_spec *spec, int argc, char **argv, wc_cli_handler handle,
+                 void *ctx, int *next);
+
+/* Writes the command's --help (see wc_cli_spec) to out. */
+void wc_cli_help(const wc_cli_spec *spec, FILE *out);
+
+#endif
