@@ -1,7 +1,8 @@
 /*
  * figures.c — the report's plots (figures.h): for each figure a data file
  * written from the validation (and, for the stacked tenants, from the run's
- * work_attr rows), then one gnuplot run drawing it as SVG and PNG.
+ * attributed rows, read through collector/store/store_tenants.c), then one
+ * gnuplot run drawing it as SVG and PNG.
  *
  * A gnuplot script holds only numbers, keywords, the fixed file names below
  * and labels as dec("<hex>") (reports/escape.h), so nothing from the run can
@@ -13,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collector/store/store_results.h"
 #include "reports/escape.h"
 #include "reports/gnuplot.h"
 #include "reports/report_io.h"
@@ -637,29 +638,6 @@ typedef struct tenant_level {
     const char *what;           /* "pod", "container", "process name" */
 } tenant_level;
 
-static const char TOTALS_BY_KEY[] =
-    "SELECT key, SUM(energy_uj) AS e FROM work_attr WHERE model_id = ?1 AND level = ?2 AND zone = ?3"
-    " GROUP BY key HAVING e > 0 ORDER BY e DESC, key LIMIT ?4";
-static const char ROWS_BY_KEY[] =
-    "SELECT w.tick_id, w.key, w.energy_uj FROM work_attr w"
-    " WHERE w.model_id = ?1 AND w.level = ?2 AND w.zone = ?3 AND w.energy_uj > 0";
-static const char ROWS_BY_COMM[] =
-    "SELECT w.tick_id, p.comm, w.energy_uj FROM work_attr w JOIN process p ON p.id = w.process_id"
-    " WHERE w.model_id = ?1 AND w.level = 1 AND w.zone = ?3 AND ?2 = 1 AND w.energy_uj > 0";
-
-static int prepare_bound(sqlite3 *db, const char *sql, int64_t model_id, int level, const char *zone,
-                         int limit, sqlite3_stmt **out)
-{
-    if (sqlite3_prepare_v2(db, sql, -1, out, NULL) != SQLITE_OK)
-        return -EIO;
-    sqlite3_bind_int64(*out, 1, model_id);
-    sqlite3_bind_int(*out, 2, level);
-    sqlite3_bind_text(*out, 3, zone, -1, SQLITE_TRANSIENT);
-    if (limit > 0)
-        sqlite3_bind_int(*out, 4, limit);
-    return 0;
-}
-
 /* A tenant list: at most max names (malloc'd), largest energy first. */
 typedef struct tenants {
     char **name;
@@ -699,22 +677,22 @@ static int keep_top(tenants *t, const char *name, double j)
 }
 
 /* The top process names by energy, from the per-process totals of the
- * levels pass (no second pass over work_attr). Returns 0, -EIO or -ENOMEM. */
-static int top_comms(sqlite3 *db, const wc_validation *v, tenants *t)
+ * levels pass (no second pass over work_attr). Returns 0, -EIO or -ENOMEM
+ * with err. */
+static int top_comms(wc_store *st, const wc_validation *v, tenants *t, wc_error *err)
 {
     const wc_level_zone *z = v->have_levels ? wc_levels_zone(&v->levels, v->gap.rank_zone) : NULL;
     if (!z || !z->per_process_j)
         return 0;
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT id, comm FROM process ORDER BY comm, id", -1, &q, NULL) != SQLITE_OK)
-        return -EIO;
+    wc_store_rows *rows = NULL;
+    int rc = wc_store_process_names(st, &rows, err);
     char *cur = NULL;
     double sum = 0;
-    int rc, bad = 0;
-    while (!bad && (rc = sqlite3_step(q)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(q, 0);
-        const unsigned char *c = sqlite3_column_text(q, 1);
-        const char *comm = c ? (const char *)c : "";
+    int bad = 0;
+    wc_name_row row;
+    while (!rc && !bad && (rc = wc_store_name_next(rows, &row, err)) == 1) {
+        rc = 0;
+        const char *comm = row.name ? row.name : "";
         if (!cur || strcmp(comm, cur)) {
             if (cur)
                 bad = keep_top(t, cur, sum);
@@ -723,144 +701,135 @@ static int top_comms(sqlite3 *db, const wc_validation *v, tenants *t)
             bad |= !cur;
             sum = 0;
         }
-        if (id >= 0 && id <= v->levels.max_process_id)
-            sum += z->per_process_j[id];
+        if (row.id >= 0 && row.id <= v->levels.max_process_id)
+            sum += z->per_process_j[row.id];
     }
-    if (!bad && cur)
+    if (!rc && !bad && cur)
         bad = keep_top(t, cur, sum);
     free(cur);
-    sqlite3_finalize(q);
-    return bad ? -ENOMEM : rc == SQLITE_DONE ? 0 : -EIO;
+    wc_store_rows_close(rows);
+    return bad ? -ENOMEM : rc;
 }
 
 /* The top tenants of level, by energy, into t (t->max set). Returns 0, -EIO
- * or -ENOMEM. */
-static int top_tenants(sqlite3 *db, const wc_validation *v, int level, tenants *t)
+ * (err set) or -ENOMEM. */
+static int top_tenants(wc_store *st, const wc_validation *v, int level, tenants *t, wc_error *err)
 {
-    if (level == 1)
-        return top_comms(db, v, t);
-    sqlite3_stmt *q = NULL;
-    if (prepare_bound(db, TOTALS_BY_KEY, v->model_id, level, v->gap.rank_zone, (int)t->max, &q))
-        return -EIO;
-    int rc, bad = 0;
-    while (!bad && (rc = sqlite3_step(q)) == SQLITE_ROW) {
-        const unsigned char *k = sqlite3_column_text(q, 0);
-        bad = keep_top(t, k ? (const char *)k : "", sqlite3_column_double(q, 1));
+    if (level == WC_TENANT_PROCESS)
+        return top_comms(st, v, t, err);
+    wc_store_rows *rows = NULL;
+    int rc = wc_store_tenant_top(st, v->model_id, (wc_tenant_level)level, v->gap.rank_zone,
+                                 (int)t->max, &rows, err);
+    int bad = 0;
+    wc_tenant_row row;
+    while (!rc && !bad && (rc = wc_store_tenant_next(rows, &row, err)) == 1) {
+        rc = 0;
+        bad = keep_top(t, row.key ? row.key : "", row.energy_uj);
     }
-    sqlite3_finalize(q);
-    return bad ? -ENOMEM : rc == SQLITE_DONE ? 0 : -EIO;
+    wc_store_rows_close(rows);
+    return bad ? -ENOMEM : rc;
+}
+
+/* Adds a tick's energy j to the windows its interval overlaps (column col). */
+static void spread(const fig_env *e, long ti, double j, size_t col, size_t n, int64_t w_ns,
+                   size_t nwin, double *ej)
+{
+    /* a tick's energy is that of the interval ending at it: spread over the
+     * windows it overlaps, in proportion (no aliasing between the tick and
+     * window grids) */
+    int64_t a = e->v->acc.tb.mono_ns[ti - 1] - e->t0_ns, z = e->v->acc.tb.mono_ns[ti] - e->t0_ns;
+    for (int64_t wi = a / w_ns; wi <= (z - 1) / w_ns && (size_t)wi < nwin; wi++) {
+        int64_t lo = wi * w_ns > a ? wi * w_ns : a, hi = (wi + 1) * w_ns < z ? (wi + 1) * w_ns : z;
+        if (hi > lo)
+            ej[(size_t)wi * (n + 1) + col] += j * (double)(hi - lo) / (double)(z - a);
+    }
 }
 
 /* Energy per window of each top tenant (column k) and of the rest (column n),
  * joules: ej[window * (n + 1) + k]. */
-static int tenant_windows(sqlite3 *db, const fig_env *e, int level, char *const *names, size_t n,
-                          int64_t w_ns, size_t nwin, double *ej)
+static int tenant_windows(const fig_env *e, int level, char *const *names, size_t n,
+                          int64_t w_ns, size_t nwin, double *ej, wc_error *err)
 {
-    sqlite3_stmt *q = NULL;
-    if (prepare_bound(db, level == 1 ? ROWS_BY_COMM : ROWS_BY_KEY, e->v->model_id, level,
-                      e->v->gap.rank_zone, 0, &q))
-        return -EIO;
-    int rc;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        long ti = wc_timebase_index(&e->v->acc.tb, sqlite3_column_int64(q, 0));
-        const char *k = (const char *)sqlite3_column_text(q, 1);
-        double j = sqlite3_column_double(q, 2) / 1e6;
+    wc_store_rows *rows = NULL;
+    int rc = wc_store_tenant_rows(e->st, e->v->model_id, (wc_tenant_level)level,
+                                  e->v->gap.rank_zone, WC_TENANT_ROWS_POSITIVE, &rows, err);
+    wc_tenant_row row;
+    while (!rc && (rc = wc_store_tenant_next(rows, &row, err)) == 1) {
+        rc = 0;
+        long ti = wc_timebase_index(&e->v->acc.tb, row.tick_id);
+        double j = row.energy_uj / 1e6;
         if (ti <= 0)
             continue; /* the first tick has no interval */
         size_t col = n;
-        for (size_t i = 0; k && i < n; i++)
-            if (!strcmp(names[i], k)) {
+        for (size_t i = 0; row.key && i < n; i++)
+            if (!strcmp(names[i], row.key)) {
                 col = i;
                 break;
             }
-        /* a tick's energy is that of the interval ending at it: spread over the
-         * windows it overlaps, in proportion (no aliasing between the tick and
-         * window grids) */
-        int64_t a = e->v->acc.tb.mono_ns[ti - 1] - e->t0_ns, z = e->v->acc.tb.mono_ns[ti] - e->t0_ns;
-        for (int64_t wi = a / w_ns; wi <= (z - 1) / w_ns && (size_t)wi < nwin; wi++) {
-            int64_t lo = wi * w_ns > a ? wi * w_ns : a, hi = (wi + 1) * w_ns < z ? (wi + 1) * w_ns : z;
-            if (hi > lo)
-                ej[(size_t)wi * (n + 1) + col] += j * (double)(hi - lo) / (double)(z - a);
-        }
+        spread(e, ti, j, col, n, w_ns, nwin, ej);
     }
-    sqlite3_finalize(q);
-    return rc == SQLITE_DONE ? 0 : -EIO;
+    wc_store_rows_close(rows);
+    return rc;
 }
 
-static int fig_stacked(const fig_env *e, wc_figure *f, gp_body *b, size_t top, wc_error *err)
+/* The error of reading the attributed energy, as the report says it. */
+static int read_fail(wc_error *err, int rc)
+{
+    if (rc == -ENOMEM)
+        return wc_error_set(err, rc, "report: reading the attributed energy: out of memory");
+    return wc_error_prefix(err, rc, "report: ");
+}
+
+/* The first level (pods, containers, process names) with tenants: *lv and
+ * its top tenants in t; *lv NULL when none has any. Returns 0 or -errno with
+ * err. */
+static int stacked_level(const fig_env *e, tenants *t, const tenant_level **lv, wc_error *err)
+{
+    static const tenant_level levels[] = {{3, "pod"}, {2, "container"}, {1, "process name"}};
+    *lv = NULL;
+    for (size_t i = 0; i < 3 && !*lv; i++) {
+        int rc = top_tenants(e->st, e->v, levels[i].level, t, err);
+        if (rc)
+            return read_fail(err, rc);
+        if (t->n > 0)
+            *lv = &levels[i];
+    }
+    return 0;
+}
+
+/* stacked.dat: the energy per window of each band (cols = tenants + other). */
+static int write_stacked(const fig_env *e, char *const *names, int n, const double *ej,
+                         size_t nwin, int64_t w_ns, wc_error *err)
+{
+    size_t cols = (size_t)n + 1;
+    wc_outfile o;
+    int rc = wc_outfile_open(&o, e->dir, "stacked.dat", err);
+    if (rc)
+        return rc;
+    fputs("mid_s", o.f);
+    for (int k = 0; k < n; k++) {
+        fputc('\t', o.f);
+        wc_gp_field(o.f, names[k]);
+    }
+    fputs("\tother\n", o.f);
+    for (size_t i = 0; i < nwin; i++) {
+        int64_t lo = e->t0_ns + (int64_t)i * w_ns, hi = lo + w_ns < e->t1_ns ? lo + w_ns : e->t1_ns;
+        fprintf(o.f, "%.6f", (secs(e, lo) + secs(e, hi)) / 2);
+        for (size_t k = 0; k < cols; k++) {
+            fputc('\t', o.f);
+            dat_num(o.f, ej[i * cols + k]);
+        }
+        fputc('\n', o.f);
+    }
+    return wc_outfile_close(&o, err);
+}
+
+/* The stacked figure's caption and script: n tenant bands, "other" too when
+ * other is set, over windows of w seconds. */
+static void stacked_script(const fig_env *e, wc_figure *f, gp_body *b, const tenant_level *lv,
+                           char *const *names, int n, int other, double w)
 {
     const wc_validation *v = e->v;
-    sqlite3 *db = wc_store_db(e->st);
-    static const tenant_level levels[] = {{3, "pod"}, {2, "container"}, {1, "process name"}};
-    tenants tl = {.max = top ? top : 1};
-    tl.name = calloc(tl.max, sizeof *tl.name);
-    tl.joules = calloc(tl.max, sizeof *tl.joules);
-    if (!tl.name || !tl.joules) {
-        tenants_free(&tl);
-        return wc_error_set(err, -ENOMEM, "report: out of memory");
-    }
-    const tenant_level *lv = NULL;
-    for (size_t i = 0; i < 3 && !lv; i++) {
-        int trc = top_tenants(db, v, levels[i].level, &tl);
-        if (trc) {
-            tenants_free(&tl);
-            return wc_error_set(err, trc, "report: reading the attributed energy: %s",
-                                trc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
-        }
-        if (tl.n > 0)
-            lv = &levels[i];
-    }
-    char **names = tl.name;
-    int n = (int)tl.n;
-    if (!lv) {
-        tenants_free(&tl);
-        snprintf(f->why_not, sizeof f->why_not, "no workload received energy (no /proc data in this run)");
-        return 0;
-    }
-    double w = drawing_window(e, fmax(wc_figures_nice_window(e->duration_s),
-                                      (double)v->acc.tb.median_spacing_ns / 1e9));
-    int64_t w_ns = (int64_t)llround(w * 1e9);
-    size_t nwin = (size_t)ceil((double)(e->t1_ns - e->t0_ns) / (double)w_ns);
-    if (!nwin)
-        nwin = 1;
-    size_t cols = (size_t)n + 1;
-    double *ej = calloc(nwin * cols, sizeof *ej);
-    int rc = ej ? tenant_windows(db, e, lv->level, names, (size_t)n, w_ns, nwin, ej) : -ENOMEM;
-    if (rc) {
-        free(ej);
-        tenants_free(&tl);
-        return wc_error_set(err, rc, "report: reading the attributed energy: %s",
-                            rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
-    }
-    int other = 0;
-    for (size_t i = 0; i < nwin; i++)
-        other |= ej[i * cols + (size_t)n] > 0;
-    wc_outfile o;
-    rc = wc_outfile_open(&o, e->dir, "stacked.dat", err);
-    if (!rc) {
-        fputs("mid_s", o.f);
-        for (int k = 0; k < n; k++) {
-            fputc('\t', o.f);
-            wc_gp_field(o.f, names[k]);
-        }
-        fputs("\tother\n", o.f);
-        for (size_t i = 0; i < nwin; i++) {
-            int64_t lo = e->t0_ns + (int64_t)i * w_ns, hi = lo + w_ns < e->t1_ns ? lo + w_ns : e->t1_ns;
-            fprintf(o.f, "%.6f", (secs(e, lo) + secs(e, hi)) / 2);
-            for (size_t k = 0; k < cols; k++) {
-                fputc('\t', o.f);
-                dat_num(o.f, ej[i * cols + k]);
-            }
-            fputc('\n', o.f);
-        }
-        rc = wc_outfile_close(&o, err);
-    }
-    free(ej);
-    if (rc) {
-        tenants_free(&tl);
-        return rc;
-    }
-    f->has_data = 1;
     char wt[32];
     snprintf(f->caption, sizeof f->caption,
              "Energy attributed by model %s to the top %d %ss of zone %.30s, joules per %s window,"
@@ -898,8 +867,46 @@ static int fig_stacked(const fig_env *e, wc_figure *f, gp_body *b, size_t top, w
     /* band k is the sum of columns 2..k+1, drawn from the top band down */
     fprintf(s, "plot for [k=%d:1:-1] 'stacked.dat' skip 1 using 1:(sum [c=2:k+1] column(c))"
                " with filledcurves x1 lt (k == %d ? 99 : k) title T[k]\n", bands, other ? bands : -1);
+}
+
+static int fig_stacked(const fig_env *e, wc_figure *f, gp_body *b, size_t top, wc_error *err)
+{
+    tenants tl = {.max = top ? top : 1};
+    tl.name = calloc(tl.max, sizeof *tl.name);
+    tl.joules = calloc(tl.max, sizeof *tl.joules);
+    const tenant_level *lv = NULL;
+    int rc = tl.name && tl.joules ? stacked_level(e, &tl, &lv, err)
+                                  : wc_error_set(err, -ENOMEM, "report: out of memory");
+    if (rc || !lv) {
+        if (!rc)
+            snprintf(f->why_not, sizeof f->why_not, "no workload received energy (no /proc data in this run)");
+        tenants_free(&tl);
+        return rc;
+    }
+    int n = (int)tl.n;
+    double w = drawing_window(e, fmax(wc_figures_nice_window(e->duration_s),
+                                      (double)e->v->acc.tb.median_spacing_ns / 1e9));
+    int64_t w_ns = (int64_t)llround(w * 1e9);
+    size_t nwin = (size_t)ceil((double)(e->t1_ns - e->t0_ns) / (double)w_ns);
+    if (!nwin)
+        nwin = 1;
+    size_t cols = (size_t)n + 1;
+    double *ej = calloc(nwin * cols, sizeof *ej);
+    rc = ej ? tenant_windows(e, lv->level, tl.name, (size_t)n, w_ns, nwin, ej, err) : -ENOMEM;
+    if (rc)
+        rc = read_fail(err, rc);
+    int other = 0;
+    for (size_t i = 0; !rc && i < nwin; i++)
+        other |= ej[i * cols + (size_t)n] > 0;
+    if (!rc)
+        rc = write_stacked(e, tl.name, n, ej, nwin, w_ns, err);
+    free(ej);
+    if (!rc) {
+        f->has_data = 1;
+        stacked_script(e, f, b, lv, tl.name, n, other, w);
+    }
     tenants_free(&tl);
-    return 0;
+    return rc;
 }
 
 /* ---- workloads: attributed against isolated marginal energy ------------- */

@@ -392,7 +392,7 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
     if (!rc)
         rc = wc_gap_compute_with(st, model, &v->levels, &v->gap, err);
     if (!rc)
-        rc = wc_calibration_load(db, v->fits, WC_CAL_MAX, &v->nfits, &v->fits_ignored, err);
+        rc = wc_calibration_load(st, v->fits, WC_CAL_MAX, &v->nfits, &v->fits_ignored, err);
     if (!rc) {
         wc_acc_opts ao = o->acc;
         ao.model_id = v->model_id;
@@ -400,7 +400,7 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
         int arc = wc_accuracy_load(db, &ao, &v->acc, err);
         if (arc == 0) {
             v->have_accuracy = 1;
-            arc = wc_calibration_add_estimates(db, v->fits, v->nfits, &v->acc, err);
+            arc = wc_calibration_add_estimates(st, v->fits, v->nfits, &v->acc, err);
             if (arc >= 0)
                 arc = wc_accuracy_score(&v->acc, err);
             rc = arc < 0 ? arc : 0;
