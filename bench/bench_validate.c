@@ -27,7 +27,7 @@
  *    "sim", and command_line says this is a synthetic benchmark run. Fixed
  *    seed and fixed clocks: the same DB on every run. Several ticks per
  *    transaction (a recording writes one per tick; only speed differs).
- * 2. Attribution: wc_replay under kepler-0.11, so node_attr and work_attr are
+ * 2. Attribution: wc_store_replay under kepler-0.11, so node_attr and work_attr are
  *    the real model's output, then wc_store_finish_run (indexes, rollback
  *    journal) as at the end of a recording.
  * 3. Timer. Runs `$WATTCAL_BIN validate --db FILE` (default ./wattcal, the
@@ -52,7 +52,6 @@
 #include <malloc.h>
 #include <math.h>
 #include <spawn.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +66,9 @@
 #include "collector/meter/meter.h"
 #include "collector/procfs/proc_scan.h"
 #include "collector/procfs/procstat.h"
-#include "collector/model/replay.h"
 #include "collector/store/store.h"
+#include "collector/store/store_replay.h"
+#include "collector/store/store_results.h"
 #include "collector/truth/truth.h"
 #include "common/wc_clock.h"
 
@@ -718,17 +718,10 @@ static int generate(wc_store *st, gen *g, wc_error *err)
 /* ---- report helpers ------------------------------------------------------- */
 
 /* COUNT(*) of a table, -1 on error. */
-static int64_t count_rows(wc_store *st, const char *table)
+static int64_t count_rows(wc_store *st, wc_store_table table)
 {
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s", table);
-    sqlite3_stmt *s = NULL;
     int64_t n = -1;
-    if (sqlite3_prepare_v2(wc_store_db(st), sql, -1, &s, NULL) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW)
-        n = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    return n;
+    return wc_store_count_rows(st, table, &n, NULL) ? -1 : n;
 }
 
 /* Size of a file, 0 when absent. */
@@ -948,7 +941,7 @@ int main(void)
         printf("; truth %" PRId64 " ok, %" PRId64 " unavailable (BMC warm-up)\n", g->truth_ok,
                g->truth_unavail);
         fflush(stdout);
-        rc = wc_replay(st, WC_MODEL_KEPLER_011, &ticks, &err);
+        rc = wc_store_replay(st, WC_MODEL_KEPLER_011, &ticks, &err);
         t2 = wc_mono_ns();
     }
     if (!rc) {
@@ -965,9 +958,10 @@ int main(void)
         printf("  rows: tick %" PRId64 ", zone_sample %" PRId64 ", process %" PRId64
                ", proc_sample %" PRId64 ", truth_sample %" PRId64 ", node_attr %" PRId64
                ", work_attr %" PRId64 "\n",
-               count_rows(st, "tick"), count_rows(st, "zone_sample"), count_rows(st, "process"),
-               count_rows(st, "proc_sample"), count_rows(st, "truth_sample"),
-               count_rows(st, "node_attr"), count_rows(st, "work_attr"));
+               count_rows(st, WC_TABLE_TICK), count_rows(st, WC_TABLE_ZONE_SAMPLE),
+               count_rows(st, WC_TABLE_PROCESS), count_rows(st, WC_TABLE_PROC_SAMPLE),
+               count_rows(st, WC_TABLE_TRUTH_SAMPLE), count_rows(st, WC_TABLE_NODE_ATTR),
+               count_rows(st, WC_TABLE_WORK_ATTR));
     }
     wc_store_close(st);
     free(g); /* before validate runs: see reset_peak_rss */

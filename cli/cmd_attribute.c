@@ -1,14 +1,14 @@
 /*
  * cmd_attribute.c — `wattcal attribute`: re-attribute a recorded run offline
- * (collector/model/replay.c) under one or more models.
+ * (collector/store/store_replay.c) under one or more models.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "collector/model/replay.h"
 #include "collector/store/store.h"
+#include "collector/store/store_replay.h"
 
 static const char ATTRIBUTE_HELP[] =
     "usage: wattcal attribute --db FILE --model M [--model M2 ...]\n"
@@ -61,7 +61,7 @@ int cmd_attribute(int argc, char **argv)
     int exit_code = WC_EXIT_OK;
     for (int i = 0; i < nmodels && exit_code == WC_EXIT_OK; i++) {
         int64_t ticks = 0;
-        if (wc_replay(st, models[i], &ticks, &err)) {
+        if (wc_store_replay(st, models[i], &ticks, &err)) {
             wc_cli_error("attribute", err.msg);
             exit_code = WC_EXIT_USAGE;
         } else {
