@@ -235,17 +235,11 @@ static wc_figure *fig_new(wc_figures *F, const char *id, const char *title, cons
 
 /* ---- node power against ground truth ------------------------------------ */
 
-static int fig_power(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
+/* power.dat: each node source's mean power per drawing window; *ymax the
+ * largest. */
+static int write_power(const fig_env *e, int64_t w_ns, size_t nwin, double *ymax, wc_error *err)
 {
     const wc_accuracy_report *a = &e->v->acc;
-    if (!a->nsources) {
-        snprintf(f->why_not, sizeof f->why_not, "the run has no node power source");
-        return 0;
-    }
-    double w = drawing_window(e, (double)a->tb.median_spacing_ns / 1e9);
-    int64_t w_ns = (int64_t)llround(w * 1e9);
-    size_t nwin = (size_t)ceil((double)(e->t1_ns - e->t0_ns) / (double)w_ns);
-    double ymax = 0;
     wc_outfile o;
     int rc = wc_outfile_open(&o, e->dir, "power.dat", err);
     if (rc)
@@ -261,60 +255,70 @@ static int fig_power(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
         dat_num(o.f, secs(e, lo) + (double)(hi - lo) / 2e9);
         for (size_t k = 0; k < a->nsources; k++) {
             double p = wc_cumseries_rate(&a->sources[k].series, lo, hi);
-            if (isfinite(p) && p > ymax)
-                ymax = p;
+            if (isfinite(p) && p > *ymax)
+                *ymax = p;
             fputs("\t", o.f);
             dat_num(o.f, p);
         }
         fputs("\n", o.f);
     }
-    rc = wc_outfile_close(&o, err);
+    return wc_outfile_close(&o, err);
+}
+
+/* One truth source's block of truth.dat: its readings, binned when there are
+ * very many. */
+static void truth_block(const fig_env *e, FILE *f, size_t ti, double *ymax)
+{
+    const wc_accuracy_report *a = &e->v->acc;
+    const wc_truth_series *t = &a->truth[ti];
+    size_t per = t->n > FIG_MAX_READINGS ? (t->n + FIG_MAX_READINGS - 1) / FIG_MAX_READINGS : 1;
+    for (size_t i = 0; i < t->n; i += per) {
+        double sum = 0, lo_s = 0, hi_s = 0;
+        size_t m = 0;
+        for (size_t j = i; j < t->n && j < i + per; j++) {
+            int64_t ra, rb;
+            wc_lagwin_interval(&a->lag[ti], &t->r[j], &ra, &rb);
+            if (!m)
+                lo_s = secs(e, ra);
+            hi_s = secs(e, rb);
+            sum += t->r[j].watts;
+            m++;
+        }
+        double wv = sum / (double)m;
+        if (wv > *ymax)
+            *ymax = wv;
+        dat_num(f, (lo_s + hi_s) / 2);
+        fputs("\t", f);
+        dat_num(f, wv);
+        fprintf(f, "\t%.6f\t%.6f\t%zu\n", lo_s, hi_s, m);
+    }
+}
+
+/* truth.dat: one block per source; each reading drawn at the midpoint of
+ * the interval it averages after the lag. *drawn gets the readings. */
+static int write_truth(const fig_env *e, double *ymax, size_t *drawn, wc_error *err)
+{
+    const wc_accuracy_report *a = &e->v->acc;
+    *drawn = 0;
+    if (!a->ntruth)
+        return 0;
+    wc_outfile o;
+    int rc = wc_outfile_open(&o, e->dir, "truth.dat", err);
     if (rc)
         return rc;
-    /* truth: one block per source; drawn at the midpoint of the interval each
-     * reading averages after the lag, binned when there are very many */
-    size_t truth_drawn = 0;
-    if (a->ntruth) {
-        rc = wc_outfile_open(&o, e->dir, "truth.dat", err);
-        if (rc)
-            return rc;
-        fputs("t_s\twatts\tinterval_start_s\tinterval_end_s\treadings\n", o.f);
-        for (size_t ti = 0; ti < a->ntruth; ti++) {
-            const wc_truth_series *t = &a->truth[ti];
-            if (ti)
-                fputs("\n\n", o.f);
-            size_t per = t->n > FIG_MAX_READINGS ? (t->n + FIG_MAX_READINGS - 1) / FIG_MAX_READINGS : 1;
-            for (size_t i = 0; i < t->n; i += per) {
-                double sum = 0, lo_s = 0, hi_s = 0;
-                size_t m = 0;
-                for (size_t j = i; j < t->n && j < i + per; j++) {
-                    int64_t ra, rb;
-                    wc_lagwin_interval(&a->lag[ti], &t->r[j], &ra, &rb);
-                    if (!m)
-                        lo_s = secs(e, ra);
-                    hi_s = secs(e, rb);
-                    sum += t->r[j].watts;
-                    m++;
-                }
-                double wv = sum / (double)m;
-                if (wv > ymax)
-                    ymax = wv;
-                dat_num(o.f, (lo_s + hi_s) / 2);
-                fputs("\t", o.f);
-                dat_num(o.f, wv);
-                fprintf(o.f, "\t%.6f\t%.6f\t%zu\n", lo_s, hi_s, m);
-            }
-            truth_drawn += t->n;
-        }
-        rc = wc_outfile_close(&o, err);
-        if (rc)
-            return rc;
+    fputs("t_s\twatts\tinterval_start_s\tinterval_end_s\treadings\n", o.f);
+    for (size_t ti = 0; ti < a->ntruth; ti++) {
+        if (ti)
+            fputs("\n\n", o.f);
+        truth_block(e, o.f, ti, ymax);
+        *drawn += a->truth[ti].n;
     }
-    if (!(ymax > 0)) {
-        snprintf(f->why_not, sizeof f->why_not, "no interval of the run has a defined power");
-        return 0;
-    }
-    f->has_data = 1;
+    return wc_outfile_close(&o, err);
+}
+
+static void power_caption(const fig_env *e, wc_figure *f, double w, size_t truth_drawn)
+{
+    const wc_accuracy_report *a = &e->v->acc;
     char wt[32], cap[480];
     int n = snprintf(cap, sizeof cap, "Node power, watts, over seconds since the run start. Node sources"
                      " (meter %s) averaged over %s windows", prov_upper(a->run_provenance),
@@ -326,7 +330,11 @@ static int fig_power(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
     else
         snprintf(cap + n, sizeof cap - (size_t)n, "; the run has no ground truth. Shaded: the phases.");
     snprintf(f->caption, sizeof f->caption, "%s", cap);
+}
 
+static void power_script(const fig_env *e, gp_body *b, double ymax)
+{
+    const wc_accuracy_report *a = &e->v->acc;
     FILE *s = b->f;
     title_line(s, "Node power against ground truth");
     axis_labels(s, "time since run start (s)", "power (W)");
@@ -351,6 +359,32 @@ static int fig_power(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
         wc_gp_string(s, t, FIG_LABEL_BYTES);
     }
     fputs("\n", s);
+}
+
+static int fig_power(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
+{
+    const wc_accuracy_report *a = &e->v->acc;
+    if (!a->nsources) {
+        snprintf(f->why_not, sizeof f->why_not, "the run has no node power source");
+        return 0;
+    }
+    double w = drawing_window(e, (double)a->tb.median_spacing_ns / 1e9);
+    int64_t w_ns = (int64_t)llround(w * 1e9);
+    size_t nwin = (size_t)ceil((double)(e->t1_ns - e->t0_ns) / (double)w_ns);
+    double ymax = 0;
+    size_t truth_drawn = 0;
+    int rc = write_power(e, w_ns, nwin, &ymax, err);
+    if (!rc)
+        rc = write_truth(e, &ymax, &truth_drawn, err);
+    if (rc)
+        return rc;
+    if (!(ymax > 0)) {
+        snprintf(f->why_not, sizeof f->why_not, "no interval of the run has a defined power");
+        return 0;
+    }
+    f->has_data = 1;
+    power_caption(e, f, w, truth_drawn);
+    power_script(e, b, ymax);
     return 0;
 }
 
@@ -414,6 +448,59 @@ static const char *ci_text(const wc_ci *c, const char *unit, char *buf, size_t c
     return buf;
 }
 
+/* The captions of the error and Bland–Altman figures: source si against the
+ * first truth, n pairs of which every every-th is drawn. */
+static void error_captions(const fig_env *e, size_t si, const wc_acc_cell *cell, size_t n,
+                           size_t every, wc_figure *fe, wc_figure *fb)
+{
+    const wc_validation *v = e->v;
+    const wc_accuracy_report *a = &v->acc;
+    char wt[32], bias[80], lo[80], hi[80], thin[96] = "";
+    if (every > 1)
+        snprintf(thin, sizeof thin, " (every %zu-th of the %zu pairs drawn; the lines use all)", every, n);
+    dur_text(v->gate_window_s, wt, sizeof wt);
+    ci_text(&cell->acc.bias_w, "W", bias, sizeof bias);
+    ci_text(&cell->acc.loa_lo_w, "W", lo, sizeof lo);
+    ci_text(&cell->acc.loa_hi_w, "W", hi, sizeof hi);
+    const char *src = a->sources[si].name, *prov = prov_upper(a->sources[si].provenance);
+    snprintf(fe->caption, sizeof fe->caption,
+             "Error of %.100s [%s] against truth %.100s, watts (source − truth), %s pairs%s, over"
+             " seconds since the run start: bias %s; Bland–Altman limits of agreement %s and %s."
+             " Shaded: the phases.", src, prov, a->truth[0].spec,
+             v->gate_window_s > 0 ? wt : "one pair per truth reading", thin, bias, lo, hi);
+    snprintf(fb->caption, sizeof fb->caption,
+             "Bland–Altman: difference (source − truth) against the mean of %.100s [%s] and truth"
+             " %.100s, watts, %s pairs%s: bias %s; 95 %% limits of agreement %s and %s.",
+             src, prov, a->truth[0].spec, v->gate_window_s > 0 ? wt : "one pair per truth reading",
+             thin, bias, lo, hi);
+}
+
+/* The scripts of the error (be) and Bland–Altman (bb) figures. */
+static void error_scripts(const fig_env *e, const char *src, const wc_acc_cell *cell, size_t every,
+                          gp_body *be, gp_body *bb)
+{
+    FILE *s = be->f;
+    title_line(s, "Error against ground truth over time");
+    axis_labels(s, "time since run start (s)", "source − truth (W)");
+    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid\n"
+               "set xrange [0:%.6g]\n", e->duration_s);
+    phase_shading(s, e);
+    fprintf(s, "plot 'pairs.dat' skip 1 every %zu using 3:6 with points pt 7 ps 0.4 lc rgb \"#2c6fbb\" title ",
+            every);
+    wc_gp_string(s, src, FIG_LABEL_BYTES);
+    agreement_lines(s, &cell->acc);
+    fputs(", 0 with lines lc rgb \"black\" lw 1 notitle\n", s);
+    s = bb->f;
+    title_line(s, "Bland–Altman");
+    axis_labels(s, "mean of source and truth (W)", "source − truth (W)");
+    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid\n");
+    fprintf(s, "plot 'pairs.dat' skip 1 every %zu using 7:6 with points pt 7 ps 0.4 lc rgb \"#2c6fbb\" title ",
+            every);
+    wc_gp_string(s, src, FIG_LABEL_BYTES);
+    agreement_lines(s, &cell->acc);
+    fputs("\n", s);
+}
+
 /* error over time and Bland–Altman, from pairs.dat */
 static int fig_error_pair(const fig_env *e, wc_figure *fe, gp_body *be, wc_figure *fb, gp_body *bb,
                           wc_error *err)
@@ -442,44 +529,8 @@ static int fig_error_pair(const fig_env *e, wc_figure *fe, gp_body *be, wc_figur
     if (rc)
         return rc;
     fe->has_data = fb->has_data = 1;
-    char wt[32], bias[80], lo[80], hi[80], thin[96] = "";
-    if (every > 1)
-        snprintf(thin, sizeof thin, " (every %zu-th of the %zu pairs drawn; the lines use all)", every, n);
-    dur_text(v->gate_window_s, wt, sizeof wt);
-    ci_text(&cell->acc.bias_w, "W", bias, sizeof bias);
-    ci_text(&cell->acc.loa_lo_w, "W", lo, sizeof lo);
-    ci_text(&cell->acc.loa_hi_w, "W", hi, sizeof hi);
-    const char *src = a->sources[si].name, *prov = prov_upper(a->sources[si].provenance);
-    snprintf(fe->caption, sizeof fe->caption,
-             "Error of %.100s [%s] against truth %.100s, watts (source − truth), %s pairs%s, over"
-             " seconds since the run start: bias %s; Bland–Altman limits of agreement %s and %s."
-             " Shaded: the phases.", src, prov, a->truth[0].spec,
-             v->gate_window_s > 0 ? wt : "one pair per truth reading", thin, bias, lo, hi);
-    snprintf(fb->caption, sizeof fb->caption,
-             "Bland–Altman: difference (source − truth) against the mean of %.100s [%s] and truth"
-             " %.100s, watts, %s pairs%s: bias %s; 95 %% limits of agreement %s and %s.",
-             src, prov, a->truth[0].spec, v->gate_window_s > 0 ? wt : "one pair per truth reading",
-             thin, bias, lo, hi);
-    FILE *s = be->f;
-    title_line(s, "Error against ground truth over time");
-    axis_labels(s, "time since run start (s)", "source − truth (W)");
-    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid\n"
-               "set xrange [0:%.6g]\n", e->duration_s);
-    phase_shading(s, e);
-    fprintf(s, "plot 'pairs.dat' skip 1 every %zu using 3:6 with points pt 7 ps 0.4 lc rgb \"#2c6fbb\" title ",
-            every);
-    wc_gp_string(s, src, FIG_LABEL_BYTES);
-    agreement_lines(s, &cell->acc);
-    fputs(", 0 with lines lc rgb \"black\" lw 1 notitle\n", s);
-    s = bb->f;
-    title_line(s, "Bland–Altman");
-    axis_labels(s, "mean of source and truth (W)", "source − truth (W)");
-    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid\n");
-    fprintf(s, "plot 'pairs.dat' skip 1 every %zu using 7:6 with points pt 7 ps 0.4 lc rgb \"#2c6fbb\" title ",
-            every);
-    wc_gp_string(s, src, FIG_LABEL_BYTES);
-    agreement_lines(s, &cell->acc);
-    fputs("\n", s);
+    error_captions(e, si, cell, n, every, fe, fb);
+    error_scripts(e, a->sources[si].name, cell, every, be, bb);
     return 0;
 }
 
@@ -557,21 +608,16 @@ static int fig_scatter(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err
 
 /* ---- attribution gap over time per level -------------------------------- */
 
-static int fig_gap(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
+/* gap.dat: each level's mean power per levels window of zone z; *ymax the
+ * largest power below 1e9 W. */
+static int write_gap(const fig_env *e, const wc_level_zone *z, double *ymax, wc_error *err)
 {
-    const wc_validation *v = e->v;
-    const wc_level_zone *z = v->have_levels ? wc_levels_zone(&v->levels, v->gap.rank_zone) : NULL;
-    if (!z || !z->nwindows || !(z->active_j > 0)) {
-        snprintf(f->why_not, sizeof f->why_not, "no attribution in this run (no /proc data, or no active energy)");
-        return 0;
-    }
     wc_outfile o;
     int rc = wc_outfile_open(&o, e->dir, "gap.dat", err);
     if (rc)
         return rc;
     fputs("start_s\tend_s\tmid_s\tnode_w\tactive_w\tprocesses_w\tcontainers_w\tpods_w\tunattributed_w"
           "\tover_w\tunattributed_pct_of_active\n", o.f);
-    double ymax = 0;
     for (size_t k = 0; k < z->nwindows; k++) {
         const wc_level_window *w = &z->windows[k];
         int64_t end = w->end_ns < e->t1_ns ? w->end_ns : e->t1_ns;
@@ -585,24 +631,18 @@ static int fig_gap(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
         for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
             fputs("\t", o.f);
             dat_num(o.f, vals[i]);
-            if (isfinite(vals[i]) && vals[i] > ymax && vals[i] < 1e9)
-                ymax = vals[i];
+            if (isfinite(vals[i]) && vals[i] > *ymax && vals[i] < 1e9)
+                *ymax = vals[i];
         }
         fputs("\t", o.f);
         dat_num(o.f, w->active_j > 0 ? 100.0 * w->unattributed_j / w->active_j : NAN);
         fputs("\n", o.f);
     }
-    rc = wc_outfile_close(&o, err);
-    if (rc)
-        return rc;
-    f->has_data = 1;
-    char wt[32];
-    snprintf(f->caption, sizeof f->caption,
-             "Attribution gap over time per level, zone %.30s, model %s: mean power in %s windows, watts"
-             " (node and its active part from the %s meter as the model split it; processes, containers"
-             " and pods as the model attributed them); right axis: unattributed energy as %% of the"
-             " window's active energy. Shaded: the phases.", z->zone, v->model,
-             dur_text(v->levels.window_s, wt, sizeof wt), prov_upper(v->gap.provenance));
+    return wc_outfile_close(&o, err);
+}
+
+static void gap_script(const fig_env *e, const wc_level_zone *z, gp_body *b, double ymax)
+{
     FILE *s = b->f;
     char t[96];
     snprintf(t, sizeof t, "Attribution gap per level (%s)", z->zone);
@@ -627,6 +667,29 @@ static int fig_gap(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
     fputs(", 'gap.dat' skip 1 using 3:11 axes x1y2 with lines dt 2 lw 1.5 lc rgb \"#c0392b\" title ", s);
     wc_gp_string(s, "unattributed % (right)", 40);
     fputs("\n", s);
+}
+
+static int fig_gap(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
+{
+    const wc_validation *v = e->v;
+    const wc_level_zone *z = v->have_levels ? wc_levels_zone(&v->levels, v->gap.rank_zone) : NULL;
+    if (!z || !z->nwindows || !(z->active_j > 0)) {
+        snprintf(f->why_not, sizeof f->why_not, "no attribution in this run (no /proc data, or no active energy)");
+        return 0;
+    }
+    double ymax = 0;
+    int rc = write_gap(e, z, &ymax, err);
+    if (rc)
+        return rc;
+    f->has_data = 1;
+    char wt[32];
+    snprintf(f->caption, sizeof f->caption,
+             "Attribution gap over time per level, zone %.30s, model %s: mean power in %s windows, watts"
+             " (node and its active part from the %s meter as the model split it; processes, containers"
+             " and pods as the model attributed them); right axis: unattributed energy as %% of the"
+             " window's active energy. Shaded: the phases.", z->zone, v->model,
+             dur_text(v->levels.window_s, wt, sizeof wt), prov_upper(v->gap.provenance));
+    gap_script(e, z, b, ymax);
     return 0;
 }
 
@@ -911,6 +974,62 @@ static int fig_stacked(const fig_env *e, wc_figure *f, gp_body *b, size_t top, w
 
 /* ---- workloads: attributed against isolated marginal energy ------------- */
 
+/* One row of workloads.dat: workload i (isolated first, then mixed) as row
+ * number row; *ymax grows to its largest finite value. */
+static void workload_row(FILE *f, const wc_bias_report *br, size_t i, size_t row, double *ymax)
+{
+    int iso = i < br->nisolated;
+    const wc_bias_isolated *s = iso ? &br->isolated[i] : NULL;
+    const wc_bias_mixed *m = iso ? NULL : &br->mixed[i - br->nisolated];
+    double att = iso ? s->attributed_j[WC_BIAS_NODE] : m->attributed_j[WC_BIAS_NODE];
+    double ex, lo, hi;
+    if (iso) {
+        const wc_ci *c = &s->marginal_w[WC_BIAS_NODE];
+        ex = s->marginal_j[WC_BIAS_NODE], lo = c->lo * s->duration_s, hi = c->hi * s->duration_s;
+    } else {
+        const wc_ci *c = &m->expected_j[WC_BIAS_NODE];
+        ex = c->est, lo = c->lo, hi = c->hi;
+    }
+    char label[160];
+    snprintf(label, sizeof label, "%s %.40s#%d %s", iso ? "isolated" : "mixed",
+             iso ? s->phase : m->phase, iso ? s->repetition : m->repetition, iso ? s->cls : m->cls);
+    fprintf(f, "%zu\t%s\t", row, iso ? "isolated" : "mixed");
+    dat_num(f, att);
+    fputc('\t', f);
+    dat_num(f, ex);
+    fputc('\t', f);
+    dat_num(f, isfinite(lo) ? lo : ex);
+    fputc('\t', f);
+    dat_num(f, isfinite(hi) ? hi : ex);
+    fputc('\t', f);
+    wc_gp_hex(f, label, 40);
+    fputc('\t', f);
+    wc_gp_field(f, label);
+    fputc('\n', f);
+    double cands[] = {att, ex, hi};
+    for (int k = 0; k < 3; k++)
+        if (isfinite(cands[k]) && cands[k] > *ymax)
+            *ymax = cands[k];
+}
+
+static void workloads_script(const fig_env *e, gp_body *b, size_t row, double ymax)
+{
+    FILE *s = b->f;
+    title_line(s, "Attributed against isolated marginal energy per workload");
+    axis_labels(s, "", "energy (J)");
+    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid y\n"
+               "set xtics rotate by -30 left font \",9\"\nset bmargin 7\nset rmargin 9\nset xrange [-0.6:%zu.4]\n"
+               "set yrange [0:%.6g]\n", row ? row - 1 : 0, ymax * 1.15 + 1e-9);
+    fputs("plot 'workloads.dat' skip 1 using 1:4:5:6:xtic(dec(strcol(7))) with yerrorbars pt 5 ps 1.1"
+          " lc rgb \"#7f8c8d\" title ", s);
+    wc_gp_string(s, "isolation known answer (95% CI)", 60);
+    fputs(", 'workloads.dat' skip 1 using 1:3 with points pt 7 ps 1.3 lc rgb \"#c0392b\" title ", s);
+    char t[80];
+    snprintf(t, sizeof t, "attributed by %s", e->v->model);
+    wc_gp_string(s, t, 60);
+    fputs("\n", s);
+}
+
 static int fig_workloads(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
 {
     const wc_bias_report *br = &e->v->bias;
@@ -927,40 +1046,8 @@ static int fig_workloads(const fig_env *e, wc_figure *f, gp_body *b, wc_error *e
     fputs("index\tkind\tattributed_j\texpected_j\texpected_lo_j\texpected_hi_j\tlabel_hex\tlabel\n", o.f);
     size_t row = 0;
     double ymax = 0;
-    for (size_t i = 0; i < br->nisolated + br->nmixed; i++) {
-        int iso = i < br->nisolated;
-        const wc_bias_isolated *s = iso ? &br->isolated[i] : NULL;
-        const wc_bias_mixed *m = iso ? NULL : &br->mixed[i - br->nisolated];
-        double att = iso ? s->attributed_j[WC_BIAS_NODE] : m->attributed_j[WC_BIAS_NODE];
-        double ex, lo, hi;
-        if (iso) {
-            const wc_ci *c = &s->marginal_w[WC_BIAS_NODE];
-            ex = s->marginal_j[WC_BIAS_NODE], lo = c->lo * s->duration_s, hi = c->hi * s->duration_s;
-        } else {
-            const wc_ci *c = &m->expected_j[WC_BIAS_NODE];
-            ex = c->est, lo = c->lo, hi = c->hi;
-        }
-        char label[160];
-        snprintf(label, sizeof label, "%s %.40s#%d %s", iso ? "isolated" : "mixed",
-                 iso ? s->phase : m->phase, iso ? s->repetition : m->repetition, iso ? s->cls : m->cls);
-        fprintf(o.f, "%zu\t%s\t", row++, iso ? "isolated" : "mixed");
-        dat_num(o.f, att);
-        fputc('\t', o.f);
-        dat_num(o.f, ex);
-        fputc('\t', o.f);
-        dat_num(o.f, isfinite(lo) ? lo : ex);
-        fputc('\t', o.f);
-        dat_num(o.f, isfinite(hi) ? hi : ex);
-        fputc('\t', o.f);
-        wc_gp_hex(o.f, label, 40);
-        fputc('\t', o.f);
-        wc_gp_field(o.f, label);
-        fputc('\n', o.f);
-        double cands[] = {att, ex, hi};
-        for (int k = 0; k < 3; k++)
-            if (isfinite(cands[k]) && cands[k] > ymax)
-                ymax = cands[k];
-    }
+    for (size_t i = 0; i < br->nisolated + br->nmixed; i++)
+        workload_row(o.f, br, i, row++, &ymax);
     rc = wc_outfile_close(&o, err);
     if (rc)
         return rc;
@@ -971,20 +1058,7 @@ static int fig_workloads(const fig_env *e, wc_figure *f, gp_body *b, wc_error *e
              " isolated phase its marginal energy over the idle baseline (%s meter); in a mixed phase"
              " its class's isolated energy per true CPU-second × its true CPU-seconds in the mix.",
              e->v->model, prov_upper(br->meter_provenance));
-    FILE *s = b->f;
-    title_line(s, "Attributed against isolated marginal energy per workload");
-    axis_labels(s, "", "energy (J)");
-    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid y\n"
-               "set xtics rotate by -30 left font \",9\"\nset bmargin 7\nset rmargin 9\nset xrange [-0.6:%zu.4]\n"
-               "set yrange [0:%.6g]\n", row ? row - 1 : 0, ymax * 1.15 + 1e-9);
-    fputs("plot 'workloads.dat' skip 1 using 1:4:5:6:xtic(dec(strcol(7))) with yerrorbars pt 5 ps 1.1"
-          " lc rgb \"#7f8c8d\" title ", s);
-    wc_gp_string(s, "isolation known answer (95% CI)", 60);
-    fputs(", 'workloads.dat' skip 1 using 1:3 with points pt 7 ps 1.3 lc rgb \"#c0392b\" title ", s);
-    char t[80];
-    snprintf(t, sizeof t, "attributed by %s", e->v->model);
-    wc_gp_string(s, t, 60);
-    fputs("\n", s);
+    workloads_script(e, b, row, ymax);
     return 0;
 }
 
