@@ -898,6 +898,74 @@ static int bench_validate(const char *db)
 /* ---- main ------------------------------------------------------------------- */
 
 /* Generates and attributes the run, reports it, times validate, cleans up. */
+/* What generate made, printed. */
+static void print_generated(const gen *g, int64_t t0, int64_t t1)
+{
+    printf("  generate: %" PRId64 " ticks in %.1f s (%d ticks per transaction); %.1f processes "
+           "with CPU per tick, %.1f busy CPUs of %d on average, %" PRId64 " load steps;\n"
+           "            package+dram %.0f..%.0f W (mean %.0f W, simulated); counter wraps:",
+           NTICKS, (t1 - t0) / 1e9, TICKS_PER_TXN, (double)g->nonzero_sum / (double)(NTICKS - 1),
+           (double)g->busy_ticks_sum / (double)(NTICKS - 1) / WC_USER_HZ, NCPUS, g->steps,
+           g->node_w_min, g->node_w_max, g->node_w_sum / (double)(NTICKS - 1));
+    static const char *const LABEL[NZONES] = {"package-0", "dram-0", "package-1", "dram-1",
+                                              "psys"};
+    for (int z = 0; z < NZONES; z++)
+        printf(" %s %" PRId64, LABEL[z], g->wraps[z]);
+    printf("; truth %" PRId64 " ok, %" PRId64 " unavailable (BMC warm-up)\n", g->truth_ok,
+           g->truth_unavail);
+    fflush(stdout);
+}
+
+/* The row count of each table, printed. */
+static void print_rows(wc_store *st)
+{
+    printf("  rows: tick %" PRId64 ", zone_sample %" PRId64 ", process %" PRId64
+           ", proc_sample %" PRId64 ", truth_sample %" PRId64 ", node_attr %" PRId64
+           ", work_attr %" PRId64 "\n",
+           count_rows(st, WC_TABLE_TICK), count_rows(st, WC_TABLE_ZONE_SAMPLE),
+           count_rows(st, WC_TABLE_PROCESS), count_rows(st, WC_TABLE_PROC_SAMPLE),
+           count_rows(st, WC_TABLE_TRUTH_SAMPLE), count_rows(st, WC_TABLE_NODE_ATTR),
+           count_rows(st, WC_TABLE_WORK_ATTR));
+}
+
+/* Generates the synthetic run into db, replays it under kepler-0.11 and
+ * finishes it, printing each step's time. Returns 0 or nonzero with err. */
+static int build_run(const char *db, wc_error *err)
+{
+    gen *g = calloc(1, sizeof *g);
+    wc_store *st = g ? wc_store_open(db, WC_STORE_CREATE, err) : NULL;
+    int rc = st ? 0 : -1;
+    if (!g)
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+    int64_t t0 = wc_mono_ns(), t1 = t0, t2 = t0, t3 = t0, ticks = 0;
+    if (!rc) {
+        g->r.s = SEED * 0x9E3779B97F4A7C15ull | 1;
+        rc = generate(st, g, err);
+        t1 = wc_mono_ns();
+    }
+    if (!rc) {
+        print_generated(g, t0, t1);
+        rc = wc_store_replay(st, WC_MODEL_KEPLER_011, &ticks, err);
+        t2 = wc_mono_ns();
+    }
+    if (!rc) {
+        printf("  replay (%s): %" PRId64 " ticks in %.1f s\n", wc_model_name(WC_MODEL_KEPLER_011),
+               ticks, (t2 - t1) / 1e9);
+        fflush(stdout);
+        rc = wc_store_finish_run(st, WALL0_NS + (g->last_mono - MONO0_NS), g->last_mono, NTICKS,
+                                 1, err);
+        t3 = wc_mono_ns();
+    }
+    if (!rc) {
+        printf("  finish (indexes, rollback journal): %.1f s; generation + replay + finish %.1f s\n",
+               (t3 - t2) / 1e9, (t3 - t0) / 1e9);
+        print_rows(st);
+    }
+    wc_store_close(st);
+    free(g); /* before validate runs: see reset_peak_rss */
+    return rc;
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -916,56 +984,7 @@ int main(void)
     fflush(stdout);
 
     wc_error err = {{0}};
-    gen *g = calloc(1, sizeof *g);
-    wc_store *st = g ? wc_store_open(db, WC_STORE_CREATE, &err) : NULL;
-    int rc = st ? 0 : -1;
-    if (!g)
-        snprintf(err.msg, sizeof err.msg, "out of memory");
-    int64_t t0 = wc_mono_ns(), t1 = t0, t2 = t0, t3 = t0, ticks = 0;
-    if (!rc) {
-        g->r.s = SEED * 0x9E3779B97F4A7C15ull | 1;
-        rc = generate(st, g, &err);
-        t1 = wc_mono_ns();
-    }
-    if (!rc) {
-        printf("  generate: %" PRId64 " ticks in %.1f s (%d ticks per transaction); %.1f processes "
-               "with CPU per tick, %.1f busy CPUs of %d on average, %" PRId64 " load steps;\n"
-               "            package+dram %.0f..%.0f W (mean %.0f W, simulated); counter wraps:",
-               NTICKS, (t1 - t0) / 1e9, TICKS_PER_TXN, (double)g->nonzero_sum / (double)(NTICKS - 1),
-               (double)g->busy_ticks_sum / (double)(NTICKS - 1) / WC_USER_HZ, NCPUS, g->steps,
-               g->node_w_min, g->node_w_max, g->node_w_sum / (double)(NTICKS - 1));
-        static const char *const LABEL[NZONES] = {"package-0", "dram-0", "package-1", "dram-1",
-                                                  "psys"};
-        for (int z = 0; z < NZONES; z++)
-            printf(" %s %" PRId64, LABEL[z], g->wraps[z]);
-        printf("; truth %" PRId64 " ok, %" PRId64 " unavailable (BMC warm-up)\n", g->truth_ok,
-               g->truth_unavail);
-        fflush(stdout);
-        rc = wc_store_replay(st, WC_MODEL_KEPLER_011, &ticks, &err);
-        t2 = wc_mono_ns();
-    }
-    if (!rc) {
-        printf("  replay (%s): %" PRId64 " ticks in %.1f s\n", wc_model_name(WC_MODEL_KEPLER_011),
-               ticks, (t2 - t1) / 1e9);
-        fflush(stdout);
-        rc = wc_store_finish_run(st, WALL0_NS + (g->last_mono - MONO0_NS), g->last_mono, NTICKS,
-                                 1, &err);
-        t3 = wc_mono_ns();
-    }
-    if (!rc) {
-        printf("  finish (indexes, rollback journal): %.1f s; generation + replay + finish %.1f s\n",
-               (t3 - t2) / 1e9, (t3 - t0) / 1e9);
-        printf("  rows: tick %" PRId64 ", zone_sample %" PRId64 ", process %" PRId64
-               ", proc_sample %" PRId64 ", truth_sample %" PRId64 ", node_attr %" PRId64
-               ", work_attr %" PRId64 "\n",
-               count_rows(st, WC_TABLE_TICK), count_rows(st, WC_TABLE_ZONE_SAMPLE),
-               count_rows(st, WC_TABLE_PROCESS), count_rows(st, WC_TABLE_PROC_SAMPLE),
-               count_rows(st, WC_TABLE_TRUTH_SAMPLE), count_rows(st, WC_TABLE_NODE_ATTR),
-               count_rows(st, WC_TABLE_WORK_ATTR));
-    }
-    wc_store_close(st);
-    free(g); /* before validate runs: see reset_peak_rss */
-    g = NULL;
+    int rc = build_run(db, &err);
     malloc_trim(0);
     if (rc)
         fprintf(stderr, "bench_validate: generating the run failed: %s\n", err.msg);
