@@ -164,7 +164,7 @@ static void side_info(wc_store *st, wc_model m, const char *path, wc_diff_side *
         snprintf(s->provenance, sizeof s->provenance, "%.31s", run.provenance);
     }
     if (wc_store_find_model(st, s->model, &s->model_id, NULL))
-        s->model_id = 0; /* wc_cli_open_model made the rows: not reached */
+        s->model_id = 0; /* as before; wc_cli_open_model has made its rows */
 }
 
 static const char *ci_text(const wc_ci *c, char *buf, size_t cap)
