@@ -27,7 +27,7 @@
  *    "sim", and command_line says this is a synthetic benchmark run. Fixed
  *    seed and fixed clocks: the same DB on every run. Several ticks per
  *    transaction (a recording writes one per tick; only speed differs).
- * 2. Attribution: wc_replay under kepler-0.11, so node_attr and work_attr are
+ * 2. Attribution: wc_store_replay under kepler-0.11, so node_attr and work_attr are
  *    the real model's output, then wc_store_finish_run (indexes, rollback
  *    journal) as at the end of a recording.
  * 3. Timer. Runs `$WATTCAL_BIN validate --db FILE` (default ./wattcal, the
@@ -52,7 +52,6 @@
 #include <malloc.h>
 #include <math.h>
 #include <spawn.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +66,9 @@
 #include "collector/meter/meter.h"
 #include "collector/procfs/proc_scan.h"
 #include "collector/procfs/procstat.h"
-#include "collector/model/replay.h"
 #include "collector/store/store.h"
+#include "collector/store/store_replay.h"
+#include "collector/store/store_results.h"
 #include "collector/truth/truth.h"
 #include "common/wc_clock.h"
 
@@ -300,61 +300,121 @@ static int set_identity(gen *g, int i, int32_t pid, int32_t ppid, int32_t pgid, 
 /* Builds the 500 processes: kernel threads, daemons, shims, generic host
  * processes, then the pods' container processes (pids and start times grow
  * in that order, as on a node that booted and then got its pods). */
-static int make_processes(gen *g, wc_error *err)
+/* Where the next process goes and the pid and start time it grows from. */
+typedef struct proc_cursor {
+    int i;                       /* next index in g->ids */
+    int32_t pid;
+    uint64_t st;
+} proc_cursor;
+
+/* Kernel threads: pids 2.., children of kthreadd (pid 2). */
+static int make_kthreads(gen *g, proc_cursor *c, wc_error *err)
 {
-    int i = 0, rc = 0;
-    char comm[64], cg[512];
     static const char *const KT[6][2] = {{"cpuhp/", ""},    {"migration/", ""}, {"ksoftirqd/", ""},
                                          {"kworker/", ":0"}, {"kworker/", ":0H"}, {"kworker/", ":1"}};
     static const char *const KMISC[NKTHREADS - 6 * NCPUS] = {
         "kthreadd", "rcu_gp", "rcu_par_gp", "kswapd0", "khugepaged", "kcompactd0", "oom_reaper",
         "writeback"};
-    /* kernel threads: pids 2.., children of kthreadd (pid 2) */
-    for (int k = 0; k < NKTHREADS && !rc; k++, i++) {
+    char comm[64];
+    int rc = 0;
+    for (int k = 0; k < NKTHREADS && !rc; k++, c->i++) {
         if (k < (int)(sizeof KMISC / sizeof KMISC[0]))
             snprintf(comm, sizeof comm, "%s", KMISC[k]);
         else {
             int j = k - (int)(sizeof KMISC / sizeof KMISC[0]);
             snprintf(comm, sizeof comm, "%s%d%s", KT[j % 6][0], j / 6, KT[j % 6][1]);
         }
-        rc = set_identity(g, i, 2 + k, k ? 2 : 0, 0, (uint64_t)(1 + k), comm, "", "/", 1, err);
+        rc = set_identity(g, c->i, 2 + k, k ? 2 : 0, 0, (uint64_t)(1 + k), comm, "", "/", 1, err);
     }
-    int32_t pid = 2 + NKTHREADS + 300;
-    uint64_t st = 1500;
-    /* daemons; systemd (pid 1) first */
-    for (size_t d = 0; d < NDAEMONS && !rc; d++, i++) {
-        int32_t p = d == 0 ? 1 : (pid += 1 + (int32_t)rng_below(&g->r, 400));
-        st += d == 0 ? 0 : 1 + rng_below(&g->r, 3000);
-        rc = set_identity(g, i, p, d == 0 ? 0 : 1, p, d == 0 ? 1 : st, DAEMONS[d].comm,
+    return rc;
+}
+
+/* Daemons, systemd (pid 1) first; then the kworkers kworker/0:1 and
+ * kworker/16:1, busy all the time too. */
+static int make_daemons(gen *g, proc_cursor *c, wc_error *err)
+{
+    int rc = 0;
+    for (size_t d = 0; d < NDAEMONS && !rc; d++, c->i++) {
+        int32_t p = d == 0 ? 1 : (c->pid += 1 + (int32_t)rng_below(&g->r, 400));
+        c->st += d == 0 ? 0 : 1 + rng_below(&g->r, 3000);
+        rc = set_identity(g, c->i, p, d == 0 ? 0 : 1, p, d == 0 ? 1 : c->st, DAEMONS[d].comm,
                           DAEMONS[d].exe, DAEMONS[d].cgroup, DAEMONS[d].threads, err);
-        g->sp[i].always = d < NALWAYS - 2;
+        g->sp[c->i].always = d < NALWAYS - 2;
     }
-    /* the kworkers kworker/0:1 and kworker/16:1 are busy all the time too */
     for (int k = 0; k < NKTHREADS; k++)
         if (!strcmp(g->ids[k].comm, "kworker/0:1") || !strcmp(g->ids[k].comm, "kworker/16:1"))
             g->sp[k].always = 1;
-    /* generic host processes */
-    for (int k = 0; k < NGENERIC && !rc; k++, i++) {
-        pid += 1 + (int32_t)rng_below(&g->r, 2000);
-        st += 1 + rng_below(&g->r, 80000);
+    return rc;
+}
+
+/* Generic host processes, then one containerd shim per pod (in containerd's
+ * cgroup). */
+static int make_host_procs(gen *g, proc_cursor *c, wc_error *err)
+{
+    char cg[512];
+    int rc = 0;
+    for (int k = 0; k < NGENERIC && !rc; k++, c->i++) {
+        c->pid += 1 + (int32_t)rng_below(&g->r, 2000);
+        c->st += 1 + rng_below(&g->r, 80000);
         size_t gi = rng_below(&g->r, sizeof GENERIC / sizeof GENERIC[0]);
         if (k % 3 == 0)
             snprintf(cg, sizeof cg, "/user.slice/user-1000.slice/session-%d.scope", 3 + k % 7);
         else
             snprintf(cg, sizeof cg, "/system.slice/%s-%d.service", GENERIC[gi].comm, k);
-        rc = set_identity(g, i, pid, 1, pid, st, GENERIC[gi].comm, GENERIC[gi].exe, cg,
+        rc = set_identity(g, c->i, c->pid, 1, c->pid, c->st, GENERIC[gi].comm, GENERIC[gi].exe, cg,
                           1 + (int)rng_below(&g->r, 8), err);
     }
-    /* pods: one containerd shim each (in containerd's cgroup), then per pod 2
-     * containers of 2 processes in a kubepods slice of its QoS class */
-    int shim_index = i;
-    for (int p = 0; p < NSHIMS && !rc; p++, i++) {
-        pid += 1 + (int32_t)rng_below(&g->r, 2000);
-        st += 1 + rng_below(&g->r, 20000);
-        rc = set_identity(g, i, pid, 1, pid, st, "containerd-shim",
+    for (int p = 0; p < NSHIMS && !rc; p++, c->i++) {
+        c->pid += 1 + (int32_t)rng_below(&g->r, 2000);
+        c->st += 1 + rng_below(&g->r, 20000);
+        rc = set_identity(g, c->i, c->pid, 1, c->pid, c->st, "containerd-shim",
                           "/usr/bin/containerd-shim-runc-v2", "/system.slice/containerd.service",
                           12, err);
     }
+    return rc;
+}
+
+/* One container of PROC_PER_CONT processes under shim_pid in pod uid (uid_:
+ * its cgroup spelling) of QoS q ("" = guaranteed); the cgroup parser must
+ * read back what was written. */
+static int make_container(gen *g, proc_cursor *c, int32_t shim_pid, const char *q, const char *uid,
+                          const char *uid_, wc_error *err)
+{
+    char cid[65], cg[512];
+    random_container_id(&g->r, cid);
+    if (*q)
+        snprintf(cg, sizeof cg,
+                 "/kubepods.slice/kubepods-%s.slice/kubepods-%s-pod%s.slice/"
+                 "cri-containerd-%s.scope", q, q, uid_, cid);
+    else /* guaranteed: no QoS slice */
+        snprintf(cg, sizeof cg, "/kubepods.slice/kubepods-pod%s.slice/cri-containerd-%s.scope",
+                 uid_, cid);
+    size_t img = rng_below(&g->r, sizeof IMAGES / sizeof IMAGES[0]);
+    int32_t leader = 0;
+    int rc = 0;
+    for (int k = 0; k < PROC_PER_CONT && !rc; k++, c->i++) {
+        c->pid += 1 + (int32_t)rng_below(&g->r, 300);
+        c->st += 1 + rng_below(&g->r, 500);
+        if (k == 0)
+            leader = c->pid;
+        rc = set_identity(g, c->i, c->pid, k == 0 ? shim_pid : leader, leader, c->st,
+                          IMAGES[img].comm, IMAGES[img].exe, cg, 4 + (int)rng_below(&g->r, 36), err);
+        g->sp[c->i].container = 1;
+        const wc_cgroup_info *ci = &g->ids[c->i].cgroup;
+        if (!rc && (strcmp(ci->container_id, cid) || strcmp(ci->pod_uid, uid) ||
+                    strcmp(ci->runtime, "containerd") || strcmp(ci->qos, *q ? q : "guaranteed")))
+            rc = wc_error_set(err, -EINVAL,
+                              "cgroup parser read %s as container '%s' pod '%s' runtime "
+                              "'%s' qos '%s'", cg, ci->container_id, ci->pod_uid,
+                              ci->runtime, ci->qos);
+    }
+    return rc;
+}
+
+/* Per pod CONT_PER_POD containers in a kubepods slice of its QoS class. */
+static int make_pods(gen *g, proc_cursor *c, int shim_index, wc_error *err)
+{
+    int rc = 0;
     for (int p = 0; p < NPODS && !rc; p++) {
         uint64_t hi = rng_next(&g->r), lo = rng_next(&g->r);
         hi = (hi & ~0xf000ull) | 0x4000ull;                     /* UUID v4 */
@@ -363,41 +423,25 @@ static int make_processes(gen *g, wc_error *err)
         format_pod_uid(hi, lo, '-', uid);
         format_pod_uid(hi, lo, '_', uid_);
         static const char *const QOS[3] = {"", "burstable", "besteffort"};
-        const char *q = QOS[p % 3];
-        for (int c = 0; c < CONT_PER_POD && !rc; c++) {
-            char cid[65];
-            random_container_id(&g->r, cid);
-            if (*q)
-                snprintf(cg, sizeof cg,
-                         "/kubepods.slice/kubepods-%s.slice/kubepods-%s-pod%s.slice/"
-                         "cri-containerd-%s.scope", q, q, uid_, cid);
-            else /* guaranteed: no QoS slice */
-                snprintf(cg, sizeof cg, "/kubepods.slice/kubepods-pod%s.slice/cri-containerd-%s.scope",
-                         uid_, cid);
-            size_t img = rng_below(&g->r, sizeof IMAGES / sizeof IMAGES[0]);
-            int32_t leader = 0;
-            for (int k = 0; k < PROC_PER_CONT && !rc; k++, i++) {
-                pid += 1 + (int32_t)rng_below(&g->r, 300);
-                st += 1 + rng_below(&g->r, 500);
-                if (k == 0)
-                    leader = pid;
-                rc = set_identity(g, i, pid, k == 0 ? g->ids[shim_index + p].pid : leader, leader,
-                                  st, IMAGES[img].comm, IMAGES[img].exe, cg,
-                                  4 + (int)rng_below(&g->r, 36), err);
-                g->sp[i].container = 1;
-                const wc_cgroup_info *ci = &g->ids[i].cgroup;
-                if (!rc && (strcmp(ci->container_id, cid) || strcmp(ci->pod_uid, uid) ||
-                            strcmp(ci->runtime, "containerd") ||
-                            strcmp(ci->qos, *q ? q : "guaranteed")))
-                    rc = wc_error_set(err, -EINVAL,
-                                      "cgroup parser read %s as container '%s' pod '%s' runtime "
-                                      "'%s' qos '%s'", cg, ci->container_id, ci->pod_uid,
-                                      ci->runtime, ci->qos);
-            }
-        }
+        for (int k = 0; k < CONT_PER_POD && !rc; k++)
+            rc = make_container(g, c, g->ids[shim_index + p].pid, QOS[p % 3], uid, uid_, err);
     }
-    if (!rc && i != NPROC)
-        rc = wc_error_set(err, -EINVAL, "generator made %d processes, not %d", i, NPROC);
+    return rc;
+}
+
+static int make_processes(gen *g, wc_error *err)
+{
+    proc_cursor c = {.i = 0, .pid = 2 + NKTHREADS + 300, .st = 1500};
+    int rc = make_kthreads(g, &c, err);
+    if (!rc)
+        rc = make_daemons(g, &c, err);
+    int shim_index = c.i + NGENERIC;
+    if (!rc)
+        rc = make_host_procs(g, &c, err);
+    if (!rc)
+        rc = make_pods(g, &c, shim_index, err);
+    if (!rc && c.i != NPROC)
+        rc = wc_error_set(err, -EINVAL, "generator made %d processes, not %d", c.i, NPROC);
     g->snap.samples = g->samples;
     g->snap.count = g->snap.cap = NPROC;
     return rc;
@@ -633,6 +677,74 @@ static int write_header(wc_store *st, int64_t *first_zone, int64_t *source, wc_e
     return rc;
 }
 
+/* The node's counters at the start: an uptime's worth of CPU ticks, random
+ * energy counters. */
+static void init_counters(gen *g)
+{
+    g->cpu.cpu = -1;
+    g->cpu.nfields = 10;
+    g->cpu.idle = 27000000ull * NCPUS; /* uptime's worth of cumulative ticks */
+    g->cpu.user = 1300000ull * NCPUS;
+    g->cpu.system = 250000ull * NCPUS;
+    for (int z = 0; z < NZONES; z++)
+        g->total_uj[z] = rng_below(&g->r, ZONES[z].max_energy_range_uj);
+    g->node_w_min = INFINITY;
+    g->node_w_max = -INFINITY;
+}
+
+/* Writes tick k read at mono: its row, zone samples, process samples and the
+ * truth sample, opening a transaction every TICKS_PER_TXN ticks and
+ * committing at its end (*in_txn tells whether one is open). */
+static int write_tick(wc_store *st, gen *g, int64_t k, int64_t mono, int64_t first_zone,
+                      int64_t source, int *in_txn, wc_error *err)
+{
+    wc_reading rd[NZONES];
+    for (int z = 0; z < NZONES; z++)
+        rd[z] = (wc_reading){.mono_ns = mono, .value = g->total_uj[z] % ZONES[z].max_energy_range_uj};
+    wc_truth_sample ts;
+    truth_poll(g, mono, &ts);
+    int64_t tick_id = 0;
+    int rc = 0;
+    if (k % TICKS_PER_TXN == 0) {
+        rc = wc_store_begin(st, err);
+        *in_txn = !rc;
+    }
+    if (!rc)
+        rc = wc_store_put_tick(st, k, mono, mono + BOOT_OFFSET_NS, WALL0_NS + (mono - MONO0_NS),
+                               &g->cpu, 1, NPROC, 2500000 + (int64_t)rng_below(&g->r, 800000),
+                               &tick_id, err);
+    if (!rc)
+        rc = wc_store_put_zone_samples(st, tick_id, first_zone, rd, NZONES, err);
+    if (!rc)
+        rc = wc_store_put_processes(st, tick_id, &g->snap, err);
+    if (!rc)
+        rc = wc_store_put_truth_sample(st, source, &ts, err);
+    if (!rc && (k % TICKS_PER_TXN == TICKS_PER_TXN - 1 || k == NTICKS - 1)) {
+        *in_txn = 0;
+        rc = wc_store_commit(st, err);
+    }
+    return rc;
+}
+
+/* The hourly phases (hour_mono: BENCH_HOURS + 1 bounds), in one transaction. */
+static int write_hours(wc_store *st, const int64_t *hour_mono, int *in_txn, wc_error *err)
+{
+    int rc = wc_store_begin(st, err);
+    *in_txn = !rc;
+    for (int h = 0; h < BENCH_HOURS && !rc; h++) {
+        char name[32];
+        snprintf(name, sizeof name, "hour-%02d", h);
+        rc = wc_store_put_phase(st, name, "mixed", hour_mono[h], hour_mono[h + 1],
+                                WALL0_NS + (hour_mono[h] - MONO0_NS),
+                                WALL0_NS + (hour_mono[h + 1] - MONO0_NS), 1, err);
+    }
+    if (!rc) {
+        *in_txn = 0;
+        rc = wc_store_commit(st, err);
+    }
+    return rc;
+}
+
 /* Writes every tick (TICKS_PER_TXN per transaction) and the hourly phases.
  * Returns 0 or the store's error; an open transaction is rolled back. */
 static int generate(wc_store *st, gen *g, wc_error *err)
@@ -643,15 +755,7 @@ static int generate(wc_store *st, gen *g, wc_error *err)
         rc = write_header(st, &first_zone, &source, err);
     if (rc)
         return rc;
-    g->cpu.cpu = -1;
-    g->cpu.nfields = 10;
-    g->cpu.idle = 27000000ull * NCPUS; /* uptime's worth of cumulative ticks */
-    g->cpu.user = 1300000ull * NCPUS;
-    g->cpu.system = 250000ull * NCPUS;
-    for (int z = 0; z < NZONES; z++)
-        g->total_uj[z] = rng_below(&g->r, ZONES[z].max_energy_range_uj);
-    g->node_w_min = INFINITY;
-    g->node_w_max = -INFINITY;
+    init_counters(g);
     int64_t hour_mono[BENCH_HOURS + 1], prev_mono = 0, next_step = 0;
     int in_txn = 0;
     for (int64_t k = 0; k < NTICKS && !rc; k++) {
@@ -667,50 +771,13 @@ static int generate(wc_store *st, gen *g, wc_error *err)
         push_history(g, mono);
         if (k % 3600 == 0)
             hour_mono[k / 3600] = mono;
-        wc_reading rd[NZONES];
-        for (int z = 0; z < NZONES; z++)
-            rd[z] = (wc_reading){.mono_ns = mono,
-                                 .value = g->total_uj[z] % ZONES[z].max_energy_range_uj};
-        wc_truth_sample ts;
-        truth_poll(g, mono, &ts);
-        int64_t tick_id = 0;
-        if (k % TICKS_PER_TXN == 0) {
-            rc = wc_store_begin(st, err);
-            in_txn = !rc;
-        }
-        if (!rc)
-            rc = wc_store_put_tick(st, k, mono, mono + BOOT_OFFSET_NS,
-                                   WALL0_NS + (mono - MONO0_NS), &g->cpu, 1, NPROC,
-                                   2500000 + (int64_t)rng_below(&g->r, 800000), &tick_id, err);
-        if (!rc)
-            rc = wc_store_put_zone_samples(st, tick_id, first_zone, rd, NZONES, err);
-        if (!rc)
-            rc = wc_store_put_processes(st, tick_id, &g->snap, err);
-        if (!rc)
-            rc = wc_store_put_truth_sample(st, source, &ts, err);
-        if (!rc && (k % TICKS_PER_TXN == TICKS_PER_TXN - 1 || k == NTICKS - 1)) {
-            in_txn = 0;
-            rc = wc_store_commit(st, err);
-        }
+        rc = write_tick(st, g, k, mono, first_zone, source, &in_txn, err);
         prev_mono = mono;
     }
     hour_mono[BENCH_HOURS] = g->last_mono = prev_mono;
-    if (!rc) {
-        rc = wc_store_begin(st, err);
-        in_txn = !rc;
-    }
-    for (int h = 0; h < BENCH_HOURS && !rc; h++) {
-        char name[32];
-        snprintf(name, sizeof name, "hour-%02d", h);
-        rc = wc_store_put_phase(st, name, "mixed", hour_mono[h], hour_mono[h + 1],
-                                WALL0_NS + (hour_mono[h] - MONO0_NS),
-                                WALL0_NS + (hour_mono[h + 1] - MONO0_NS), 1, err);
-    }
-    if (!rc) {
-        in_txn = 0;
-        rc = wc_store_commit(st, err);
-    }
-    if (rc && in_txn) /* the store has no rollback call */
+    if (!rc)
+        rc = write_hours(st, hour_mono, &in_txn, err);
+    if (rc && in_txn)
         wc_store_rollback(st);
     return rc;
 }
@@ -718,17 +785,10 @@ static int generate(wc_store *st, gen *g, wc_error *err)
 /* ---- report helpers ------------------------------------------------------- */
 
 /* COUNT(*) of a table, -1 on error. */
-static int64_t count_rows(wc_store *st, const char *table)
+static int64_t count_rows(wc_store *st, wc_store_table table)
 {
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s", table);
-    sqlite3_stmt *s = NULL;
     int64_t n = -1;
-    if (sqlite3_prepare_v2(wc_store_db(st), sql, -1, &s, NULL) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW)
-        n = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    return n;
+    return wc_store_count_rows(st, table, &n, NULL) ? -1 : n;
 }
 
 /* Size of a file, 0 when absent. */
@@ -821,82 +881,115 @@ static int time_once(char *const argv[], int64_t *wall_ns, long *maxrss_kib, dou
 /* Builds the validate argv (binary, "validate", "--db", db, then the words of
  * WATTCAL_BENCH_VALIDATE_ARGS), times VALIDATE_RUNS runs and prints the
  * median and the peak RSS. Returns 0 when every run exited 0 or 1. */
+/* The validate command line: bin validate --db db, then the words of
+ * WATTCAL_BENCH_VALIDATE_ARGS (split in *words, which the caller frees with
+ * the array). Returns NULL when out of memory. */
+static char **validate_argv(const char *bin, const char *db, char **words, size_t *n)
+{
+    const char *extra = getenv("WATTCAL_BENCH_VALIDATE_ARGS");
+    *words = strdup(extra ? extra : "");
+    size_t cap = 5 + (extra ? strlen(extra) / 2 + 1 : 0);
+    char **argv = calloc(cap, sizeof *argv);
+    if (!*words || !argv) {
+        free(*words);
+        free(argv);
+        *words = NULL;
+        return NULL;
+    }
+    *n = 0;
+    argv[(*n)++] = (char *)bin;
+    argv[(*n)++] = "validate";
+    argv[(*n)++] = "--db";
+    argv[(*n)++] = (char *)db;
+    char *save = NULL;
+    for (char *w = strtok_r(*words, " ", &save); w; w = strtok_r(NULL, " ", &save))
+        argv[(*n)++] = w;
+    argv[*n] = NULL;
+    return argv;
+}
+
+/* What the timed runs gave. */
+typedef struct timed {
+    int64_t t[VALIDATE_RUNS];
+    long peak, floor_kib;
+    int runs, reset;
+} timed;
+
+/* One timed run of argv into tm (run number tm->runs). Returns 0, or -1
+ * when validate could not run or failed (exit >= 2: no timing). */
+static int time_run(char *const argv[], const char *bin, timed *tm)
+{
+    int status = 0, code = 0;
+    long rss = 0;
+    double cpu = 0;
+    tm->reset = reset_peak_rss();
+    long self = self_rss_kib();
+    tm->floor_kib = self > tm->floor_kib ? self : tm->floor_kib;
+    int e = time_once(argv, &tm->t[tm->runs], &rss, &cpu, &status);
+    if (e) {
+        fprintf(stderr, "bench_validate: cannot run %s: %s (build it with `make wattcal`; "
+                        "WATTCAL_BIN names another binary)\n", bin, strerror(-e));
+        return -1;
+    }
+    tm->peak = rss > tm->peak ? rss : tm->peak;
+    printf("    run %d: %.3f s (CPU %.3f s), max RSS %.1f MiB, ", tm->runs + 1,
+           tm->t[tm->runs] / 1e9, cpu, rss / 1024.0);
+    if (WIFEXITED(status)) {
+        code = WEXITSTATUS(status);
+        printf("exit %d%s\n", code, code == 1 ? " (a tolerance broken: fine here)" : "");
+    } else {
+        printf("killed by signal %d\n", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+        code = 128;
+    }
+    fflush(stdout);
+    tm->runs++;
+    if (code >= 2) {
+        fprintf(stderr, "bench_validate: validate failed (exit %d): no timing reported\n", code);
+        return -1;
+    }
+    return 0;
+}
+
+/* The median, range and peak RSS of the runs. */
+static void print_timing(timed *tm)
+{
+    qsort(tm->t, (size_t)tm->runs, sizeof tm->t[0], cmp_i64);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("  validate: median %.3f s (min %.3f, max %.3f) of %d runs, max RSS %.1f MiB"
+           "   [target <= 10 s and <= 1 GiB on a 2-core machine; this one has %ld CPUs]\n",
+           tm->t[tm->runs / 2] / 1e9, tm->t[0] / 1e9, tm->t[tm->runs - 1] / 1e9, tm->runs,
+           tm->peak / 1024.0, ncpu);
+    if (tm->reset)
+        printf("  (could not reset this process's peak RSS: %s; the max RSS may be this "
+               "benchmark's own peak)\n", strerror(-tm->reset));
+    else
+        printf("  (max RSS: ru_maxrss of the child; a figure at or below %.1f MiB, this "
+               "benchmark's RSS at spawn, may be that)\n", tm->floor_kib / 1024.0);
+}
+
 static int bench_validate(const char *db)
 {
     const char *bin = getenv("WATTCAL_BIN");
     if (!bin || !*bin)
         bin = "./wattcal";
-    const char *extra = getenv("WATTCAL_BENCH_VALIDATE_ARGS");
-    char *words = strdup(extra ? extra : "");
-    size_t cap = 5 + (extra ? strlen(extra) / 2 + 1 : 0), n = 0;
-    char **argv = calloc(cap, sizeof *argv);
-    if (!words || !argv) {
-        free(words);
-        free(argv);
+    char *words = NULL;
+    size_t n = 0;
+    char **argv = validate_argv(bin, db, &words, &n);
+    if (!argv) {
         fprintf(stderr, "bench_validate: out of memory\n");
         return -1;
     }
-    argv[n++] = (char *)bin;
-    argv[n++] = "validate";
-    argv[n++] = "--db";
-    argv[n++] = (char *)db;
-    char *save = NULL;
-    for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
-        argv[n++] = w;
-    argv[n] = NULL;
     printf("  validate: %s validate --db FILE", bin);
     for (size_t i = 4; i < n; i++)
         printf(" %s", argv[i]);
     printf("   (stdout to /dev/null, %d runs)\n", VALIDATE_RUNS);
     fflush(stdout);
-    int64_t t[VALIDATE_RUNS];
-    long peak = 0, floor_kib = 0;
-    int runs = 0, rc = 0, code = 0, reset = 0;
-    for (; runs < VALIDATE_RUNS; runs++) {
-        int status = 0;
-        long rss = 0;
-        double cpu = 0;
-        reset = reset_peak_rss();
-        long self = self_rss_kib();
-        floor_kib = self > floor_kib ? self : floor_kib;
-        int e = time_once(argv, &t[runs], &rss, &cpu, &status);
-        if (e) {
-            fprintf(stderr, "bench_validate: cannot run %s: %s (build it with `make wattcal`; "
-                            "WATTCAL_BIN names another binary)\n", bin, strerror(-e));
-            rc = -1;
-            break;
-        }
-        peak = rss > peak ? rss : peak;
-        printf("    run %d: %.3f s (CPU %.3f s), max RSS %.1f MiB, ", runs + 1, t[runs] / 1e9, cpu,
-               rss / 1024.0);
-        if (WIFEXITED(status)) {
-            code = WEXITSTATUS(status);
-            printf("exit %d%s\n", code, code == 1 ? " (a tolerance broken: fine here)" : "");
-        } else {
-            printf("killed by signal %d\n", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-            code = 128;
-        }
-        fflush(stdout);
-        if (code >= 2) {
-            fprintf(stderr, "bench_validate: validate failed (exit %d): no timing reported\n", code);
-            rc = -1;
-            runs++;
-            break;
-        }
-    }
-    if (!rc) {
-        qsort(t, (size_t)runs, sizeof t[0], cmp_i64);
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        printf("  validate: median %.3f s (min %.3f, max %.3f) of %d runs, max RSS %.1f MiB"
-               "   [target <= 10 s and <= 1 GiB on a 2-core machine; this one has %ld CPUs]\n",
-               t[runs / 2] / 1e9, t[0] / 1e9, t[runs - 1] / 1e9, runs, peak / 1024.0, ncpu);
-        if (reset)
-            printf("  (could not reset this process's peak RSS: %s; the max RSS may be this "
-                   "benchmark's own peak)\n", strerror(-reset));
-        else
-            printf("  (max RSS: ru_maxrss of the child; a figure at or below %.1f MiB, this "
-                   "benchmark's RSS at spawn, may be that)\n", floor_kib / 1024.0);
-    }
+    timed tm = {.runs = 0};
+    int rc = 0;
+    while (!rc && tm.runs < VALIDATE_RUNS)
+        rc = time_run(argv, bin, &tm);
+    if (!rc)
+        print_timing(&tm);
     free(words);
     free(argv);
     return rc;
@@ -905,6 +998,74 @@ static int bench_validate(const char *db)
 /* ---- main ------------------------------------------------------------------- */
 
 /* Generates and attributes the run, reports it, times validate, cleans up. */
+/* What generate made, printed. */
+static void print_generated(const gen *g, int64_t t0, int64_t t1)
+{
+    printf("  generate: %" PRId64 " ticks in %.1f s (%d ticks per transaction); %.1f processes "
+           "with CPU per tick, %.1f busy CPUs of %d on average, %" PRId64 " load steps;\n"
+           "            package+dram %.0f..%.0f W (mean %.0f W, simulated); counter wraps:",
+           NTICKS, (t1 - t0) / 1e9, TICKS_PER_TXN, (double)g->nonzero_sum / (double)(NTICKS - 1),
+           (double)g->busy_ticks_sum / (double)(NTICKS - 1) / WC_USER_HZ, NCPUS, g->steps,
+           g->node_w_min, g->node_w_max, g->node_w_sum / (double)(NTICKS - 1));
+    static const char *const LABEL[NZONES] = {"package-0", "dram-0", "package-1", "dram-1",
+                                              "psys"};
+    for (int z = 0; z < NZONES; z++)
+        printf(" %s %" PRId64, LABEL[z], g->wraps[z]);
+    printf("; truth %" PRId64 " ok, %" PRId64 " unavailable (BMC warm-up)\n", g->truth_ok,
+           g->truth_unavail);
+    fflush(stdout);
+}
+
+/* The row count of each table, printed. */
+static void print_rows(wc_store *st)
+{
+    printf("  rows: tick %" PRId64 ", zone_sample %" PRId64 ", process %" PRId64
+           ", proc_sample %" PRId64 ", truth_sample %" PRId64 ", node_attr %" PRId64
+           ", work_attr %" PRId64 "\n",
+           count_rows(st, WC_TABLE_TICK), count_rows(st, WC_TABLE_ZONE_SAMPLE),
+           count_rows(st, WC_TABLE_PROCESS), count_rows(st, WC_TABLE_PROC_SAMPLE),
+           count_rows(st, WC_TABLE_TRUTH_SAMPLE), count_rows(st, WC_TABLE_NODE_ATTR),
+           count_rows(st, WC_TABLE_WORK_ATTR));
+}
+
+/* Generates the synthetic run into db, replays it under kepler-0.11 and
+ * finishes it, printing each step's time. Returns 0 or nonzero with err. */
+static int build_run(const char *db, wc_error *err)
+{
+    gen *g = calloc(1, sizeof *g);
+    wc_store *st = g ? wc_store_open(db, WC_STORE_CREATE, err) : NULL;
+    int rc = st ? 0 : -1;
+    if (!g)
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+    int64_t t0 = wc_mono_ns(), t1 = t0, t2 = t0, t3 = t0, ticks = 0;
+    if (!rc) {
+        g->r.s = SEED * 0x9E3779B97F4A7C15ull | 1;
+        rc = generate(st, g, err);
+        t1 = wc_mono_ns();
+    }
+    if (!rc) {
+        print_generated(g, t0, t1);
+        rc = wc_store_replay(st, WC_MODEL_KEPLER_011, &ticks, err);
+        t2 = wc_mono_ns();
+    }
+    if (!rc) {
+        printf("  replay (%s): %" PRId64 " ticks in %.1f s\n", wc_model_name(WC_MODEL_KEPLER_011),
+               ticks, (t2 - t1) / 1e9);
+        fflush(stdout);
+        rc = wc_store_finish_run(st, WALL0_NS + (g->last_mono - MONO0_NS), g->last_mono, NTICKS,
+                                 1, err);
+        t3 = wc_mono_ns();
+    }
+    if (!rc) {
+        printf("  finish (indexes, rollback journal): %.1f s; generation + replay + finish %.1f s\n",
+               (t3 - t2) / 1e9, (t3 - t0) / 1e9);
+        print_rows(st);
+    }
+    wc_store_close(st);
+    free(g); /* before validate runs: see reset_peak_rss */
+    return rc;
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -923,55 +1084,7 @@ int main(void)
     fflush(stdout);
 
     wc_error err = {{0}};
-    gen *g = calloc(1, sizeof *g);
-    wc_store *st = g ? wc_store_open(db, WC_STORE_CREATE, &err) : NULL;
-    int rc = st ? 0 : -1;
-    if (!g)
-        snprintf(err.msg, sizeof err.msg, "out of memory");
-    int64_t t0 = wc_mono_ns(), t1 = t0, t2 = t0, t3 = t0, ticks = 0;
-    if (!rc) {
-        g->r.s = SEED * 0x9E3779B97F4A7C15ull | 1;
-        rc = generate(st, g, &err);
-        t1 = wc_mono_ns();
-    }
-    if (!rc) {
-        printf("  generate: %" PRId64 " ticks in %.1f s (%d ticks per transaction); %.1f processes "
-               "with CPU per tick, %.1f busy CPUs of %d on average, %" PRId64 " load steps;\n"
-               "            package+dram %.0f..%.0f W (mean %.0f W, simulated); counter wraps:",
-               NTICKS, (t1 - t0) / 1e9, TICKS_PER_TXN, (double)g->nonzero_sum / (double)(NTICKS - 1),
-               (double)g->busy_ticks_sum / (double)(NTICKS - 1) / WC_USER_HZ, NCPUS, g->steps,
-               g->node_w_min, g->node_w_max, g->node_w_sum / (double)(NTICKS - 1));
-        static const char *const LABEL[NZONES] = {"package-0", "dram-0", "package-1", "dram-1",
-                                                  "psys"};
-        for (int z = 0; z < NZONES; z++)
-            printf(" %s %" PRId64, LABEL[z], g->wraps[z]);
-        printf("; truth %" PRId64 " ok, %" PRId64 " unavailable (BMC warm-up)\n", g->truth_ok,
-               g->truth_unavail);
-        fflush(stdout);
-        rc = wc_replay(st, WC_MODEL_KEPLER_011, &ticks, &err);
-        t2 = wc_mono_ns();
-    }
-    if (!rc) {
-        printf("  replay (%s): %" PRId64 " ticks in %.1f s\n", wc_model_name(WC_MODEL_KEPLER_011),
-               ticks, (t2 - t1) / 1e9);
-        fflush(stdout);
-        rc = wc_store_finish_run(st, WALL0_NS + (g->last_mono - MONO0_NS), g->last_mono, NTICKS,
-                                 1, &err);
-        t3 = wc_mono_ns();
-    }
-    if (!rc) {
-        printf("  finish (indexes, rollback journal): %.1f s; generation + replay + finish %.1f s\n",
-               (t3 - t2) / 1e9, (t3 - t0) / 1e9);
-        printf("  rows: tick %" PRId64 ", zone_sample %" PRId64 ", process %" PRId64
-               ", proc_sample %" PRId64 ", truth_sample %" PRId64 ", node_attr %" PRId64
-               ", work_attr %" PRId64 "\n",
-               count_rows(st, "tick"), count_rows(st, "zone_sample"), count_rows(st, "process"),
-               count_rows(st, "proc_sample"), count_rows(st, "truth_sample"),
-               count_rows(st, "node_attr"), count_rows(st, "work_attr"));
-    }
-    wc_store_close(st);
-    free(g); /* before validate runs: see reset_peak_rss */
-    g = NULL;
+    int rc = build_run(db, &err);
     malloc_trim(0);
     if (rc)
         fprintf(stderr, "bench_validate: generating the run failed: %s\n", err.msg);

@@ -2,28 +2,23 @@
  * cli_models.c — opening a run for analysis under a given model, shared by
  * `validate`, `calibrate` and `diff`: read-only by default; only when the
  * model's rows must first be computed from the raw samples (collector/
- * replay.c) is the file reopened read-write.
+ * store/store_replay.c) is the file reopened read-write.
  */
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdio.h>
 
 #include "cli/cli.h"
-#include "collector/model/replay.h"
+#include "collector/store/store_replay.h"
 
 /* The model the run was recorded with; an imported run (no attribution at
- * record time) defaults to the ideal model. */
+ * record time) defaults to the ideal model. Returns 0, -ENOENT (no run row,
+ * or it cannot be read), or -EINVAL for an unknown model. */
 static int recorded_model(wc_store *st, wc_model *m)
 {
-    sqlite3_stmt *s = NULL;
-    int rc = -ENOENT; /* no run row */
-    if (sqlite3_prepare_v2(wc_store_db(st), "SELECT model FROM run", -1, &s, NULL) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(s, 0);
-        rc = (name && *name) ? wc_model_parse(name, m) : (*m = WC_MODEL_IDEAL, 0);
-    }
-    sqlite3_finalize(s);
-    return rc;
+    wc_run_meta run;
+    if (wc_store_get_run(st, &run, NULL) || !run.present)
+        return -ENOENT;
+    return run.model[0] ? wc_model_parse(run.model, m) : (*m = WC_MODEL_IDEAL, 0);
 }
 
 wc_store *wc_cli_open_model(const char *path, const char *model_name, wc_model *model,
@@ -44,7 +39,7 @@ wc_store *wc_cli_open_model(const char *path, const char *model_name, wc_model *
         wc_store_close(st);
         return NULL;
     }
-    rc = wc_replay_has_model(st, *model, err);
+    rc = wc_store_has_model_rows(st, *model, err);
     if (rc < 0) {
         wc_store_close(st);
         return NULL;
@@ -63,7 +58,7 @@ wc_store *wc_cli_open_model(const char *path, const char *model_name, wc_model *
     int64_t ticks = 0;
     rc = wc_store_ensure_indexes(st, err);
     if (!rc)
-        rc = wc_replay(st, *model, &ticks, err);
+        rc = wc_store_replay(st, *model, &ticks, err);
     if (rc) {
         wc_store_close(st);
         return NULL;

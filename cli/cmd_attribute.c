@@ -1,13 +1,13 @@
 /*
  * cmd_attribute.c — `wattcal attribute`: re-attribute a recorded run offline
- * (collector/model/replay.c) under one or more models.
+ * (collector/store/store_replay.c) under one or more models.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "collector/model/replay.h"
 #include "collector/store/store.h"
+#include "collector/store/store_replay.h"
 
 enum { OPT_DB = 1, OPT_MODEL };
 
@@ -77,7 +77,7 @@ int cmd_attribute(int argc, char **argv)
     int exit_code = WC_EXIT_OK;
     for (int i = 0; i < nmodels && exit_code == WC_EXIT_OK; i++) {
         int64_t ticks = 0;
-        if (wc_replay(st, models[i], &ticks, &err)) {
+        if (wc_store_replay(st, models[i], &ticks, &err)) {
             wc_cli_error("attribute", err.msg);
             exit_code = WC_EXIT_USAGE;
         } else {

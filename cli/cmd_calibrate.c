@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,7 +177,7 @@ static int do_fit(calibrate_cli *c, wc_store *st)
         wc_cli_error("calibrate", "out of memory");
         return WC_EXIT_USAGE;
     }
-    int rc = wc_calibrate(wc_store_db(st), &c->o, fits, WC_CAL_MAX, &n, notes, sizeof notes, &err);
+    int rc = wc_calibrate(st, &c->o, fits, WC_CAL_MAX, &n, notes, sizeof notes, &err);
     if (notes[0])
         printf("notes:\n");
     for (char *save = NULL, *line = strtok_r(notes, "\n", &save); line;
@@ -227,7 +226,6 @@ static int do_fit(calibrate_cli *c, wc_store *st)
 static int write_estimates(const calibrate_cli *c, wc_store *st)
 {
     wc_error err = {{0}};
-    sqlite3 *db = wc_store_db(st);
     wc_calibration fits[WC_CAL_MAX];
     size_t nfits = 0;
     wc_accuracy_report *rep = calloc(1, sizeof *rep);
@@ -235,7 +233,7 @@ static int write_estimates(const calibrate_cli *c, wc_store *st)
     memset(&ao, 0, sizeof ao);
     for (size_t i = 0; i < WC_ACC_MAX_ZONES && c->o.node_zones[i]; i++)
         ao.node_zones[i] = c->o.node_zones[i];
-    int rc = rep ? wc_calibration_load(db, fits, WC_CAL_MAX, &nfits, NULL, &err) : -ENOMEM;
+    int rc = rep ? wc_calibration_load(st, fits, WC_CAL_MAX, &nfits, NULL, &err) : -ENOMEM;
     if (!rc)
         rc = wc_accuracy_load(st, &ao, rep, &err);
     if (rc) {
@@ -244,7 +242,7 @@ static int write_estimates(const calibrate_cli *c, wc_store *st)
         return WC_EXIT_USAGE;
     }
     size_t first = rep->nsources;
-    int added = wc_calibration_add_estimates(db, fits, nfits, rep, &err);
+    int added = wc_calibration_add_estimates(st, fits, nfits, rep, &err);
     int exit_code = WC_EXIT_OK;
     FILE *f = added > 0 ? fopen(c->estimate_csv, "w") : NULL;
     if (added <= 0) {

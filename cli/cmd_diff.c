@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,25 +142,18 @@ static int parse(int argc, char **argv, diff_cli *c)
 static void side_info(wc_store *st, wc_model m, const char *path, wc_diff_side *s)
 {
     memset(s, 0, sizeof *s);
-    s->db = wc_store_db(st);
+    s->st = st;
     snprintf(s->model, sizeof s->model, "%s", wc_model_name(m));
     char safe[128];
     snprintf(s->label, sizeof s->label, "%.100s (model %s)", wc_term_safe(path, safe, sizeof safe),
              s->model);
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT host, provenance FROM run", -1, &q, NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW) {
-        const unsigned char *h = sqlite3_column_text(q, 0), *p = sqlite3_column_text(q, 1);
-        snprintf(s->host, sizeof s->host, "%s", h ? (const char *)h : "");
-        snprintf(s->provenance, sizeof s->provenance, "%s", p ? (const char *)p : "");
+    wc_run_meta run; /* labels only: a run row that cannot be read leaves them empty */
+    if (!wc_store_get_run(st, &run, NULL) && run.present) {
+        snprintf(s->host, sizeof s->host, "%.127s", run.host);
+        snprintf(s->provenance, sizeof s->provenance, "%.31s", run.provenance);
     }
-    sqlite3_finalize(q);
-    if (sqlite3_prepare_v2(s->db, "SELECT id FROM model WHERE name = ?", -1, &q, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(q, 1, s->model, -1, SQLITE_STATIC);
-        if (sqlite3_step(q) == SQLITE_ROW)
-            s->model_id = sqlite3_column_int64(q, 0);
-    }
-    sqlite3_finalize(q);
+    if (wc_store_find_model(st, s->model, &s->model_id, NULL))
+        s->model_id = 0; /* as before; wc_cli_open_model has made its rows */
 }
 
 static const char *ci_text(const wc_ci *c, char *buf, size_t cap)

@@ -1,7 +1,8 @@
 /*
  * figures.c — the report's plots (figures.h): for each figure a data file
  * written from the validation (and, for the stacked tenants, from the run's
- * work_attr rows), then one gnuplot run drawing it as SVG and PNG.
+ * attributed rows, read through collector/store/store_tenants.c), then one
+ * gnuplot run drawing it as SVG and PNG.
  *
  * A gnuplot script holds only numbers, keywords, the fixed file names below
  * and labels as dec("<hex>") (reports/escape.h), so nothing from the run can
@@ -13,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collector/store/store_results.h"
 #include "reports/escape.h"
 #include "reports/gnuplot.h"
 #include "reports/report_io.h"
@@ -234,17 +235,11 @@ static wc_figure *fig_new(wc_figures *F, const char *id, const char *title, cons
 
 /* ---- node power against ground truth ------------------------------------ */
 
-static int fig_power(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
+/* power.dat: each node source's mean power per drawing window; *ymax the
+ * largest. */
+static int write_power(const fig_env *e, int64_t w_ns, size_t nwin, double *ymax, wc_error *err)
 {
     const wc_accuracy_report *a = &e->v->acc;
-    if (!a->nsources) {
-        snprintf(f->why_not, sizeof f->why_not, "the run has no node power source");
-        return 0;
-    }
-    double w = drawing_window(e, (double)a->tb.median_spacing_ns / 1e9);
-    int64_t w_ns = (int64_t)llround(w * 1e9);
-    size_t nwin = (size_t)ceil((double)(e->t1_ns - e->t0_ns) / (double)w_ns);
-    double ymax = 0;
     wc_outfile o;
     int rc = wc_outfile_open(&o, e->dir, "power.dat", err);
     if (rc)
@@ -260,60 +255,70 @@ static int fig_power(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
         dat_num(o.f, secs(e, lo) + (double)(hi - lo) / 2e9);
         for (size_t k = 0; k < a->nsources; k++) {
             double p = wc_cumseries_rate(&a->sources[k].series, lo, hi);
-            if (isfinite(p) && p > ymax)
-                ymax = p;
+            if (isfinite(p) && p > *ymax)
+                *ymax = p;
             fputs("\t", o.f);
             dat_num(o.f, p);
         }
         fputs("\n", o.f);
     }
-    rc = wc_outfile_close(&o, err);
+    return wc_outfile_close(&o, err);
+}
+
+/* One truth source's block of truth.dat: its readings, binned when there are
+ * very many. */
+static void truth_block(const fig_env *e, FILE *f, size_t ti, double *ymax)
+{
+    const wc_accuracy_report *a = &e->v->acc;
+    const wc_truth_series *t = &a->truth[ti];
+    size_t per = t->n > FIG_MAX_READINGS ? (t->n + FIG_MAX_READINGS - 1) / FIG_MAX_READINGS : 1;
+    for (size_t i = 0; i < t->n; i += per) {
+        double sum = 0, lo_s = 0, hi_s = 0;
+        size_t m = 0;
+        for (size_t j = i; j < t->n && j < i + per; j++) {
+            int64_t ra, rb;
+            wc_lagwin_interval(&a->lag[ti], &t->r[j], &ra, &rb);
+            if (!m)
+                lo_s = secs(e, ra);
+            hi_s = secs(e, rb);
+            sum += t->r[j].watts;
+            m++;
+        }
+        double wv = sum / (double)m;
+        if (wv > *ymax)
+            *ymax = wv;
+        dat_num(f, (lo_s + hi_s) / 2);
+        fputs("\t", f);
+        dat_num(f, wv);
+        fprintf(f, "\t%.6f\t%.6f\t%zu\n", lo_s, hi_s, m);
+    }
+}
+
+/* truth.dat: one block per source; each reading drawn at the midpoint of
+ * the interval it averages after the lag. *drawn gets the readings. */
+static int write_truth(const fig_env *e, double *ymax, size_t *drawn, wc_error *err)
+{
+    const wc_accuracy_report *a = &e->v->acc;
+    *drawn = 0;
+    if (!a->ntruth)
+        return 0;
+    wc_outfile o;
+    int rc = wc_outfile_open(&o, e->dir, "truth.dat", err);
     if (rc)
         return rc;
-    /* truth: one block per source; drawn at the midpoint of the interval each
-     * reading averages after the lag, binned when there are very many */
-    size_t truth_drawn = 0;
-    if (a->ntruth) {
-        rc = wc_outfile_open(&o, e->dir, "truth.dat", err);
-        if (rc)
-            return rc;
-        fputs("t_s\twatts\tinterval_start_s\tinterval_end_s\treadings\n", o.f);
-        for (size_t ti = 0; ti < a->ntruth; ti++) {
-            const wc_truth_series *t = &a->truth[ti];
-            if (ti)
-                fputs("\n\n", o.f);
-            size_t per = t->n > FIG_MAX_READINGS ? (t->n + FIG_MAX_READINGS - 1) / FIG_MAX_READINGS : 1;
-            for (size_t i = 0; i < t->n; i += per) {
-                double sum = 0, lo_s = 0, hi_s = 0;
-                size_t m = 0;
-                for (size_t j = i; j < t->n && j < i + per; j++) {
-                    int64_t ra, rb;
-                    wc_lagwin_interval(&a->lag[ti], &t->r[j], &ra, &rb);
-                    if (!m)
-                        lo_s = secs(e, ra);
-                    hi_s = secs(e, rb);
-                    sum += t->r[j].watts;
-                    m++;
-                }
-                double wv = sum / (double)m;
-                if (wv > ymax)
-                    ymax = wv;
-                dat_num(o.f, (lo_s + hi_s) / 2);
-                fputs("\t", o.f);
-                dat_num(o.f, wv);
-                fprintf(o.f, "\t%.6f\t%.6f\t%zu\n", lo_s, hi_s, m);
-            }
-            truth_drawn += t->n;
-        }
-        rc = wc_outfile_close(&o, err);
-        if (rc)
-            return rc;
+    fputs("t_s\twatts\tinterval_start_s\tinterval_end_s\treadings\n", o.f);
+    for (size_t ti = 0; ti < a->ntruth; ti++) {
+        if (ti)
+            fputs("\n\n", o.f);
+        truth_block(e, o.f, ti, ymax);
+        *drawn += a->truth[ti].n;
     }
-    if (!(ymax > 0)) {
-        snprintf(f->why_not, sizeof f->why_not, "no interval of the run has a defined power");
-        return 0;
-    }
-    f->has_data = 1;
+    return wc_outfile_close(&o, err);
+}
+
+static void power_caption(const fig_env *e, wc_figure *f, double w, size_t truth_drawn)
+{
+    const wc_accuracy_report *a = &e->v->acc;
     char wt[32], cap[480];
     int n = snprintf(cap, sizeof cap, "Node power, watts, over seconds since the run start. Node sources"
                      " (meter %s) averaged over %s windows", prov_upper(a->run_provenance),
@@ -325,7 +330,11 @@ static int fig_power(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
     else
         snprintf(cap + n, sizeof cap - (size_t)n, "; the run has no ground truth. Shaded: the phases.");
     snprintf(f->caption, sizeof f->caption, "%s", cap);
+}
 
+static void power_script(const fig_env *e, gp_body *b, double ymax)
+{
+    const wc_accuracy_report *a = &e->v->acc;
     FILE *s = b->f;
     title_line(s, "Node power against ground truth");
     axis_labels(s, "time since run start (s)", "power (W)");
@@ -350,6 +359,32 @@ static int fig_power(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
         wc_gp_string(s, t, FIG_LABEL_BYTES);
     }
     fputs("\n", s);
+}
+
+static int fig_power(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
+{
+    const wc_accuracy_report *a = &e->v->acc;
+    if (!a->nsources) {
+        snprintf(f->why_not, sizeof f->why_not, "the run has no node power source");
+        return 0;
+    }
+    double w = drawing_window(e, (double)a->tb.median_spacing_ns / 1e9);
+    int64_t w_ns = (int64_t)llround(w * 1e9);
+    size_t nwin = (size_t)ceil((double)(e->t1_ns - e->t0_ns) / (double)w_ns);
+    double ymax = 0;
+    size_t truth_drawn = 0;
+    int rc = write_power(e, w_ns, nwin, &ymax, err);
+    if (!rc)
+        rc = write_truth(e, &ymax, &truth_drawn, err);
+    if (rc)
+        return rc;
+    if (!(ymax > 0)) {
+        snprintf(f->why_not, sizeof f->why_not, "no interval of the run has a defined power");
+        return 0;
+    }
+    f->has_data = 1;
+    power_caption(e, f, w, truth_drawn);
+    power_script(e, b, ymax);
     return 0;
 }
 
@@ -413,6 +448,59 @@ static const char *ci_text(const wc_ci *c, const char *unit, char *buf, size_t c
     return buf;
 }
 
+/* The captions of the error and Bland–Altman figures: source si against the
+ * first truth, n pairs of which every every-th is drawn. */
+static void error_captions(const fig_env *e, size_t si, const wc_acc_cell *cell, size_t n,
+                           size_t every, wc_figure *fe, wc_figure *fb)
+{
+    const wc_validation *v = e->v;
+    const wc_accuracy_report *a = &v->acc;
+    char wt[32], bias[80], lo[80], hi[80], thin[96] = "";
+    if (every > 1)
+        snprintf(thin, sizeof thin, " (every %zu-th of the %zu pairs drawn; the lines use all)", every, n);
+    dur_text(v->gate_window_s, wt, sizeof wt);
+    ci_text(&cell->acc.bias_w, "W", bias, sizeof bias);
+    ci_text(&cell->acc.loa_lo_w, "W", lo, sizeof lo);
+    ci_text(&cell->acc.loa_hi_w, "W", hi, sizeof hi);
+    const char *src = a->sources[si].name, *prov = prov_upper(a->sources[si].provenance);
+    snprintf(fe->caption, sizeof fe->caption,
+             "Error of %.100s [%s] against truth %.100s, watts (source − truth), %s pairs%s, over"
+             " seconds since the run start: bias %s; Bland–Altman limits of agreement %s and %s."
+             " Shaded: the phases.", src, prov, a->truth[0].spec,
+             v->gate_window_s > 0 ? wt : "one pair per truth reading", thin, bias, lo, hi);
+    snprintf(fb->caption, sizeof fb->caption,
+             "Bland–Altman: difference (source − truth) against the mean of %.100s [%s] and truth"
+             " %.100s, watts, %s pairs%s: bias %s; 95 %% limits of agreement %s and %s.",
+             src, prov, a->truth[0].spec, v->gate_window_s > 0 ? wt : "one pair per truth reading",
+             thin, bias, lo, hi);
+}
+
+/* The scripts of the error (be) and Bland–Altman (bb) figures. */
+static void error_scripts(const fig_env *e, const char *src, const wc_acc_cell *cell, size_t every,
+                          gp_body *be, gp_body *bb)
+{
+    FILE *s = be->f;
+    title_line(s, "Error against ground truth over time");
+    axis_labels(s, "time since run start (s)", "source − truth (W)");
+    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid\n"
+               "set xrange [0:%.6g]\n", e->duration_s);
+    phase_shading(s, e);
+    fprintf(s, "plot 'pairs.dat' skip 1 every %zu using 3:6 with points pt 7 ps 0.4 lc rgb \"#2c6fbb\" title ",
+            every);
+    wc_gp_string(s, src, FIG_LABEL_BYTES);
+    agreement_lines(s, &cell->acc);
+    fputs(", 0 with lines lc rgb \"black\" lw 1 notitle\n", s);
+    s = bb->f;
+    title_line(s, "Bland–Altman");
+    axis_labels(s, "mean of source and truth (W)", "source − truth (W)");
+    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid\n");
+    fprintf(s, "plot 'pairs.dat' skip 1 every %zu using 7:6 with points pt 7 ps 0.4 lc rgb \"#2c6fbb\" title ",
+            every);
+    wc_gp_string(s, src, FIG_LABEL_BYTES);
+    agreement_lines(s, &cell->acc);
+    fputs("\n", s);
+}
+
 /* error over time and Bland–Altman, from pairs.dat */
 static int fig_error_pair(const fig_env *e, wc_figure *fe, gp_body *be, wc_figure *fb, gp_body *bb,
                           wc_error *err)
@@ -441,44 +529,8 @@ static int fig_error_pair(const fig_env *e, wc_figure *fe, gp_body *be, wc_figur
     if (rc)
         return rc;
     fe->has_data = fb->has_data = 1;
-    char wt[32], bias[80], lo[80], hi[80], thin[96] = "";
-    if (every > 1)
-        snprintf(thin, sizeof thin, " (every %zu-th of the %zu pairs drawn; the lines use all)", every, n);
-    dur_text(v->gate_window_s, wt, sizeof wt);
-    ci_text(&cell->acc.bias_w, "W", bias, sizeof bias);
-    ci_text(&cell->acc.loa_lo_w, "W", lo, sizeof lo);
-    ci_text(&cell->acc.loa_hi_w, "W", hi, sizeof hi);
-    const char *src = a->sources[si].name, *prov = prov_upper(a->sources[si].provenance);
-    snprintf(fe->caption, sizeof fe->caption,
-             "Error of %.100s [%s] against truth %.100s, watts (source − truth), %s pairs%s, over"
-             " seconds since the run start: bias %s; Bland–Altman limits of agreement %s and %s."
-             " Shaded: the phases.", src, prov, a->truth[0].spec,
-             v->gate_window_s > 0 ? wt : "one pair per truth reading", thin, bias, lo, hi);
-    snprintf(fb->caption, sizeof fb->caption,
-             "Bland–Altman: difference (source − truth) against the mean of %.100s [%s] and truth"
-             " %.100s, watts, %s pairs%s: bias %s; 95 %% limits of agreement %s and %s.",
-             src, prov, a->truth[0].spec, v->gate_window_s > 0 ? wt : "one pair per truth reading",
-             thin, bias, lo, hi);
-    FILE *s = be->f;
-    title_line(s, "Error against ground truth over time");
-    axis_labels(s, "time since run start (s)", "source − truth (W)");
-    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid\n"
-               "set xrange [0:%.6g]\n", e->duration_s);
-    phase_shading(s, e);
-    fprintf(s, "plot 'pairs.dat' skip 1 every %zu using 3:6 with points pt 7 ps 0.4 lc rgb \"#2c6fbb\" title ",
-            every);
-    wc_gp_string(s, src, FIG_LABEL_BYTES);
-    agreement_lines(s, &cell->acc);
-    fputs(", 0 with lines lc rgb \"black\" lw 1 notitle\n", s);
-    s = bb->f;
-    title_line(s, "Bland–Altman");
-    axis_labels(s, "mean of source and truth (W)", "source − truth (W)");
-    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid\n");
-    fprintf(s, "plot 'pairs.dat' skip 1 every %zu using 7:6 with points pt 7 ps 0.4 lc rgb \"#2c6fbb\" title ",
-            every);
-    wc_gp_string(s, src, FIG_LABEL_BYTES);
-    agreement_lines(s, &cell->acc);
-    fputs("\n", s);
+    error_captions(e, si, cell, n, every, fe, fb);
+    error_scripts(e, a->sources[si].name, cell, every, be, bb);
     return 0;
 }
 
@@ -556,21 +608,16 @@ static int fig_scatter(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err
 
 /* ---- attribution gap over time per level -------------------------------- */
 
-static int fig_gap(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
+/* gap.dat: each level's mean power per levels window of zone z; *ymax the
+ * largest power below 1e9 W. */
+static int write_gap(const fig_env *e, const wc_level_zone *z, double *ymax, wc_error *err)
 {
-    const wc_validation *v = e->v;
-    const wc_level_zone *z = v->have_levels ? wc_levels_zone(&v->levels, v->gap.rank_zone) : NULL;
-    if (!z || !z->nwindows || !(z->active_j > 0)) {
-        snprintf(f->why_not, sizeof f->why_not, "no attribution in this run (no /proc data, or no active energy)");
-        return 0;
-    }
     wc_outfile o;
     int rc = wc_outfile_open(&o, e->dir, "gap.dat", err);
     if (rc)
         return rc;
     fputs("start_s\tend_s\tmid_s\tnode_w\tactive_w\tprocesses_w\tcontainers_w\tpods_w\tunattributed_w"
           "\tover_w\tunattributed_pct_of_active\n", o.f);
-    double ymax = 0;
     for (size_t k = 0; k < z->nwindows; k++) {
         const wc_level_window *w = &z->windows[k];
         int64_t end = w->end_ns < e->t1_ns ? w->end_ns : e->t1_ns;
@@ -584,24 +631,18 @@ static int fig_gap(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
         for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
             fputs("\t", o.f);
             dat_num(o.f, vals[i]);
-            if (isfinite(vals[i]) && vals[i] > ymax && vals[i] < 1e9)
-                ymax = vals[i];
+            if (isfinite(vals[i]) && vals[i] > *ymax && vals[i] < 1e9)
+                *ymax = vals[i];
         }
         fputs("\t", o.f);
         dat_num(o.f, w->active_j > 0 ? 100.0 * w->unattributed_j / w->active_j : NAN);
         fputs("\n", o.f);
     }
-    rc = wc_outfile_close(&o, err);
-    if (rc)
-        return rc;
-    f->has_data = 1;
-    char wt[32];
-    snprintf(f->caption, sizeof f->caption,
-             "Attribution gap over time per level, zone %.30s, model %s: mean power in %s windows, watts"
-             " (node and its active part from the %s meter as the model split it; processes, containers"
-             " and pods as the model attributed them); right axis: unattributed energy as %% of the"
-             " window's active energy. Shaded: the phases.", z->zone, v->model,
-             dur_text(v->levels.window_s, wt, sizeof wt), prov_upper(v->gap.provenance));
+    return wc_outfile_close(&o, err);
+}
+
+static void gap_script(const fig_env *e, const wc_level_zone *z, gp_body *b, double ymax)
+{
     FILE *s = b->f;
     char t[96];
     snprintf(t, sizeof t, "Attribution gap per level (%s)", z->zone);
@@ -626,6 +667,29 @@ static int fig_gap(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
     fputs(", 'gap.dat' skip 1 using 3:11 axes x1y2 with lines dt 2 lw 1.5 lc rgb \"#c0392b\" title ", s);
     wc_gp_string(s, "unattributed % (right)", 40);
     fputs("\n", s);
+}
+
+static int fig_gap(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
+{
+    const wc_validation *v = e->v;
+    const wc_level_zone *z = v->have_levels ? wc_levels_zone(&v->levels, v->gap.rank_zone) : NULL;
+    if (!z || !z->nwindows || !(z->active_j > 0)) {
+        snprintf(f->why_not, sizeof f->why_not, "no attribution in this run (no /proc data, or no active energy)");
+        return 0;
+    }
+    double ymax = 0;
+    int rc = write_gap(e, z, &ymax, err);
+    if (rc)
+        return rc;
+    f->has_data = 1;
+    char wt[32];
+    snprintf(f->caption, sizeof f->caption,
+             "Attribution gap over time per level, zone %.30s, model %s: mean power in %s windows, watts"
+             " (node and its active part from the %s meter as the model split it; processes, containers"
+             " and pods as the model attributed them); right axis: unattributed energy as %% of the"
+             " window's active energy. Shaded: the phases.", z->zone, v->model,
+             dur_text(v->levels.window_s, wt, sizeof wt), prov_upper(v->gap.provenance));
+    gap_script(e, z, b, ymax);
     return 0;
 }
 
@@ -636,29 +700,6 @@ typedef struct tenant_level {
     int level;                  /* 3 pods, 2 containers, 1 process names */
     const char *what;           /* "pod", "container", "process name" */
 } tenant_level;
-
-static const char TOTALS_BY_KEY[] =
-    "SELECT key, SUM(energy_uj) AS e FROM work_attr WHERE model_id = ?1 AND level = ?2 AND zone = ?3"
-    " GROUP BY key HAVING e > 0 ORDER BY e DESC, key LIMIT ?4";
-static const char ROWS_BY_KEY[] =
-    "SELECT w.tick_id, w.key, w.energy_uj FROM work_attr w"
-    " WHERE w.model_id = ?1 AND w.level = ?2 AND w.zone = ?3 AND w.energy_uj > 0";
-static const char ROWS_BY_COMM[] =
-    "SELECT w.tick_id, p.comm, w.energy_uj FROM work_attr w JOIN process p ON p.id = w.process_id"
-    " WHERE w.model_id = ?1 AND w.level = 1 AND w.zone = ?3 AND ?2 = 1 AND w.energy_uj > 0";
-
-static int prepare_bound(sqlite3 *db, const char *sql, int64_t model_id, int level, const char *zone,
-                         int limit, sqlite3_stmt **out)
-{
-    if (sqlite3_prepare_v2(db, sql, -1, out, NULL) != SQLITE_OK)
-        return -EIO;
-    sqlite3_bind_int64(*out, 1, model_id);
-    sqlite3_bind_int(*out, 2, level);
-    sqlite3_bind_text(*out, 3, zone, -1, SQLITE_TRANSIENT);
-    if (limit > 0)
-        sqlite3_bind_int(*out, 4, limit);
-    return 0;
-}
 
 /* A tenant list: at most max names (malloc'd), largest energy first. */
 typedef struct tenants {
@@ -699,22 +740,22 @@ static int keep_top(tenants *t, const char *name, double j)
 }
 
 /* The top process names by energy, from the per-process totals of the
- * levels pass (no second pass over work_attr). Returns 0, -EIO or -ENOMEM. */
-static int top_comms(sqlite3 *db, const wc_validation *v, tenants *t)
+ * levels pass (no second pass over work_attr). Returns 0, -EIO or -ENOMEM
+ * with err. */
+static int top_comms(wc_store *st, const wc_validation *v, tenants *t, wc_error *err)
 {
     const wc_level_zone *z = v->have_levels ? wc_levels_zone(&v->levels, v->gap.rank_zone) : NULL;
     if (!z || !z->per_process_j)
         return 0;
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT id, comm FROM process ORDER BY comm, id", -1, &q, NULL) != SQLITE_OK)
-        return -EIO;
+    wc_store_rows *rows = NULL;
+    int rc = wc_store_process_names(st, &rows, err);
     char *cur = NULL;
     double sum = 0;
-    int rc, bad = 0;
-    while (!bad && (rc = sqlite3_step(q)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(q, 0);
-        const unsigned char *c = sqlite3_column_text(q, 1);
-        const char *comm = c ? (const char *)c : "";
+    int bad = 0;
+    wc_name_row row;
+    while (!rc && !bad && (rc = wc_store_name_next(rows, &row, err)) == 1) {
+        rc = 0;
+        const char *comm = row.name ? row.name : "";
         if (!cur || strcmp(comm, cur)) {
             if (cur)
                 bad = keep_top(t, cur, sum);
@@ -723,144 +764,135 @@ static int top_comms(sqlite3 *db, const wc_validation *v, tenants *t)
             bad |= !cur;
             sum = 0;
         }
-        if (id >= 0 && id <= v->levels.max_process_id)
-            sum += z->per_process_j[id];
+        if (row.id >= 0 && row.id <= v->levels.max_process_id)
+            sum += z->per_process_j[row.id];
     }
-    if (!bad && cur)
+    if (!rc && !bad && cur)
         bad = keep_top(t, cur, sum);
     free(cur);
-    sqlite3_finalize(q);
-    return bad ? -ENOMEM : rc == SQLITE_DONE ? 0 : -EIO;
+    wc_store_rows_close(rows);
+    return bad ? -ENOMEM : rc;
 }
 
 /* The top tenants of level, by energy, into t (t->max set). Returns 0, -EIO
- * or -ENOMEM. */
-static int top_tenants(sqlite3 *db, const wc_validation *v, int level, tenants *t)
+ * (err set) or -ENOMEM. */
+static int top_tenants(wc_store *st, const wc_validation *v, int level, tenants *t, wc_error *err)
 {
-    if (level == 1)
-        return top_comms(db, v, t);
-    sqlite3_stmt *q = NULL;
-    if (prepare_bound(db, TOTALS_BY_KEY, v->model_id, level, v->gap.rank_zone, (int)t->max, &q))
-        return -EIO;
-    int rc, bad = 0;
-    while (!bad && (rc = sqlite3_step(q)) == SQLITE_ROW) {
-        const unsigned char *k = sqlite3_column_text(q, 0);
-        bad = keep_top(t, k ? (const char *)k : "", sqlite3_column_double(q, 1));
+    if (level == WC_TENANT_PROCESS)
+        return top_comms(st, v, t, err);
+    wc_store_rows *rows = NULL;
+    int rc = wc_store_tenant_top(st, v->model_id, (wc_tenant_level)level, v->gap.rank_zone,
+                                 (int)t->max, &rows, err);
+    int bad = 0;
+    wc_tenant_row row;
+    while (!rc && !bad && (rc = wc_store_tenant_next(rows, &row, err)) == 1) {
+        rc = 0;
+        bad = keep_top(t, row.key ? row.key : "", row.energy_uj);
     }
-    sqlite3_finalize(q);
-    return bad ? -ENOMEM : rc == SQLITE_DONE ? 0 : -EIO;
+    wc_store_rows_close(rows);
+    return bad ? -ENOMEM : rc;
+}
+
+/* Adds a tick's energy j to the windows its interval overlaps (column col). */
+static void spread(const fig_env *e, long ti, double j, size_t col, size_t n, int64_t w_ns,
+                   size_t nwin, double *ej)
+{
+    /* a tick's energy is that of the interval ending at it: spread over the
+     * windows it overlaps, in proportion (no aliasing between the tick and
+     * window grids) */
+    int64_t a = e->v->acc.tb.mono_ns[ti - 1] - e->t0_ns, z = e->v->acc.tb.mono_ns[ti] - e->t0_ns;
+    for (int64_t wi = a / w_ns; wi <= (z - 1) / w_ns && (size_t)wi < nwin; wi++) {
+        int64_t lo = wi * w_ns > a ? wi * w_ns : a, hi = (wi + 1) * w_ns < z ? (wi + 1) * w_ns : z;
+        if (hi > lo)
+            ej[(size_t)wi * (n + 1) + col] += j * (double)(hi - lo) / (double)(z - a);
+    }
 }
 
 /* Energy per window of each top tenant (column k) and of the rest (column n),
  * joules: ej[window * (n + 1) + k]. */
-static int tenant_windows(sqlite3 *db, const fig_env *e, int level, char *const *names, size_t n,
-                          int64_t w_ns, size_t nwin, double *ej)
+static int tenant_windows(const fig_env *e, int level, char *const *names, size_t n,
+                          int64_t w_ns, size_t nwin, double *ej, wc_error *err)
 {
-    sqlite3_stmt *q = NULL;
-    if (prepare_bound(db, level == 1 ? ROWS_BY_COMM : ROWS_BY_KEY, e->v->model_id, level,
-                      e->v->gap.rank_zone, 0, &q))
-        return -EIO;
-    int rc;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        long ti = wc_timebase_index(&e->v->acc.tb, sqlite3_column_int64(q, 0));
-        const char *k = (const char *)sqlite3_column_text(q, 1);
-        double j = sqlite3_column_double(q, 2) / 1e6;
+    wc_store_rows *rows = NULL;
+    int rc = wc_store_tenant_rows(e->st, e->v->model_id, (wc_tenant_level)level,
+                                  e->v->gap.rank_zone, WC_TENANT_ROWS_POSITIVE, &rows, err);
+    wc_tenant_row row;
+    while (!rc && (rc = wc_store_tenant_next(rows, &row, err)) == 1) {
+        rc = 0;
+        long ti = wc_timebase_index(&e->v->acc.tb, row.tick_id);
+        double j = row.energy_uj / 1e6;
         if (ti <= 0)
             continue; /* the first tick has no interval */
         size_t col = n;
-        for (size_t i = 0; k && i < n; i++)
-            if (!strcmp(names[i], k)) {
+        for (size_t i = 0; row.key && i < n; i++)
+            if (!strcmp(names[i], row.key)) {
                 col = i;
                 break;
             }
-        /* a tick's energy is that of the interval ending at it: spread over the
-         * windows it overlaps, in proportion (no aliasing between the tick and
-         * window grids) */
-        int64_t a = e->v->acc.tb.mono_ns[ti - 1] - e->t0_ns, z = e->v->acc.tb.mono_ns[ti] - e->t0_ns;
-        for (int64_t wi = a / w_ns; wi <= (z - 1) / w_ns && (size_t)wi < nwin; wi++) {
-            int64_t lo = wi * w_ns > a ? wi * w_ns : a, hi = (wi + 1) * w_ns < z ? (wi + 1) * w_ns : z;
-            if (hi > lo)
-                ej[(size_t)wi * (n + 1) + col] += j * (double)(hi - lo) / (double)(z - a);
-        }
+        spread(e, ti, j, col, n, w_ns, nwin, ej);
     }
-    sqlite3_finalize(q);
-    return rc == SQLITE_DONE ? 0 : -EIO;
+    wc_store_rows_close(rows);
+    return rc;
 }
 
-static int fig_stacked(const fig_env *e, wc_figure *f, gp_body *b, size_t top, wc_error *err)
+/* The error of reading the attributed energy, as the report says it. */
+static int read_fail(wc_error *err, int rc)
+{
+    if (rc == -ENOMEM)
+        return wc_error_set(err, rc, "report: reading the attributed energy: out of memory");
+    return wc_error_prefix(err, rc, "report: ");
+}
+
+/* The first level (pods, containers, process names) with tenants: *lv and
+ * its top tenants in t; *lv NULL when none has any. Returns 0 or -errno with
+ * err. */
+static int stacked_level(const fig_env *e, tenants *t, const tenant_level **lv, wc_error *err)
+{
+    static const tenant_level levels[] = {{3, "pod"}, {2, "container"}, {1, "process name"}};
+    *lv = NULL;
+    for (size_t i = 0; i < 3 && !*lv; i++) {
+        int rc = top_tenants(e->st, e->v, levels[i].level, t, err);
+        if (rc)
+            return read_fail(err, rc);
+        if (t->n > 0)
+            *lv = &levels[i];
+    }
+    return 0;
+}
+
+/* stacked.dat: the energy per window of each band (cols = tenants + other). */
+static int write_stacked(const fig_env *e, char *const *names, int n, const double *ej,
+                         size_t nwin, int64_t w_ns, wc_error *err)
+{
+    size_t cols = (size_t)n + 1;
+    wc_outfile o;
+    int rc = wc_outfile_open(&o, e->dir, "stacked.dat", err);
+    if (rc)
+        return rc;
+    fputs("mid_s", o.f);
+    for (int k = 0; k < n; k++) {
+        fputc('\t', o.f);
+        wc_gp_field(o.f, names[k]);
+    }
+    fputs("\tother\n", o.f);
+    for (size_t i = 0; i < nwin; i++) {
+        int64_t lo = e->t0_ns + (int64_t)i * w_ns, hi = lo + w_ns < e->t1_ns ? lo + w_ns : e->t1_ns;
+        fprintf(o.f, "%.6f", (secs(e, lo) + secs(e, hi)) / 2);
+        for (size_t k = 0; k < cols; k++) {
+            fputc('\t', o.f);
+            dat_num(o.f, ej[i * cols + k]);
+        }
+        fputc('\n', o.f);
+    }
+    return wc_outfile_close(&o, err);
+}
+
+/* The stacked figure's caption and script: n tenant bands, "other" too when
+ * other is set, over windows of w seconds. */
+static void stacked_script(const fig_env *e, wc_figure *f, gp_body *b, const tenant_level *lv,
+                           char *const *names, int n, int other, double w)
 {
     const wc_validation *v = e->v;
-    sqlite3 *db = wc_store_db(e->st);
-    static const tenant_level levels[] = {{3, "pod"}, {2, "container"}, {1, "process name"}};
-    tenants tl = {.max = top ? top : 1};
-    tl.name = calloc(tl.max, sizeof *tl.name);
-    tl.joules = calloc(tl.max, sizeof *tl.joules);
-    if (!tl.name || !tl.joules) {
-        tenants_free(&tl);
-        return wc_error_set(err, -ENOMEM, "report: out of memory");
-    }
-    const tenant_level *lv = NULL;
-    for (size_t i = 0; i < 3 && !lv; i++) {
-        int trc = top_tenants(db, v, levels[i].level, &tl);
-        if (trc) {
-            tenants_free(&tl);
-            return wc_error_set(err, trc, "report: reading the attributed energy: %s",
-                                trc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
-        }
-        if (tl.n > 0)
-            lv = &levels[i];
-    }
-    char **names = tl.name;
-    int n = (int)tl.n;
-    if (!lv) {
-        tenants_free(&tl);
-        snprintf(f->why_not, sizeof f->why_not, "no workload received energy (no /proc data in this run)");
-        return 0;
-    }
-    double w = drawing_window(e, fmax(wc_figures_nice_window(e->duration_s),
-                                      (double)v->acc.tb.median_spacing_ns / 1e9));
-    int64_t w_ns = (int64_t)llround(w * 1e9);
-    size_t nwin = (size_t)ceil((double)(e->t1_ns - e->t0_ns) / (double)w_ns);
-    if (!nwin)
-        nwin = 1;
-    size_t cols = (size_t)n + 1;
-    double *ej = calloc(nwin * cols, sizeof *ej);
-    int rc = ej ? tenant_windows(db, e, lv->level, names, (size_t)n, w_ns, nwin, ej) : -ENOMEM;
-    if (rc) {
-        free(ej);
-        tenants_free(&tl);
-        return wc_error_set(err, rc, "report: reading the attributed energy: %s",
-                            rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
-    }
-    int other = 0;
-    for (size_t i = 0; i < nwin; i++)
-        other |= ej[i * cols + (size_t)n] > 0;
-    wc_outfile o;
-    rc = wc_outfile_open(&o, e->dir, "stacked.dat", err);
-    if (!rc) {
-        fputs("mid_s", o.f);
-        for (int k = 0; k < n; k++) {
-            fputc('\t', o.f);
-            wc_gp_field(o.f, names[k]);
-        }
-        fputs("\tother\n", o.f);
-        for (size_t i = 0; i < nwin; i++) {
-            int64_t lo = e->t0_ns + (int64_t)i * w_ns, hi = lo + w_ns < e->t1_ns ? lo + w_ns : e->t1_ns;
-            fprintf(o.f, "%.6f", (secs(e, lo) + secs(e, hi)) / 2);
-            for (size_t k = 0; k < cols; k++) {
-                fputc('\t', o.f);
-                dat_num(o.f, ej[i * cols + k]);
-            }
-            fputc('\n', o.f);
-        }
-        rc = wc_outfile_close(&o, err);
-    }
-    free(ej);
-    if (rc) {
-        tenants_free(&tl);
-        return rc;
-    }
-    f->has_data = 1;
     char wt[32];
     snprintf(f->caption, sizeof f->caption,
              "Energy attributed by model %s to the top %d %ss of zone %.30s, joules per %s window,"
@@ -898,11 +930,105 @@ static int fig_stacked(const fig_env *e, wc_figure *f, gp_body *b, size_t top, w
     /* band k is the sum of columns 2..k+1, drawn from the top band down */
     fprintf(s, "plot for [k=%d:1:-1] 'stacked.dat' skip 1 using 1:(sum [c=2:k+1] column(c))"
                " with filledcurves x1 lt (k == %d ? 99 : k) title T[k]\n", bands, other ? bands : -1);
+}
+
+static int fig_stacked(const fig_env *e, wc_figure *f, gp_body *b, size_t top, wc_error *err)
+{
+    tenants tl = {.max = top ? top : 1};
+    tl.name = calloc(tl.max, sizeof *tl.name);
+    tl.joules = calloc(tl.max, sizeof *tl.joules);
+    const tenant_level *lv = NULL;
+    int rc = tl.name && tl.joules ? stacked_level(e, &tl, &lv, err)
+                                  : wc_error_set(err, -ENOMEM, "report: out of memory");
+    if (rc || !lv) {
+        if (!rc)
+            snprintf(f->why_not, sizeof f->why_not, "no workload received energy (no /proc data in this run)");
+        tenants_free(&tl);
+        return rc;
+    }
+    int n = (int)tl.n;
+    double w = drawing_window(e, fmax(wc_figures_nice_window(e->duration_s),
+                                      (double)e->v->acc.tb.median_spacing_ns / 1e9));
+    int64_t w_ns = (int64_t)llround(w * 1e9);
+    size_t nwin = (size_t)ceil((double)(e->t1_ns - e->t0_ns) / (double)w_ns);
+    if (!nwin)
+        nwin = 1;
+    size_t cols = (size_t)n + 1;
+    double *ej = calloc(nwin * cols, sizeof *ej);
+    rc = ej ? tenant_windows(e, lv->level, tl.name, (size_t)n, w_ns, nwin, ej, err) : -ENOMEM;
+    if (rc)
+        rc = read_fail(err, rc);
+    int other = 0;
+    for (size_t i = 0; !rc && i < nwin; i++)
+        other |= ej[i * cols + (size_t)n] > 0;
+    if (!rc)
+        rc = write_stacked(e, tl.name, n, ej, nwin, w_ns, err);
+    free(ej);
+    if (!rc) {
+        f->has_data = 1;
+        stacked_script(e, f, b, lv, tl.name, n, other, w);
+    }
     tenants_free(&tl);
-    return 0;
+    return rc;
 }
 
 /* ---- workloads: attributed against isolated marginal energy ------------- */
+
+/* One row of workloads.dat: workload i (isolated first, then mixed) as row
+ * number row; *ymax grows to its largest finite value. */
+static void workload_row(FILE *f, const wc_bias_report *br, size_t i, size_t row, double *ymax)
+{
+    int iso = i < br->nisolated;
+    const wc_bias_isolated *s = iso ? &br->isolated[i] : NULL;
+    const wc_bias_mixed *m = iso ? NULL : &br->mixed[i - br->nisolated];
+    double att = iso ? s->attributed_j[WC_BIAS_NODE] : m->attributed_j[WC_BIAS_NODE];
+    double ex, lo, hi;
+    if (iso) {
+        const wc_ci *c = &s->marginal_w[WC_BIAS_NODE];
+        ex = s->marginal_j[WC_BIAS_NODE], lo = c->lo * s->duration_s, hi = c->hi * s->duration_s;
+    } else {
+        const wc_ci *c = &m->expected_j[WC_BIAS_NODE];
+        ex = c->est, lo = c->lo, hi = c->hi;
+    }
+    char label[160];
+    snprintf(label, sizeof label, "%s %.40s#%d %s", iso ? "isolated" : "mixed",
+             iso ? s->phase : m->phase, iso ? s->repetition : m->repetition, iso ? s->cls : m->cls);
+    fprintf(f, "%zu\t%s\t", row, iso ? "isolated" : "mixed");
+    dat_num(f, att);
+    fputc('\t', f);
+    dat_num(f, ex);
+    fputc('\t', f);
+    dat_num(f, isfinite(lo) ? lo : ex);
+    fputc('\t', f);
+    dat_num(f, isfinite(hi) ? hi : ex);
+    fputc('\t', f);
+    wc_gp_hex(f, label, 40);
+    fputc('\t', f);
+    wc_gp_field(f, label);
+    fputc('\n', f);
+    double cands[] = {att, ex, hi};
+    for (int k = 0; k < 3; k++)
+        if (isfinite(cands[k]) && cands[k] > *ymax)
+            *ymax = cands[k];
+}
+
+static void workloads_script(const fig_env *e, gp_body *b, size_t row, double ymax)
+{
+    FILE *s = b->f;
+    title_line(s, "Attributed against isolated marginal energy per workload");
+    axis_labels(s, "", "energy (J)");
+    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid y\n"
+               "set xtics rotate by -30 left font \",9\"\nset bmargin 7\nset rmargin 9\nset xrange [-0.6:%zu.4]\n"
+               "set yrange [0:%.6g]\n", row ? row - 1 : 0, ymax * 1.15 + 1e-9);
+    fputs("plot 'workloads.dat' skip 1 using 1:4:5:6:xtic(dec(strcol(7))) with yerrorbars pt 5 ps 1.1"
+          " lc rgb \"#7f8c8d\" title ", s);
+    wc_gp_string(s, "isolation known answer (95% CI)", 60);
+    fputs(", 'workloads.dat' skip 1 using 1:3 with points pt 7 ps 1.3 lc rgb \"#c0392b\" title ", s);
+    char t[80];
+    snprintf(t, sizeof t, "attributed by %s", e->v->model);
+    wc_gp_string(s, t, 60);
+    fputs("\n", s);
+}
 
 static int fig_workloads(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
 {
@@ -920,40 +1046,8 @@ static int fig_workloads(const fig_env *e, wc_figure *f, gp_body *b, wc_error *e
     fputs("index\tkind\tattributed_j\texpected_j\texpected_lo_j\texpected_hi_j\tlabel_hex\tlabel\n", o.f);
     size_t row = 0;
     double ymax = 0;
-    for (size_t i = 0; i < br->nisolated + br->nmixed; i++) {
-        int iso = i < br->nisolated;
-        const wc_bias_isolated *s = iso ? &br->isolated[i] : NULL;
-        const wc_bias_mixed *m = iso ? NULL : &br->mixed[i - br->nisolated];
-        double att = iso ? s->attributed_j[WC_BIAS_NODE] : m->attributed_j[WC_BIAS_NODE];
-        double ex, lo, hi;
-        if (iso) {
-            const wc_ci *c = &s->marginal_w[WC_BIAS_NODE];
-            ex = s->marginal_j[WC_BIAS_NODE], lo = c->lo * s->duration_s, hi = c->hi * s->duration_s;
-        } else {
-            const wc_ci *c = &m->expected_j[WC_BIAS_NODE];
-            ex = c->est, lo = c->lo, hi = c->hi;
-        }
-        char label[160];
-        snprintf(label, sizeof label, "%s %.40s#%d %s", iso ? "isolated" : "mixed",
-                 iso ? s->phase : m->phase, iso ? s->repetition : m->repetition, iso ? s->cls : m->cls);
-        fprintf(o.f, "%zu\t%s\t", row++, iso ? "isolated" : "mixed");
-        dat_num(o.f, att);
-        fputc('\t', o.f);
-        dat_num(o.f, ex);
-        fputc('\t', o.f);
-        dat_num(o.f, isfinite(lo) ? lo : ex);
-        fputc('\t', o.f);
-        dat_num(o.f, isfinite(hi) ? hi : ex);
-        fputc('\t', o.f);
-        wc_gp_hex(o.f, label, 40);
-        fputc('\t', o.f);
-        wc_gp_field(o.f, label);
-        fputc('\n', o.f);
-        double cands[] = {att, ex, hi};
-        for (int k = 0; k < 3; k++)
-            if (isfinite(cands[k]) && cands[k] > ymax)
-                ymax = cands[k];
-    }
+    for (size_t i = 0; i < br->nisolated + br->nmixed; i++)
+        workload_row(o.f, br, i, row++, &ymax);
     rc = wc_outfile_close(&o, err);
     if (rc)
         return rc;
@@ -964,20 +1058,7 @@ static int fig_workloads(const fig_env *e, wc_figure *f, gp_body *b, wc_error *e
              " isolated phase its marginal energy over the idle baseline (%s meter); in a mixed phase"
              " its class's isolated energy per true CPU-second × its true CPU-seconds in the mix.",
              e->v->model, prov_upper(br->meter_provenance));
-    FILE *s = b->f;
-    title_line(s, "Attributed against isolated marginal energy per workload");
-    axis_labels(s, "", "energy (J)");
-    fprintf(s, "set datafile separator \"\\t\"\nset key outside bottom center horizontal\nset grid y\n"
-               "set xtics rotate by -30 left font \",9\"\nset bmargin 7\nset rmargin 9\nset xrange [-0.6:%zu.4]\n"
-               "set yrange [0:%.6g]\n", row ? row - 1 : 0, ymax * 1.15 + 1e-9);
-    fputs("plot 'workloads.dat' skip 1 using 1:4:5:6:xtic(dec(strcol(7))) with yerrorbars pt 5 ps 1.1"
-          " lc rgb \"#7f8c8d\" title ", s);
-    wc_gp_string(s, "isolation known answer (95% CI)", 60);
-    fputs(", 'workloads.dat' skip 1 using 1:3 with points pt 7 ps 1.3 lc rgb \"#c0392b\" title ", s);
-    char t[80];
-    snprintf(t, sizeof t, "attributed by %s", e->v->model);
-    wc_gp_string(s, t, 60);
-    fputs("\n", s);
+    workloads_script(e, b, row, ymax);
     return 0;
 }
 

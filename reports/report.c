@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "collector/model/attribution.h"
+#include "collector/store/store_results.h"
 #include "reports/doc.h"
 #include "reports/figures.h"
 #include "reports/report_io.h"
@@ -30,29 +30,23 @@ typedef struct run_meta {
     int64_t started_wall_ns, sockets, ncpus;
 } run_meta;
 
-static void copy_col(sqlite3_stmt *q, int i, char *out, size_t cap)
-{
-    const unsigned char *t = sqlite3_column_text(q, i);
-    snprintf(out, cap, "%s", t ? (const char *)t : "");
-}
-
-static void load_run(sqlite3 *db, run_meta *m)
+/* The run row's recording facts (wc_store_get_run); all empty when the run
+ * has no row or it cannot be read: the report then says so by leaving them
+ * blank, as it always has. */
+static void load_run(wc_store *st, run_meta *m)
 {
     memset(m, 0, sizeof *m);
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT kernel, cpu_model, wattcal_version, command_line,"
-                               " started_wall_ns, sockets, ncpus FROM run LIMIT 1", -1, &q, NULL) != SQLITE_OK)
-        return;
-    if (sqlite3_step(q) == SQLITE_ROW) {
-        copy_col(q, 0, m->kernel, sizeof m->kernel);
-        copy_col(q, 1, m->cpu_model, sizeof m->cpu_model);
-        copy_col(q, 2, m->wattcal_version, sizeof m->wattcal_version);
-        copy_col(q, 3, m->command_line, sizeof m->command_line);
-        m->started_wall_ns = sqlite3_column_int64(q, 4);
-        m->sockets = sqlite3_column_int64(q, 5);
-        m->ncpus = sqlite3_column_int64(q, 6);
+    wc_run_meta *r = calloc(1, sizeof *r);
+    if (r && !wc_store_get_run(st, r, NULL) && r->present) {
+        snprintf(m->kernel, sizeof m->kernel, "%.127s", r->kernel);
+        snprintf(m->cpu_model, sizeof m->cpu_model, "%.159s", r->cpu_model);
+        snprintf(m->wattcal_version, sizeof m->wattcal_version, "%s", r->wattcal_version);
+        snprintf(m->command_line, sizeof m->command_line, "%s", r->command_line);
+        m->started_wall_ns = r->started_wall_ns;
+        m->sockets = r->sockets;
+        m->ncpus = r->ncpus;
     }
-    sqlite3_finalize(q);
+    free(r);
 }
 
 /* ---- number cells -------------------------------------------------------- */
@@ -554,19 +548,16 @@ void wc_report_default_opts(wc_store *st, wc_validation_opts *o)
 {
     if (o->levels_window_s > 0)
         return;
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(wc_store_db(st), "SELECT MIN(mono_ns), MAX(mono_ns), COUNT(*) FROM tick", -1, &q,
-                           NULL) != SQLITE_OK)
-        return;
-    if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int64(q, 2) > 1) {
-        double d = ((double)sqlite3_column_int64(q, 1) - (double)sqlite3_column_int64(q, 0)) / 1e9;
-        double spacing = d / (double)(sqlite3_column_int64(q, 2) - 1);
+    int64_t first = 0, last = 0, count = 0;
+    /* a tick table that cannot be read leaves the default to validate */
+    if (!wc_store_tick_span(st, &first, &last, &count, NULL) && count > 1) {
+        double d = ((double)last - (double)first) / 1e9;
+        double spacing = d / (double)(count - 1);
         /* levels put a tick's energy in the window its interval ends in, so a
          * window of a few ticks aliases (0, 1 or 2 ticks): at least 10 */
         if (d > 0)
             o->levels_window_s = wc_figures_nice_window(fmax(d, 10 * spacing * WC_FIG_TARGET_WINDOWS));
     }
-    sqlite3_finalize(q);
 }
 
 /* Whether name is a file the report writes into its directory. */
@@ -618,7 +609,7 @@ int wc_report_write(wc_store *st, const wc_validation *v, const char *db_path, c
         return rc;
     }
     run_meta m;
-    load_run(wc_store_db(st), &m);
+    load_run(st, &m);
     wc_outfile html, md;
     char stale[4200];
     snprintf(stale, sizeof stale, "%s/report.html", o->out_dir);

@@ -1,18 +1,19 @@
 /*
  * calibration.c — zone-versus-utilisation and truth-versus-meter fits, their
- * storage in the run, and the estimates they produce (calibration.h).
+ * storage in the run, and the estimates they produce (calibration.h). The
+ * rows themselves are read and written by collector/store/store_calibration.c.
  */
 #include "validator/calibration.h"
 
 #include <errno.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collector/store/store_read.h"
+#include "collector/store/store_results.h"
 #include "common/wc_clock.h"
 #include "common/wc_text.h"
 
@@ -21,11 +22,6 @@
 const char *wc_cal_kind_name(wc_cal_kind k)
 {
     return k == WC_CAL_TRUTH_METER ? "truth_meter" : "zone_utilisation";
-}
-
-static int sql_fail(sqlite3 *db, wc_error *err, const char *what)
-{
-    return wc_error_set(err, -EIO, "calibrate: %s: %s", what, sqlite3_errmsg(db));
 }
 
 void wc_calibration_free(wc_calibration *c)
@@ -115,21 +111,6 @@ static int64_t median_spacing_ns(const wc_timebase *tb)
     return tb->median_spacing_ns > 0 ? tb->median_spacing_ns : 1000000000LL;
 }
 
-/* Distinct counter zone names of the run. */
-static size_t counter_zones(sqlite3 *db, char names[][32], size_t max)
-{
-    sqlite3_stmt *s = NULL;
-    size_t n = 0;
-    if (sqlite3_prepare_v2(db, "SELECT name FROM zone WHERE kind = 'counter_uj' GROUP BY name"
-                               " ORDER BY MIN(id)", -1, &s, NULL) != SQLITE_OK)
-        return 0;
-    while (n < max && sqlite3_step(s) == SQLITE_ROW)
-        if (sqlite3_column_text(s, 0))
-            snprintf(names[n++], 32, "%s", (const char *)sqlite3_column_text(s, 0));
-    sqlite3_finalize(s);
-    return n;
-}
-
 static int zone_fits(wc_store *st, const wc_cal_opts *o, const wc_accuracy_report *rep,
                      wc_calibration *out, size_t max, size_t *n, char *notes, size_t cap,
                      wc_error *err)
@@ -152,7 +133,8 @@ static int zone_fits(wc_store *st, const wc_cal_opts *o, const wc_accuracy_repor
         note(notes, cap, "zone_utilisation: window widened from %g s to the data's sample spacing"
                          " %.3g s (a shorter window would invent detail)", want, win);
     char names[16][32];
-    size_t nz = counter_zones(wc_store_db(st), names, 16);
+    size_t nz = 0;
+    rc = wc_store_counter_zone_names(st, names, 16, &nz, err);
     for (size_t k = 0; !rc && k < nz && *n < max; k++) {
         const char *zl[] = {names[k], NULL};
         wc_cumseries zs;
@@ -242,7 +224,7 @@ static int truth_fits(const wc_cal_opts *o, wc_accuracy_report *rep, wc_calibrat
     return rc == -ENOMEM ? wc_error_set(err, rc, "out of memory fitting ground truth") : rc;
 }
 
-int wc_calibrate(sqlite3 *db, const wc_cal_opts *o, wc_calibration *out, size_t max, size_t *n,
+int wc_calibrate(wc_store *st, const wc_cal_opts *o, wc_calibration *out, size_t max, size_t *n,
                  char *notes, size_t notes_cap, wc_error *err)
 {
     *n = 0;
@@ -256,15 +238,12 @@ int wc_calibrate(sqlite3 *db, const wc_cal_opts *o, wc_calibration *out, size_t 
     wc_accuracy_report *rep = calloc(1, sizeof *rep);
     if (!rep)
         return wc_error_set(err, -ENOMEM, "out of memory");
-    wc_store *st = wc_store_borrow(db, err); /* TRANSITIONAL (issue 10) */
-    int rc = st ? wc_accuracy_load(st, &ao, rep, err) : -ENOMEM;
+    int rc = wc_accuracy_load(st, &ao, rep, err);
     if (rc) {
-        wc_store_unborrow(st);
         free(rep);
         return rc;
     }
     rc = zone_fits(st, o, rep, out, max, n, notes, notes_cap, err);
-    wc_store_unborrow(st);
     if (!rc)
         rc = truth_fits(o, rep, out, max, n, notes, notes_cap, err);
     if (!rc && rep->ntruth == 0)
@@ -277,154 +256,72 @@ int wc_calibrate(sqlite3 *db, const wc_cal_opts *o, wc_calibration *out, size_t 
     return rc;
 }
 
-static void bind_double(sqlite3_stmt *s, int i, double v)
+/* The stored row of a fit. */
+static void to_row(const wc_calibration *c, wc_store_cal_row *r)
 {
-    if (isfinite(v))
-        sqlite3_bind_double(s, i, v);
-    else
-        sqlite3_bind_null(s, i);
+    const wc_linfit *f = &c->fit;
+    memset(r, 0, sizeof *r);
+    snprintf(r->kind, sizeof r->kind, "%s", wc_cal_kind_name(c->kind));
+    snprintf(r->target, sizeof r->target, "%s", c->target);
+    snprintf(r->input, sizeof r->input, "%s", c->input);
+    r->window_s = c->window_s;
+    r->lag_s = c->lag_s;
+    r->n = (int64_t)f->n;
+    r->dof = f->dof;
+    r->c0 = f->c0, r->c0_se = f->se0, r->c1 = f->c1, r->c1_se = f->se1, r->cov01 = f->cov01;
+    r->c0_lo = f->b0_lo, r->c0_hi = f->b0_hi, r->c1_lo = f->b1_lo, r->c1_hi = f->b1_hi;
+    r->r2 = f->r2, r->rmse = f->rmse;
+    snprintf(r->fitted_on, sizeof r->fitted_on, "%s", c->fitted_on);
+    snprintf(r->note, sizeof r->note, "%s", c->note);
 }
 
-static int store_residuals(sqlite3 *db, const wc_calibration *c, wc_error *err)
+/* A fit from its stored row (no residuals). */
+static void from_row(const wc_store_cal_row *r, wc_calibration *c)
 {
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db, "INSERT INTO calibration_residual VALUES (?,?,?,?,?,?,?,?)", -1,
-                           &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "storing residuals");
-    int rc = 0;
-    for (size_t i = 0; i < c->nres && !rc; i++) {
-        double fitted = c->fit.c0 + c->fit.c1 * c->x[i];
-        sqlite3_bind_int64(s, 1, c->id);
-        sqlite3_bind_int64(s, 2, c->a_ns[i]);
-        sqlite3_bind_int64(s, 3, c->b_ns[i]);
-        bind_double(s, 4, c->x[i]);
-        bind_double(s, 5, c->y[i]);
-        bind_double(s, 6, fitted);
-        bind_double(s, 7, c->y[i] - fitted);
-        bind_double(s, 8, c->w[i]);
-        if (sqlite3_step(s) != SQLITE_DONE)
-            rc = sql_fail(db, err, "storing residuals");
-        sqlite3_reset(s);
-    }
-    sqlite3_finalize(s);
-    return rc;
+    memset(c, 0, sizeof *c);
+    c->id = r->id;
+    c->kind = !strcmp(r->kind, "truth_meter") ? WC_CAL_TRUTH_METER : WC_CAL_ZONE_UTIL;
+    snprintf(c->target, sizeof c->target, "%s", r->target);
+    snprintf(c->input, sizeof c->input, "%s", r->input);
+    c->window_s = r->window_s;
+    c->lag_s = r->lag_s;
+    c->fit.n = (size_t)r->n;
+    c->fit.dof = r->dof;
+    c->fit.c0 = r->c0, c->fit.se0 = r->c0_se, c->fit.c1 = r->c1, c->fit.se1 = r->c1_se;
+    c->fit.cov01 = r->cov01;
+    c->fit.b0_lo = r->c0_lo, c->fit.b0_hi = r->c0_hi, c->fit.b1_lo = r->c1_lo, c->fit.b1_hi = r->c1_hi;
+    c->fit.r2 = r->r2, c->fit.rmse = r->rmse;
+    snprintf(c->fitted_on, sizeof c->fitted_on, "%s", r->fitted_on);
+    snprintf(c->note, sizeof c->note, "%s", r->note);
 }
 
 int wc_calibration_store(wc_store *st, wc_calibration *c, wc_error *err)
 {
-    int rc = wc_store_ensure_calibration(st, err);
-    if (rc)
-        return rc;
-    sqlite3 *db = wc_store_db(st);
-    if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "storing the calibration");
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "INSERT INTO calibration(created_wall_ns, kind, target, input, window_s,"
-                           " lag_s, n, dof, c0, c0_se, c1, c1_se, cov01, c0_lo, c0_hi, c1_lo, c1_hi,"
-                           " r2, rmse, fitted_on, provenance, note) VALUES"
-                           " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'estimated',?)",
-                           -1, &s, NULL) != SQLITE_OK) {
-        rc = sql_fail(db, err, "storing the calibration");
-        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-        return rc;
-    }
-    const wc_linfit *f = &c->fit;
-    sqlite3_bind_int64(s, 1, wc_wall_ns());
-    sqlite3_bind_text(s, 2, wc_cal_kind_name(c->kind), -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 3, c->target, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 4, c->input, -1, SQLITE_STATIC);
-    bind_double(s, 5, c->window_s);
-    bind_double(s, 6, c->lag_s);
-    sqlite3_bind_int64(s, 7, (int64_t)f->n);
-    sqlite3_bind_int(s, 8, f->dof);
-    double v[] = {f->c0, f->se0, f->c1, f->se1, f->cov01, f->b0_lo, f->b0_hi, f->b1_lo, f->b1_hi,
-                  f->r2, f->rmse};
-    for (int i = 0; i < 11; i++)
-        bind_double(s, 9 + i, v[i]);
-    sqlite3_bind_text(s, 20, c->fitted_on, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 21, c->note, -1, SQLITE_STATIC);
-    rc = sqlite3_step(s) == SQLITE_DONE ? 0 : sql_fail(db, err, "storing the calibration");
-    sqlite3_finalize(s);
-    if (!rc) {
-        c->id = sqlite3_last_insert_rowid(db);
-        rc = store_residuals(db, c, err);
-    }
-    if (!rc && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-        rc = sql_fail(db, err, "storing the calibration");
-    if (rc)
-        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    wc_store_cal_row row;
+    to_row(c, &row);
+    wc_store_cal_points pts = {.n = c->nres, .x = c->x, .y = c->y, .w = c->w, .a_ns = c->a_ns,
+                               .b_ns = c->b_ns};
+    int rc = wc_store_put_calibration(st, &row, &pts, err);
+    if (!rc)
+        c->id = row.id;
     return rc;
 }
 
-static double col_double(sqlite3_stmt *s, int i)
-{
-    return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
-}
-
-static void col_text(char *dst, size_t cap, sqlite3_stmt *s, int i)
-{
-    const unsigned char *t = sqlite3_column_text(s, i);
-    snprintf(dst, cap, "%s", t ? (const char *)t : "");
-}
-
-int wc_calibration_load(sqlite3 *db, wc_calibration *out, size_t max, size_t *n,
+int wc_calibration_load(wc_store *st, wc_calibration *out, size_t max, size_t *n,
                         size_t *ignored, wc_error *err)
 {
     *n = 0;
-    if (ignored)
-        *ignored = 0;
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE name = 'calibration'", -1, &s,
-                           NULL) != SQLITE_OK)
-        return sql_fail(db, err, "reading calibrations");
-    int exists = sqlite3_step(s) == SQLITE_ROW;
-    sqlite3_finalize(s);
-    if (!exists)
-        return 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT id, kind, target, input, window_s, lag_s, n, dof, c0, c0_se, c1,"
-                           " c1_se, cov01, c0_lo, c0_hi, c1_lo, c1_hi, r2, rmse, fitted_on, note"
-                           " FROM calibration WHERE id IN (SELECT MAX(id) FROM calibration GROUP BY"
-                           " kind, target) ORDER BY id",
-                           -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(db, err, "reading calibrations");
-    while (*n < max && sqlite3_step(s) == SQLITE_ROW) {
-        /* coefficients must be finite numbers: anything else is not a fit (it
-         * would silently turn the estimate, and the gate reading it, into NaN) */
-        int usable = 1;
-        for (int col = 8; col <= 10; col += 2) {
-            int type = sqlite3_column_type(s, col);
-            usable &= (type == SQLITE_FLOAT || type == SQLITE_INTEGER) &&
-                      isfinite(sqlite3_column_double(s, col));
-        }
-        if (!usable) {
-            if (ignored)
-                (*ignored)++;
-            continue;
-        }
-        wc_calibration *c = &out[(*n)++];
-        memset(c, 0, sizeof *c);
-        c->id = sqlite3_column_int64(s, 0);
-        char kind[32];
-        col_text(kind, sizeof kind, s, 1);
-        c->kind = !strcmp(kind, "truth_meter") ? WC_CAL_TRUTH_METER : WC_CAL_ZONE_UTIL;
-        col_text(c->target, sizeof c->target, s, 2);
-        col_text(c->input, sizeof c->input, s, 3);
-        c->window_s = col_double(s, 4);
-        c->lag_s = col_double(s, 5);
-        c->fit.n = (size_t)sqlite3_column_int64(s, 6);
-        c->fit.dof = sqlite3_column_int(s, 7);
-        double *dst[] = {&c->fit.c0, &c->fit.se0, &c->fit.c1, &c->fit.se1, &c->fit.cov01,
-                         &c->fit.b0_lo, &c->fit.b0_hi, &c->fit.b1_lo, &c->fit.b1_hi, &c->fit.r2,
-                         &c->fit.rmse};
-        for (int i = 0; i < 11; i++)
-            *dst[i] = col_double(s, 8 + i);
-        col_text(c->fitted_on, sizeof c->fitted_on, s, 19);
-        col_text(c->note, sizeof c->note, s, 20);
-    }
-    sqlite3_finalize(s);
-    return 0;
+    wc_store_cal_row *rows = max ? calloc(max, sizeof *rows) : NULL;
+    if (max && !rows)
+        return wc_error_set(err, -ENOMEM, "out of memory");
+    size_t got = 0;
+    int rc = wc_store_load_calibrations(st, rows, max, &got, ignored, err);
+    for (size_t i = 0; !rc && i < got; i++)
+        from_row(&rows[i], &out[i]);
+    if (!rc)
+        *n = got;
+    free(rows);
+    return rc;
 }
 
 int wc_calibration_apply_from(wc_store *st, const char *from_path, wc_error *err)
@@ -434,13 +331,15 @@ int wc_calibration_apply_from(wc_store *st, const char *from_path, wc_error *err
         return -EIO;
     wc_calibration fits[WC_CAL_MAX];
     size_t n = 0;
+    wc_run_meta *run = calloc(1, sizeof *run);
+    int rc = run ? wc_calibration_load(from, fits, WC_CAL_MAX, &n, NULL, err)
+                 : wc_error_set(err, -ENOMEM, "out of memory");
+    if (!rc)
+        rc = wc_store_get_run(from, run, err);
     char host[128] = "";
-    int rc = wc_calibration_load(wc_store_db(from), fits, WC_CAL_MAX, &n, NULL, err);
-    sqlite3_stmt *s = NULL;
-    if (!rc && sqlite3_prepare_v2(wc_store_db(from), "SELECT host FROM run", -1, &s, NULL) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW)
-        col_text(host, sizeof host, s, 0);
-    sqlite3_finalize(s);
+    if (!rc)
+        snprintf(host, sizeof host, "%.127s", run->host);
+    free(run);
     wc_store_close(from);
     if (rc)
         return rc;
@@ -472,12 +371,12 @@ static const char *fitted_where(const wc_calibration *c)
     return c->fitted_on[0] ? c->fitted_on : "this run (IN-SAMPLE: scored against the truth it was fitted on)";
 }
 
-int wc_calibration_add_estimates(sqlite3 *db, const wc_calibration *fits, size_t nfits,
-                                 wc_accuracy_report *rep, wc_error *err)
+/* "estimate:wall#N" for each truth_meter fit of the report's node source.
+ * Returns the number added or -ENOMEM. */
+static int add_wall_estimates(const wc_calibration *fits, size_t nfits, wc_accuracy_report *rep,
+                              wc_error *err)
 {
     int added = 0;
-    if (!rep->nsources || strncmp(rep->sources[0].name, "meter:", 6))
-        return 0;
     for (size_t i = 0; i < nfits; i++) {
         const wc_calibration *c = &fits[i];
         if (c->kind != WC_CAL_TRUTH_METER || strcmp(c->input, rep->sources[0].name))
@@ -498,61 +397,96 @@ int wc_calibration_add_estimates(sqlite3 *db, const wc_calibration *fits, size_t
         }
         added++;
     }
+    return added;
+}
+
+/* The zone fits summed over the report's node zones: node power = b + a * u.
+ * Returns 1 when every node zone has a fit (where: where the last was
+ * fitted), else 0. */
+static int zone_sum(const wc_calibration *fits, size_t nfits, const wc_accuracy_report *rep,
+                    double *a, double *b, const char **where)
+{
     char zones[64];
     snprintf(zones, sizeof zones, "%s", rep->node_zones);
     const char *names[WC_ACC_MAX_ZONES];
     size_t nz = split_zones(zones, names, WC_ACC_MAX_ZONES);
-    double a = 0, b = 0;
     size_t covered = 0;
-    const char *where = NULL;
+    *a = *b = 0;
+    *where = NULL;
     for (size_t k = 0; k < nz; k++)
         for (size_t i = 0; i < nfits; i++)
             if (fits[i].kind == WC_CAL_ZONE_UTIL && !strcmp(fits[i].target, names[k])) {
-                a += fits[i].fit.c1;
-                b += fits[i].fit.c0;
-                where = fitted_where(&fits[i]);
+                *a += fits[i].fit.c1;
+                *b += fits[i].fit.c0;
+                *where = fitted_where(&fits[i]);
                 covered++;
                 break;
             }
-    if (nz && covered == nz) {
-        /* the zone fits give node power from utilisation; through the latest
-         * wall fit of the same node source that becomes wall power, which is
-         * what the ground truth measures */
-        const wc_calibration *wall = NULL;
-        for (size_t i = 0; i < nfits; i++)
-            if (fits[i].kind == WC_CAL_TRUTH_METER && !strcmp(fits[i].input, rep->sources[0].name))
-                wall = &fits[i];
-        wc_cumseries util;
-        int found = 0;
-        wc_store *st = wc_store_borrow(db, err); /* TRANSITIONAL (issue 10) */
-        int rc = st ? wc_series_utilisation(st, &rep->tb, &util, &found, err) : -ENOMEM;
-        wc_store_unborrow(st);
-        if (rc)
-            return rc;
-        double ua = wall ? wall->fit.c1 * a : a, ub = wall ? wall->fit.c1 * b + wall->fit.c0 : b;
-        wc_acc_source src;
-        memset(&src, 0, sizeof src);
-        if (found && !wc_cumseries_affine(&util, ua, ub, &src.series)) {
-            snprintf(src.name, sizeof src.name, "estimate:util");
-            snprintf(src.provenance, sizeof src.provenance, "estimated");
-            src.in_sample = (wall && !wall->fitted_on[0]) || !strncmp(where, "this run", 8);
-            if (wall)
-                wc_textf(src.description, sizeof src.description,
-                         "wall power from CPU utilisation alone = %.2f W + %.2f W * u (u: busy"
-                         " fraction 0..1; zone fits of %.90s, through wall fit #%lld)", ub, ua, where,
-                         (long long)wall->id);
-            else
-                wc_textf(src.description, sizeof src.description,
-                         "%s power (not wall power: compare it with the meter) from CPU"
-                         " utilisation alone = %.2f W + %.2f W * u (u: busy fraction 0..1; zone fits"
-                         " of %.90s)",
-                         rep->node_zones, ub, ua, where);
-            if (wc_accuracy_add_source(rep, &src))
-                wc_cumseries_free(&src.series);
-            else
-                added++;
-        }
-        wc_cumseries_free(&util);
+    return nz && covered == nz;
+}
+
+static void util_description(wc_acc_source *src, const wc_accuracy_report *rep,
+                             const wc_calibration *wall, double ua, double ub, const char *where)
+{
+    if (wall)
+        wc_textf(src->description, sizeof src->description,
+                 "wall power from CPU utilisation alone = %.2f W + %.2f W * u (u: busy"
+                 " fraction 0..1; zone fits of %.90s, through wall fit #%lld)", ub, ua, where,
+                 (long long)wall->id);
+    else
+        wc_textf(src->description, sizeof src->description,
+                 "%s power (not wall power: compare it with the meter) from CPU"
+                 " utilisation alone = %.2f W + %.2f W * u (u: busy fraction 0..1; zone fits"
+                 " of %.90s)",
+                 rep->node_zones, ub, ua, where);
+}
+
+/* "estimate:util" when zone fits cover every node zone. Returns 1 when
+ * added, 0 when not, or -errno. */
+static int add_util_estimate(wc_store *st, const wc_calibration *fits, size_t nfits,
+                             wc_accuracy_report *rep, wc_error *err)
+{
+    double a, b;
+    const char *where;
+    if (!zone_sum(fits, nfits, rep, &a, &b, &where))
+        return 0;
+    /* the zone fits give node power from utilisation; through the latest
+     * wall fit of the same node source that becomes wall power, which is
+     * what the ground truth measures */
+    const wc_calibration *wall = NULL;
+    for (size_t i = 0; i < nfits; i++)
+        if (fits[i].kind == WC_CAL_TRUTH_METER && !strcmp(fits[i].input, rep->sources[0].name))
+            wall = &fits[i];
+    wc_cumseries util;
+    int found = 0, added = 0;
+    int rc = wc_series_utilisation(st, &rep->tb, &util, &found, err);
+    if (rc)
+        return rc;
+    double ua = wall ? wall->fit.c1 * a : a, ub = wall ? wall->fit.c1 * b + wall->fit.c0 : b;
+    wc_acc_source src;
+    memset(&src, 0, sizeof src);
+    if (found && !wc_cumseries_affine(&util, ua, ub, &src.series)) {
+        snprintf(src.name, sizeof src.name, "estimate:util");
+        snprintf(src.provenance, sizeof src.provenance, "estimated");
+        src.in_sample = (wall && !wall->fitted_on[0]) || !strncmp(where, "this run", 8);
+        util_description(&src, rep, wall, ua, ub, where);
+        if (wc_accuracy_add_source(rep, &src))
+            wc_cumseries_free(&src.series);
+        else
+            added = 1;
     }
+    wc_cumseries_free(&util);
     return added;
+}
+
+int wc_calibration_add_estimates(wc_store *st, const wc_calibration *fits, size_t nfits,
+                                 wc_accuracy_report *rep, wc_error *err)
+{
+    if (!rep->nsources || strncmp(rep->sources[0].name, "meter:", 6))
+        return 0;
+    int added = add_wall_estimates(fits, nfits, rep, err);
+    if (added < 0)
+        return added;
+    int util = add_util_estimate(st, fits, nfits, rep, err);
+    return util < 0 ? util : added + util;
 }

@@ -38,8 +38,6 @@
 #include "validator/align.h"
 #include "validator/fit.h"
 
-struct sqlite3;
-
 #define WC_CAL_MAX 16
 
 typedef enum wc_cal_kind { WC_CAL_ZONE_UTIL = 0, WC_CAL_TRUTH_METER = 1 } wc_cal_kind;
@@ -81,7 +79,7 @@ typedef struct wc_cal_opts {
  * made (no utilisation, no spread, too few windows) are described in
  * notes (one per line). Returns 0, -ENODATA when nothing could be fitted,
  * -EIO/-ENOMEM with err. */
-int wc_calibrate(struct sqlite3 *db, const wc_cal_opts *o, wc_calibration *out, size_t max,
+int wc_calibrate(wc_store *st, const wc_cal_opts *o, wc_calibration *out, size_t max,
                  size_t *n, char *notes, size_t notes_cap, wc_error *err);
 
 /* Stores a fit and its residuals (sets c->id). The store must be writable;
@@ -93,7 +91,7 @@ int wc_calibration_store(wc_store *st, wc_calibration *c, wc_error *err);
  * coefficients are not finite numbers are skipped and counted in *ignored
  * (may be NULL). A run without calibration tables has none. Returns 0 or
  * -EIO. */
-int wc_calibration_load(struct sqlite3 *db, wc_calibration *out, size_t max, size_t *n,
+int wc_calibration_load(wc_store *st, wc_calibration *out, size_t max, size_t *n,
                         size_t *ignored, wc_error *err);
 
 /* Copies the latest fits of the run `from_path` into st, recording where they
@@ -106,7 +104,7 @@ int wc_calibration_apply_from(wc_store *st, const char *from_path, wc_error *err
  * and "estimate:util" when zone_utilisation fits cover every node zone (wall
  * power through that truth_meter fit when there is one, else node power).
  * Their provenance is "estimated". Returns the number added or -errno. */
-int wc_calibration_add_estimates(struct sqlite3 *db, const wc_calibration *fits, size_t nfits,
+int wc_calibration_add_estimates(wc_store *st, const wc_calibration *fits, size_t nfits,
                                  wc_accuracy_report *rep, wc_error *err);
 
 void wc_calibration_free(wc_calibration *c);

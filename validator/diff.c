@@ -1,17 +1,18 @@
 /*
  * diff.c — top-N workload energy of two exporter versions side by side,
- * with bootstrap intervals of the differences (diff.h).
+ * with bootstrap intervals of the differences (diff.h). The attributed rows
+ * come from the run's store (collector/store/store_tenants.c).
  */
 #include "validator/diff.h"
 
 #include <errno.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collector/store/store_read.h"
+#include "collector/store/store_results.h"
 #include "common/wc_text.h"
 #include "validator/series.h"
 
@@ -25,11 +26,6 @@ const char *wc_diff_verdict_name(wc_diff_verdict v)
 {
     static const char *const N[] = {"same", "CHANGED", "inconclusive", "new", "gone"};
     return v <= WC_DIFF_GONE ? N[v] : "?";
-}
-
-static int sql_fail(sqlite3 *db, wc_error *err, const char *what)
-{
-    return wc_error_set(err, -EIO, "diff: %s: %s", what, sqlite3_errmsg(db));
 }
 
 /* A side's time base and full windows. */
@@ -48,34 +44,11 @@ static long window_of(const side_ctx *c, long i)
     return (size_t)k < c->nw ? k : -1;
 }
 
-/* The SQL of one level: rows (tick_id, key, energy_uj) of a model and zone. */
-static const char *level_rows_sql(wc_diff_level l)
+/* The store's level of a table. */
+static wc_tenant_level tenant_of(wc_diff_level l)
 {
-    switch (l) {
-    case WC_DIFF_POD:
-        return "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ? AND level = 3 AND zone = ?";
-    case WC_DIFF_CONTAINER:
-        return "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ? AND level = 2 AND zone = ?";
-    default:
-        return "SELECT w.tick_id, p.comm, w.energy_uj FROM work_attr w JOIN process p ON"
-               " p.id = w.process_id WHERE w.model_id = ? AND w.level = 1 AND w.zone = ?";
-    }
-}
-
-static const char *level_totals_sql(wc_diff_level l)
-{
-    switch (l) {
-    case WC_DIFF_POD:
-        return "SELECT key, SUM(energy_uj) FROM work_attr WHERE model_id = ? AND level = 3 AND"
-               " zone = ? AND key != '' GROUP BY key";
-    case WC_DIFF_CONTAINER:
-        return "SELECT key, SUM(energy_uj) FROM work_attr WHERE model_id = ? AND level = 2 AND"
-               " zone = ? AND key != '' GROUP BY key";
-    default:
-        return "SELECT p.comm, SUM(w.energy_uj) FROM work_attr w JOIN process p ON"
-               " p.id = w.process_id WHERE w.model_id = ? AND w.level = 1 AND w.zone = ?"
-               " GROUP BY p.comm";
-    }
+    return l == WC_DIFF_POD ? WC_TENANT_POD : l == WC_DIFF_CONTAINER ? WC_TENANT_CONTAINER
+                                                                     : WC_TENANT_PROCESS;
 }
 
 /* A key with its totals on both sides. */
@@ -92,44 +65,50 @@ static cand *find_cand(cand *c, size_t n, const char *key)
     return NULL;
 }
 
+/* The candidate of key, added when new. NULL when out of memory. */
+static cand *cand_of(cand **c, size_t *n, size_t *cap, const char *key)
+{
+    cand *x = find_cand(*c, *n, key);
+    if (x)
+        return x;
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        cand *g = realloc(*c, nc * sizeof *g);
+        if (!g)
+            return NULL;
+        *c = g;
+        *cap = nc;
+    }
+    x = &(*c)[(*n)++];
+    memset(x, 0, sizeof *x);
+    snprintf(x->key, sizeof x->key, "%s", key);
+    return x;
+}
+
 /* Adds one side's totals of a level to the candidates. */
 static int load_totals(const side_ctx *sc, wc_diff_level l, const char *zone, int side, cand **c,
                        size_t *n, size_t *cap, size_t *nkeys, wc_error *err)
 {
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(sc->s->db, level_totals_sql(l), -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(sc->s->db, err, "reading workload totals");
-    sqlite3_bind_int64(s, 1, sc->s->model_id);
-    sqlite3_bind_text(s, 2, zone, -1, SQLITE_STATIC);
-    int rc = 0;
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        const char *key = (const char *)sqlite3_column_text(s, 0);
-        double j = sqlite3_column_double(s, 1) / 1e6;
-        if (!key || j <= 0)
+    wc_store_rows *rows = NULL;
+    int rc = wc_store_tenant_totals(sc->s->st, sc->s->model_id, tenant_of(l), zone, &rows, err);
+    wc_tenant_row row;
+    while (!rc && (rc = wc_store_tenant_next(rows, &row, err)) == 1) {
+        rc = 0;
+        double j = row.energy_uj / 1e6;
+        if (!row.key || j <= 0)
             continue;
         (*nkeys)++;
-        cand *x = find_cand(*c, *n, key);
+        cand *x = cand_of(c, n, cap, row.key);
         if (!x) {
-            if (*n == *cap) {
-                size_t nc = *cap ? *cap * 2 : 64;
-                cand *g = realloc(*c, nc * sizeof *g);
-                if (!g) {
-                    rc = wc_error_set(err, -ENOMEM, "out of memory");
-                    break;
-                }
-                *c = g;
-                *cap = nc;
-            }
-            x = &(*c)[(*n)++];
-            memset(x, 0, sizeof *x);
-            snprintf(x->key, sizeof x->key, "%s", key);
+            rc = wc_error_set(err, -ENOMEM, "out of memory");
+            break;
         }
         if (side == 0)
             x->a_j += j;
         else
             x->b_j += j;
     }
-    sqlite3_finalize(s);
+    wc_store_rows_close(rows);
     return rc;
 }
 
@@ -138,28 +117,26 @@ static int window_series(const side_ctx *sc, wc_diff_level l, const char *zone, 
                          size_t nk, double *out, wc_error *err)
 {
     memset(out, 0, nk * sc->nw * sizeof *out);
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(sc->s->db, level_rows_sql(l), -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(sc->s->db, err, "reading workload rows");
-    sqlite3_bind_int64(s, 1, sc->s->model_id);
-    sqlite3_bind_text(s, 2, zone, -1, SQLITE_STATIC);
+    wc_store_rows *rows = NULL;
+    int rc = wc_store_tenant_rows(sc->s->st, sc->s->model_id, tenant_of(l), zone,
+                                  WC_TENANT_ROWS_ALL, &rows, err);
     double wsec = (double)sc->w_ns / 1e9;
-    int step;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        const char *key = (const char *)sqlite3_column_text(s, 1);
-        if (!key)
+    wc_tenant_row row;
+    while (!rc && (rc = wc_store_tenant_next(rows, &row, err)) == 1) {
+        rc = 0;
+        if (!row.key)
             continue;
         size_t k = 0;
-        while (k < nk && strcmp(keys[k].key, key))
+        while (k < nk && strcmp(keys[k].key, row.key))
             k++;
         if (k == nk)
             continue;
-        long w = window_of(sc, wc_timebase_index(&sc->tb, sqlite3_column_int64(s, 0)));
+        long w = window_of(sc, wc_timebase_index(&sc->tb, row.tick_id));
         if (w >= 0)
-            out[k * sc->nw + (size_t)w] += sqlite3_column_double(s, 2) / 1e6 / wsec;
+            out[k * sc->nw + (size_t)w] += row.energy_uj / 1e6 / wsec;
     }
-    sqlite3_finalize(s);
-    return step == SQLITE_DONE ? 0 : sql_fail(sc->s->db, err, "reading workload rows");
+    wc_store_rows_close(rows);
+    return rc;
 }
 
 /* Node and active power per window of a side. */
@@ -168,22 +145,20 @@ static int node_series(const side_ctx *sc, const char *zone, double *node, doubl
 {
     memset(node, 0, sc->nw * sizeof *node);
     memset(active, 0, sc->nw * sizeof *active);
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(sc->s->db, "SELECT tick_id, delta_uj, active_uj FROM node_attr WHERE"
-                                      " model_id = ? AND zone = ?", -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(sc->s->db, err, "reading node rows");
-    sqlite3_bind_int64(s, 1, sc->s->model_id);
-    sqlite3_bind_text(s, 2, zone, -1, SQLITE_STATIC);
+    wc_store_rows *rows = NULL;
+    int rc = wc_store_node_rows(sc->s->st, sc->s->model_id, zone, &rows, err);
     double wsec = (double)sc->w_ns / 1e9;
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        long w = window_of(sc, wc_timebase_index(&sc->tb, sqlite3_column_int64(s, 0)));
+    wc_node_energy_row row;
+    while (!rc && (rc = wc_store_node_next(rows, &row, err)) == 1) {
+        rc = 0;
+        long w = window_of(sc, wc_timebase_index(&sc->tb, row.tick_id));
         if (w < 0)
             continue;
-        node[w] += sqlite3_column_double(s, 1) / 1e6 / wsec;
-        active[w] += sqlite3_column_double(s, 2) / 1e6 / wsec;
+        node[w] += row.delta_uj / 1e6 / wsec;
+        active[w] += row.active_uj / 1e6 / wsec;
     }
-    sqlite3_finalize(s);
-    return 0;
+    wc_store_rows_close(rows);
+    return rc;
 }
 
 static int cmp_cand(const void *x, const void *y)
@@ -298,9 +273,7 @@ static int side_init(const wc_diff_side *s, double window_s, side_ctx *c, wc_err
     memset(c, 0, sizeof *c);
     c->s = s;
     c->w_ns = (int64_t)llround(window_s * 1e9);
-    wc_store *st = wc_store_borrow(s->db, err); /* TRANSITIONAL (issue 10) */
-    int rc = st ? wc_timebase_load(st, &c->tb, err) : -ENOMEM;
-    wc_store_unborrow(st);
+    int rc = wc_timebase_load(s->st, &c->tb, err);
     if (rc)
         return wc_error_prefix(err, rc, "%s: ", s->label);
     if (c->w_ns < c->tb.median_spacing_ns) {
@@ -322,27 +295,22 @@ static int side_init(const wc_diff_side *s, double window_s, side_ctx *c, wc_err
  * "nothing changed"). */
 static int check_zone(const side_ctx *sc, const char *zone, wc_error *err)
 {
-    sqlite3_stmt *s = NULL;
-    int found = 0;
-    if (sqlite3_prepare_v2(sc->s->db, "SELECT 1 FROM node_attr WHERE model_id = ? AND zone = ? LIMIT 1",
-                           -1, &s, NULL) != SQLITE_OK)
-        return sql_fail(sc->s->db, err, "reading zones");
-    sqlite3_bind_int64(s, 1, sc->s->model_id);
-    sqlite3_bind_text(s, 2, zone, -1, SQLITE_STATIC);
-    found = sqlite3_step(s) == SQLITE_ROW;
-    sqlite3_finalize(s);
+    int found = wc_store_node_has_zone(sc->s->st, sc->s->model_id, zone, err);
     if (found)
-        return 0;
+        return found < 0 ? found : 0;
     char list[256] = "";
     size_t used = 0;
-    if (sqlite3_prepare_v2(sc->s->db, "SELECT DISTINCT zone FROM node_attr WHERE model_id = ?", -1,
-                           &s, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(s, 1, sc->s->model_id);
-        while (sqlite3_step(s) == SQLITE_ROW)
-            wc_append(list, sizeof list, &used, "%s%s", used ? ", " : "",
-                      (const char *)sqlite3_column_text(s, 0));
+    wc_store_rows *rows = NULL;
+    int rc = wc_store_node_zones(sc->s->st, sc->s->model_id, &rows, err);
+    wc_name_row row;
+    while (!rc && (rc = wc_store_name_next(rows, &row, err)) == 1) {
+        rc = 0;
+        /* a NULL zone reads as glibc prints a NULL string */
+        wc_append(list, sizeof list, &used, "%s%s", used ? ", " : "", row.name ? row.name : "(null)");
     }
-    sqlite3_finalize(s);
+    wc_store_rows_close(rows);
+    if (rc)
+        return rc;
     return wc_error_set(err, -EINVAL, "%s: --zone '%.40s' has no attribution (zones: %s)",
                         sc->s->label, zone, used ? list : "none");
 }
@@ -378,7 +346,7 @@ int wc_diff_compute(const wc_diff_side *a, const wc_diff_side *b, const wc_diff_
         opt.tolerance_pct = 10;
     if (!opt.boot.seed)
         opt.boot.seed = WC_BOOT_DEFAULT_SEED;
-    out->paired = a->db == b->db;
+    out->paired = a->st == b->st;
     out->window_s = opt.window_s;
     out->tolerance_pct = opt.tolerance_pct;
     snprintf(out->zone, sizeof out->zone, "%s", opt.zone ? opt.zone : "package");

@@ -28,10 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collector/store/store.h"
 #include "common/wc_error.h"
 #include "validator/stats.h"
-
-struct sqlite3;
 
 #define WC_DIFF_MAX_TOP 50
 
@@ -49,7 +48,7 @@ const char *wc_diff_verdict_name(wc_diff_verdict v);
 
 /* One side of the comparison. */
 typedef struct wc_diff_side {
-    struct sqlite3 *db;
+    wc_store *st;                 /* the run (the same store on both sides: paired) */
     int64_t model_id;
     char model[32];
     char label[160];              /* db path (and model) */
@@ -93,7 +92,7 @@ typedef struct wc_diff_report {
     size_t changed, same, inconclusive, appeared, vanished;
 } wc_diff_report;
 
-/* Compares side b against side a (a->db == b->db for the paired form).
+/* Compares side b against side a (a->st == b->st for the paired form).
  * Returns 0, -ENODATA when a run has no full window, -EIO/-ENOMEM with err. */
 int wc_diff_compute(const wc_diff_side *a, const wc_diff_side *b, const wc_diff_opts *o,
                     wc_diff_report *out, wc_error *err);

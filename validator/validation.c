@@ -380,7 +380,7 @@ static int run_accuracy(wc_store *st, const wc_validation_opts *o, wc_validation
     if (arc)
         return arc;
     v->have_accuracy = 1;
-    arc = wc_calibration_add_estimates(wc_store_db(st), v->fits, v->nfits, &v->acc, err);
+    arc = wc_calibration_add_estimates(st, v->fits, v->nfits, &v->acc, err);
     if (arc >= 0)
         arc = wc_accuracy_score(&v->acc, err);
     return arc < 0 ? arc : 0;
@@ -406,7 +406,7 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
     if (!rc)
         rc = wc_gap_compute_with(st, model, &v->levels, &v->gap, err);
     if (!rc)
-        rc = wc_calibration_load(wc_store_db(st), v->fits, WC_CAL_MAX, &v->nfits, &v->fits_ignored, err);
+    rc = wc_calibration_load(st, v->fits, WC_CAL_MAX, &v->nfits, &v->fits_ignored, err);
     if (!rc)
         rc = run_accuracy(st, o, v, err);
     if (!rc && o->gate_source && v->have_accuracy && pick_gated(&v->acc, o->gate_source) < 0)

@@ -202,8 +202,6 @@ void wc_store_close(wc_store *st)
     free(st);
 }
 
-struct sqlite3 *wc_store_db(wc_store *st) { return st->db; }
-
 int wc_store_rollback(wc_store *st)
 {
     return sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;

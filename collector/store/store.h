@@ -60,10 +60,6 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err);
 /* Closes the store (checkpoints WAL). Safe on NULL. */
 void wc_store_close(wc_store *st);
 
-/* TRANSITIONAL (issue 10): the raw handle, until every reader has moved
- * into collector/store/; then this declaration goes. */
-struct sqlite3 *wc_store_db(wc_store *st);
-
 /* Rolls back the open transaction (after a failed tick or replay). Returns 0
  * or -EIO. */
 int wc_store_rollback(wc_store *st);

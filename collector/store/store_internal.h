@@ -1,8 +1,9 @@
 /*
  * store_internal.h — what the files of collector/store/ share, and nothing
- * outside collector/store/ may include: the wc_store handle itself (the
- * sqlite3 connection and the writer's prepared statements) and the helpers
- * every reader and writer uses to prepare, fail and copy text the same way.
+ * outside collector/store/ includes (but the store's own unit tests): the
+ * wc_store handle itself (the sqlite3 connection and the writer's prepared
+ * statements) and the helpers every reader and writer uses to prepare, fail
+ * and copy text the same way.
  *
  * The store is the one owner of the run database: every SQL statement of
  * wattcal lives in a file of this folder, and the rest of the program sees

@@ -314,15 +314,4 @@ int wc_store_group_energy_open(wc_store *st, int64_t model_id, int64_t tick_lo,
 int wc_store_zone_sum_next(wc_store_iter *it, const char **zone, double *energy_uj,
                            wc_error *err);
 
-/* ---- TRANSITIONAL (issue 10): store_borrow.c ----------------------------- */
-
-/* A store handle over a raw connection, for the callers that still hold only
- * wc_store_db()'s handle (validator/calibration.c, validator/diff.c) until
- * their readers move into collector/store/ too; then these two go with
- * wc_store_db. For reading only. Returns NULL with err when out of memory. */
-wc_store *wc_store_borrow(struct sqlite3 *db, wc_error *err);
-
-/* Frees a borrowed handle without closing its connection. Safe on NULL. */
-void wc_store_unborrow(wc_store *st);
-
 #endif

@@ -187,7 +187,7 @@ Test(align, stated_window_recovers_lag_efficiency_platform_power_and_bias)
     size_t n = 0;
     char notes[2048];
     wc_error err = {{0}};
-    cr_assert_eq(wc_calibrate(wc_store_db(st), &co, fits, WC_CAL_MAX, &n, notes, sizeof notes, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_calibrate(st, &co, fits, WC_CAL_MAX, &n, notes, sizeof notes, &err), 0, "%s", err.msg);
     const wc_calibration *tm = NULL;
     for (size_t i = 0; i < n; i++)
         if (fits[i].kind == WC_CAL_TRUTH_METER)

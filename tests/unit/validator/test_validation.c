@@ -32,13 +32,6 @@ static void path_in_tmp(char *buf, size_t cap, const char *name)
     snprintf(buf, cap, "%s/%s", wc_test_tmpdir(), name);
 }
 
-static sqlite3 *open_ro(const char *path)
-{
-    sqlite3 *db = NULL;
-    cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    return db;
-}
-
 /* Ten 1 s ticks of a 10 W package, then hand-written attribution rows of
  * model "ideal" (id 1): per interval active 6 J, idle 4 J; processes 1 and 2
  * in container c1 of pod p1, process 3 outside containers. */
@@ -375,8 +368,10 @@ Test(diff, two_runs_and_two_models)
     path_in_tmp(b, sizeof b, "b.db");
     build_diff(a, 1, "kepler-0.11", 5, 1);
     build_diff(b, 1, "kepler-0.11", 6, 1);
-    sqlite3 *da = open_ro(a), *db = open_ro(b);
-    wc_diff_side sa = {.db = da, .model_id = 1}, sb = {.db = db, .model_id = 1};
+    wc_error oerr = {{0}};
+    wc_store *da = wc_store_open(a, WC_STORE_READ, &oerr), *db = wc_store_open(b, WC_STORE_READ, &oerr);
+    cr_assert(da && db, "%s", oerr.msg);
+    wc_diff_side sa = {.st = da, .model_id = 1}, sb = {.st = db, .model_id = 1};
     snprintf(sa.label, sizeof sa.label, "A");
     snprintf(sb.label, sizeof sb.label, "B");
     wc_diff_opts o = {.top = 10, .window_s = 60, .tolerance_pct = 10, .boot = {.replicates = 500, .seed = 1}};
@@ -391,12 +386,13 @@ Test(diff, two_runs_and_two_models)
     cr_assert_eq(pa->verdict, WC_DIFF_SAME, "identical pod: interval within ±10 %%");
     NEAR(pa->a_j, pa->b_j, 1e-6);
     cr_assert(pb->diff_w.lo > 0.9 && pb->diff_w.hi < 1.1, "[%g, %g]", pb->diff_w.lo, pb->diff_w.hi);
-    sqlite3_close(da);
-    sqlite3_close(db);
+    wc_store_close(da);
+    wc_store_close(db);
     /* the same samples under two models: paired, the difference is exact */
     build_diff(a, 2, "kepler-head", 5.3, 0);
-    da = open_ro(a);
-    wc_diff_side m1 = {.db = da, .model_id = 1}, m2 = {.db = da, .model_id = 2};
+    da = wc_store_open(a, WC_STORE_READ, &oerr);
+    cr_assert_not_null(da, "%s", oerr.msg);
+    wc_diff_side m1 = {.st = da, .model_id = 1}, m2 = {.st = da, .model_id = 2};
     cr_assert_eq(wc_diff_compute(&m1, &m2, &o, r, &err), 0, "%s", err.msg);
     cr_assert(r->paired);
     pb = diff_row(r, "pod-b");
@@ -405,7 +401,7 @@ Test(diff, two_runs_and_two_models)
     NEAR(pb->diff_w.hi, 0.3, 1e-6);
     NEAR(pb->b_j - pb->a_j, 0.3 * 600, 1e-3);
     cr_assert_eq(pb->verdict, WC_DIFF_SAME, "+6 %%, exactly: within the ±10 %% tolerance");
-    sqlite3_close(da);
+    wc_store_close(da);
     free(r);
 }
 
@@ -426,16 +422,18 @@ Test(validation, stored_fits_with_non_finite_coefficients_are_ignored)
     cr_assert_eq(wc_calibration_store(st, &c, &err), 0, "%s", err.msg);
     wc_store_close(st);
     trun_exec(path, "UPDATE calibration SET c1 = 9e999;");
-    sqlite3 *db = open_ro(path);
+    st = wc_store_open(path, WC_STORE_READ, &err);
+    cr_assert_not_null(st, "%s", err.msg);
     wc_calibration fits[WC_CAL_MAX];
     size_t n = 9, ignored = 0;
-    cr_assert_eq(wc_calibration_load(db, fits, WC_CAL_MAX, &n, &ignored, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_calibration_load(st, fits, WC_CAL_MAX, &n, &ignored, &err), 0, "%s", err.msg);
     cr_assert_eq(n, 0, "an infinite slope is no fit");
     cr_assert_eq(ignored, 1);
-    sqlite3_close(db);
+    wc_store_close(st);
     trun_exec(path, "UPDATE calibration SET c1 = 'abc';");
-    db = open_ro(path);
-    cr_assert_eq(wc_calibration_load(db, fits, WC_CAL_MAX, &n, &ignored, &err), 0, "%s", err.msg);
+    st = wc_store_open(path, WC_STORE_READ, &err);
+    cr_assert_not_null(st, "%s", err.msg);
+    cr_assert_eq(wc_calibration_load(st, fits, WC_CAL_MAX, &n, &ignored, &err), 0, "%s", err.msg);
     cr_assert_eq(n, 0, "a text slope is no fit");
-    sqlite3_close(db);
+    wc_store_close(st);
 }

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collector/store/store.h"
+#include "collector/store/store_internal.h" /* white-box: the store's own tests read its connection */
 #include "validator/gap.h"
 #include "tests/unit/support/test_support.h"
 
@@ -51,7 +51,7 @@ static wc_store *new_run(const char *path)
 static int64_t query_i64(wc_store *st, const char *sql)
 {
     sqlite3_stmt *s = NULL;
-    cr_assert_eq(sqlite3_prepare_v2(wc_store_db(st), sql, -1, &s, NULL), SQLITE_OK, "%s", sql);
+    cr_assert_eq(sqlite3_prepare_v2(st->db, sql, -1, &s, NULL), SQLITE_OK, "%s", sql);
     cr_assert_eq(sqlite3_step(s), SQLITE_ROW, "%s", sql);
     int64_t v = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
@@ -191,7 +191,7 @@ Test(store, huge_uint64_kept_as_real)
     cr_assert_eq(wc_store_put_attribution(st, model_id, tick, &out, NULL, &err), 0);
     wc_store_commit(st, &err);
     sqlite3_stmt *s = NULL;
-    sqlite3_prepare_v2(wc_store_db(st), "SELECT energy_uj, typeof(energy_uj) FROM work_attr", -1, &s, NULL);
+    sqlite3_prepare_v2(st->db, "SELECT energy_uj, typeof(energy_uj) FROM work_attr", -1, &s, NULL);
     cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
     cr_assert_str_eq((const char *)sqlite3_column_text(s, 1), "real");
     cr_assert_float_eq(sqlite3_column_double(s, 0), 1.8446744073709552e19, 1e4);

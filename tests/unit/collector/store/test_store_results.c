@@ -1,0 +1,198 @@
+/*
+ * test_store_results.c — the store's typed results (store_results.h,
+ * store_replay.h): a calibration and its points round-trip in one
+ * transaction and the latest fit per kind and target wins; tenant and node
+ * rows stream back as written; tables are counted by enum only; a run is
+ * replayed into its own tables, and a run without counter zones is refused.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "collector/store/store_replay.h"
+#include "collector/store/store_results.h"
+#include "tests/unit/support/test_rundb.h"
+#include "tests/unit/support/test_support.h"
+
+#define S(k) ((int64_t)(k) * 1000000000LL)
+
+static const char *db_path(const char *name)
+{
+    static char p[512];
+    snprintf(p, sizeof p, "%s/%s", wc_test_tmpdir(), name);
+    return p;
+}
+
+/* n 1 s ticks of a 10 W package counter, or of a wall gauge only when gauge
+ * is set. */
+static void build(const char *path, int n, int gauge)
+{
+    trun t;
+    trun_zone z[2] = {{"package", 0, WC_KIND_COUNTER_UJ}, {"wall", -1, WC_KIND_GAUGE_UW}};
+    trun_create(&t, path, gauge ? z + 1 : z, 1);
+    for (int k = 0; k < n; k++) {
+        double w[2] = {10, 10};
+        trun_tick(&t, S(k + 1), S(k + 1), S(k + 1), w, 0.5);
+    }
+    trun_finish(&t);
+}
+
+static wc_store *open_st(const char *path, wc_store_mode mode)
+{
+    wc_error err = {{0}};
+    wc_store *st = wc_store_open(path, mode, &err);
+    cr_assert_not_null(st, "%s", err.msg);
+    return st;
+}
+
+static void fit_row(wc_store_cal_row *r, const char *kind, const char *target, double c1)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->kind, sizeof r->kind, "%s", kind);
+    snprintf(r->target, sizeof r->target, "%s", target);
+    snprintf(r->input, sizeof r->input, "meter:package");
+    r->window_s = NAN;
+    r->lag_s = 2;
+    r->n = 3, r->dof = 1;
+    r->c0 = 40, r->c1 = c1, r->r2 = 0.99, r->rmse = 1.5;
+    r->c0_se = r->c1_se = r->cov01 = r->c0_lo = r->c0_hi = r->c1_lo = r->c1_hi = NAN;
+    snprintf(r->note, sizeof r->note, "note of %s", target);
+}
+
+Test(store_results, calibration_round_trip_latest_fit_wins)
+{
+    const char *path = db_path("cal.db");
+    build(path, 3, 0);
+    wc_store *st = open_st(path, WC_STORE_WRITE);
+    double x[3] = {1, 2, 3}, y[3] = {41.2, 42.4, 43.6}, w[3] = {1, 1, 1};
+    int64_t a[3] = {0, 1, 2}, b[3] = {1, 2, 3};
+    wc_store_cal_points pts = {.n = 3, .x = x, .y = y, .w = w, .a_ns = a, .b_ns = b};
+    wc_store_cal_row r;
+    wc_error err = {{0}};
+    fit_row(&r, "truth_meter", "ipmi:local", 1.1);
+    cr_assert_eq(wc_store_put_calibration(st, &r, &pts, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.id, 1);
+    fit_row(&r, "truth_meter", "ipmi:local", 1.2);
+    cr_assert_eq(wc_store_put_calibration(st, &r, &pts, &err), 0, "%s", err.msg);
+    fit_row(&r, "zone_utilisation", "package", 30);
+    cr_assert_eq(wc_store_put_calibration(st, &r, &pts, &err), 0, "%s", err.msg);
+    wc_store_cal_row out[4];
+    size_t n = 0, ignored = 9;
+    cr_assert_eq(wc_store_load_calibrations(st, out, 4, &n, &ignored, &err), 0, "%s", err.msg);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(ignored, 0);
+    cr_assert_eq(out[0].id, 2, "the later fit of ipmi:local");
+    cr_assert_str_eq(out[0].kind, "truth_meter");
+    cr_assert_float_eq(out[0].c1, 1.2, 1e-12);
+    cr_assert(isnan(out[0].window_s) && isnan(out[0].c0_se), "NULL reads as NAN");
+    cr_assert_float_eq(out[0].lag_s, 2, 1e-12);
+    cr_assert_eq(out[0].n, 3);
+    cr_assert_str_eq(out[0].note, "note of ipmi:local");
+    cr_assert_str_eq(out[1].target, "package");
+    wc_store_close(st);
+    /* the points of fit 1, with fitted = 40 + 1.1 x and the residual */
+    sqlite3 *db = NULL;
+    cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *q = NULL;
+    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT COUNT(*), SUM(fitted), SUM(residual), MAX(end_mono_ns)"
+                                        " FROM calibration_residual WHERE calibration_id = 1",
+                                    -1, &q, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
+    cr_assert_eq(sqlite3_column_int(q, 0), 3);
+    cr_assert_float_eq(sqlite3_column_double(q, 1), 120 + 1.1 * 6, 1e-9);
+    cr_assert_float_eq(sqlite3_column_double(q, 2), 127.2 - (120 + 1.1 * 6), 1e-9);
+    cr_assert_eq(sqlite3_column_int64(q, 3), 3);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+}
+
+Test(store_results, a_run_without_calibration_tables_has_no_fits)
+{
+    const char *path = db_path("nocal.db");
+    build(path, 2, 0);
+    trun_exec(path, "DROP TABLE IF EXISTS calibration_residual; DROP TABLE IF EXISTS calibration;");
+    wc_store *st = open_st(path, WC_STORE_READ);
+    wc_store_cal_row out[2];
+    size_t n = 5;
+    wc_error err = {{0}};
+    cr_assert_eq(wc_store_load_calibrations(st, out, 2, &n, NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(n, 0);
+    wc_store_close(st);
+}
+
+Test(store_results, counts_and_tick_span)
+{
+    const char *path = db_path("counts.db");
+    build(path, 5, 0);
+    wc_store *st = open_st(path, WC_STORE_READ);
+    int64_t n = -1, first = 0, last = 0, count = 0;
+    wc_error err = {{0}};
+    cr_assert_eq(wc_store_count_rows(st, WC_TABLE_TICK, &n, &err), 0, "%s", err.msg);
+    cr_assert_eq(n, 5);
+    cr_assert_eq(wc_store_count_rows(st, WC_TABLE_WORK_ATTR, &n, &err), 0, "%s", err.msg);
+    cr_assert_eq(n, 0);
+    cr_assert_eq(wc_store_count_rows(st, WC_TABLE_COUNT, &n, &err), -EINVAL);
+    cr_assert_eq(wc_store_count_rows(st, (wc_store_table)-1, &n, &err), -EINVAL);
+    cr_assert_eq(wc_store_tick_span(st, &first, &last, &count, &err), 0, "%s", err.msg);
+    cr_assert_eq(first, S(1));
+    cr_assert_eq(last, S(5));
+    cr_assert_eq(count, 5);
+    wc_store_close(st);
+}
+
+Test(store_results, replay_writes_the_model_rows_and_reads_them_back)
+{
+    const char *path = db_path("replay.db");
+    build(path, 6, 0);
+    wc_store *st = open_st(path, WC_STORE_WRITE);
+    wc_error err = {{0}};
+    cr_assert_eq(wc_store_has_model_rows(st, WC_MODEL_IDEAL, &err), 0, "%s", err.msg);
+    int64_t ticks = 0, model_id = 0;
+    cr_assert_eq(wc_store_replay(st, WC_MODEL_IDEAL, &ticks, &err), 0, "%s", err.msg);
+    cr_assert_eq(ticks, 6);
+    cr_assert_eq(wc_store_has_model_rows(st, WC_MODEL_IDEAL, &err), 1, "%s", err.msg);
+    cr_assert_eq(wc_store_find_model(st, "ideal", &model_id, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_store_node_has_zone(st, model_id, "package", &err), 1, "%s", err.msg);
+    cr_assert_eq(wc_store_node_has_zone(st, model_id, "dram", &err), 0, "%s", err.msg);
+    wc_store_rows *rows = NULL;
+    cr_assert_eq(wc_store_node_rows(st, model_id, "package", &rows, &err), 0, "%s", err.msg);
+    wc_node_energy_row nr;
+    double joules = 0;
+    int rc;
+    while ((rc = wc_store_node_next(rows, &nr, &err)) == 1)
+        joules += nr.delta_uj / 1e6;
+    cr_assert_eq(rc, 0, "%s", err.msg);
+    wc_tenant_row tr;
+    cr_assert_eq(wc_store_tenant_next(rows, &tr, &err), -EINVAL, "node rows are not tenant rows");
+    wc_store_rows_close(rows);
+    cr_assert_float_eq(joules, 50, 1e-6, "five 1 s intervals of 10 W");
+    cr_assert_eq(wc_store_node_zones(st, model_id, &rows, &err), 0, "%s", err.msg);
+    wc_name_row zr;
+    cr_assert_eq(wc_store_name_next(rows, &zr, &err), 1, "%s", err.msg);
+    cr_assert_str_eq(zr.name, "package");
+    cr_assert_eq(wc_store_name_next(rows, &zr, &err), 0, "%s", err.msg);
+    wc_store_rows_close(rows);
+    /* replaying again replaces the rows */
+    int64_t before = 0, after = 0;
+    cr_assert_eq(wc_store_count_rows(st, WC_TABLE_NODE_ATTR, &before, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_store_replay(st, WC_MODEL_IDEAL, &ticks, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_store_count_rows(st, WC_TABLE_NODE_ATTR, &after, &err), 0, "%s", err.msg);
+    cr_assert_eq(before, after);
+    wc_store_close(st);
+}
+
+Test(store_results, replay_refuses_a_run_without_counter_zones)
+{
+    const char *path = db_path("gauge.db");
+    build(path, 3, 1);
+    wc_store *st = open_st(path, WC_STORE_WRITE);
+    int64_t ticks = 7;
+    wc_error err = {{0}};
+    cr_assert_eq(wc_store_replay(st, WC_MODEL_IDEAL, &ticks, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "no energy-counter zone"), "%s", err.msg);
+    cr_assert_eq(ticks, 0);
+    wc_store_close(st);
+}
