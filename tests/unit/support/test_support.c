@@ -3,7 +3,10 @@
  */
 #include "tests/unit/support/test_support.h"
 
+#include "common/wc_tmptree.h"
+
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -59,12 +62,67 @@ char *wc_test_slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* The temporary directories this process made, removed when it exits.
+ * Criterion runs each test in a forked worker that ends with exit(), so an
+ * atexit handler cleans up after every test, passed, failed or skipped. */
+#define WC_TEST_MAX_TMPDIRS 64
+static char tmpdirs[WC_TEST_MAX_TMPDIRS][256];
+static size_t ntmpdirs;
+static pid_t tmpdirs_owner;
+
+/* Makes every directory under dir searchable and writable again (a test may
+ * have taken the permissions away), so the tree can be removed. */
+static void unlock_tree(const char *dir)
+{
+    if (chmod(dir, 0700) != 0)
+        return;
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char path[4096];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            unlock_tree(path);
+    }
+    closedir(d);
+}
+
+/* atexit handler: removes the trees wc_test_tmpdir made in this process (not
+ * in a child forked by a test, which shares the list but not the trees' use). */
+static void remove_tmpdirs(void)
+{
+    if (getpid() != tmpdirs_owner)
+        return;
+    for (size_t i = 0; i < ntmpdirs; i++) {
+        unlock_tree(tmpdirs[i]);
+        int rc = wc_remove_tree(tmpdirs[i]); /* -ENOENT: the test removed it */
+        if (rc != 0 && rc != -ENOENT)
+            fprintf(stderr, "test_support: cannot remove %s: %s\n", tmpdirs[i], strerror(-rc));
+    }
+    ntmpdirs = 0;
+}
+
 const char *wc_test_tmpdir(void)
 {
     static char buf[256];
     const char *base = getenv("TMPDIR");
+    cr_assert_lt(ntmpdirs, WC_TEST_MAX_TMPDIRS, "more than %d temporary directories in one test",
+                 WC_TEST_MAX_TMPDIRS);
     snprintf(buf, sizeof buf, "%s/wattcal-test-XXXXXX", base && *base ? base : "/tmp");
     cr_assert_not_null(mkdtemp(buf), "mkdtemp failed: %s", strerror(errno));
+    if (tmpdirs_owner != getpid()) {
+        /* first directory of this worker: (re)arm the handler */
+        if (tmpdirs_owner == 0)
+            cr_assert_eq(atexit(remove_tmpdirs), 0);
+        tmpdirs_owner = getpid();
+        ntmpdirs = 0;
+    }
+    snprintf(tmpdirs[ntmpdirs++], sizeof tmpdirs[0], "%s", buf);
     return buf;
 }
 
