@@ -400,24 +400,24 @@ Test(import_cases, codecarbon_profile_via_column_mapping)
     const char *db = db_path();
     wc_import_target t = target(db);
     cr_assert_eq(wc_import_csv(&o, &t, &sum, &err), 0, "%s", err.msg);
-    cr_assert_eq(sum.ticks, 8);
+    cr_assert_eq(sum.ticks, 11);
     cr_assert_eq(sum.zones, 2);
-    cr_assert_eq(sum.truth_samples, 8);
+    cr_assert_eq(sum.truth_samples, 11);
     cr_assert_eq(sum.truth_unavailable, 0);
-    cr_assert_eq(sum.phases, 7);
-    cr_assert_eq(sum.util_ticks, 8);
+    cr_assert_eq(sum.phases, 10);
+    cr_assert_eq(sum.util_ticks, 11);
     cr_assert(strstr(sum.notes, "phase 'Load for 0 threads or % load on all_cores' is the first "
                                 "row alone: it spans no interval, not stored"), "%s", sum.notes);
     sqlite3 *d = open_db(db);
     cr_assert_str_eq(q_text(d, "SELECT cpu_model||'/'||host||'/'||sockets FROM run"),
                      "Intel(R) Xeon(R) E-2278G CPU @ 3.40GHz/imported/1");
     cr_assert_eq(q_i64(d, "SELECT started_wall_ns FROM run"), 1736900000125000000LL);
-    cr_assert_eq(q_i64(d, "SELECT wall_ns FROM tick WHERE seq=7"), 1736900217125000000LL);
-    cr_assert_eq(q_i64(d, "SELECT mono_ns FROM tick WHERE seq=7"), 217000000000LL);
-    /* rapl_energy is kWh per ~31 s step, accumulated: 19034.9375 J in all */
+    cr_assert_eq(q_i64(d, "SELECT wall_ns FROM tick WHERE seq=10"), 1736900309875000000LL);
+    cr_assert_eq(q_i64(d, "SELECT mono_ns FROM tick WHERE seq=10"), 309750000000LL);
+    /* rapl_energy is kWh per ~31 s step, accumulated: 31298.875 J in all */
     cr_assert_eq(q_i64(d, "SELECT MAX(value) FROM zone_sample JOIN zone ON zone.id=zone_id "
                           "WHERE zone.kind='counter_uj'"),
-                 19034937500LL);
+                 31298875000LL);
     cr_assert_eq(q_i64(d, "SELECT MIN(value) FROM zone_sample JOIN zone ON zone.id=zone_id "
                           "WHERE zone.kind='counter_uj'"),
                  247500000LL);
@@ -425,7 +425,7 @@ Test(import_cases, codecarbon_profile_via_column_mapping)
                           "ON tick.id=tick_id WHERE zone.kind='gauge_uw' AND seq=0"),
                  8250000);
     cr_assert_eq(q_i64(d, "SELECT value FROM zone_sample JOIN zone ON zone.id=zone_id JOIN tick "
-                          "ON tick.id=tick_id WHERE zone.kind='gauge_uw' AND seq=7"),
+                          "ON tick.id=tick_id WHERE zone.kind='gauge_uw' AND seq=10"),
                  139000000);
     cr_assert_str_eq(q_text(d, "SELECT group_concat(zone_index) FROM zone"), "0,1");
     cr_assert_float_eq(q_dbl(d, "SELECT watts FROM truth_sample ORDER BY poll_wall_ns LIMIT 1"),
@@ -433,9 +433,9 @@ Test(import_cases, codecarbon_profile_via_column_mapping)
     cr_assert_float_eq(
         q_dbl(d, "SELECT watts FROM truth_sample ORDER BY poll_wall_ns DESC LIMIT 1"), 236.0, 0);
     cr_assert_float_eq(q_dbl(d, "SELECT util_pct FROM tick WHERE seq=0"), 1.9, 1e-12);
-    cr_assert_float_eq(q_dbl(d, "SELECT util_pct FROM tick WHERE seq=7"), 99.4, 1e-12);
+    cr_assert_float_eq(q_dbl(d, "SELECT util_pct FROM tick WHERE seq=10"), 99.4, 1e-12);
     cr_assert_str_eq(q_text(d, "SELECT name FROM phase ORDER BY id DESC LIMIT 1"),
-                     "Load for 16 threads or % load on all_cores");
+                     "Load for 24 threads or % load on all_cores");
     cr_assert_eq(q_i64(d, "SELECT COUNT(*) FROM phase WHERE end_mono_ns <= start_mono_ns"), 0);
     /* rows i..j of one label span (t[i-1], t[j]]: the 2-thread step is row 1 */
     cr_assert_str_eq(q_text(d, "SELECT start_wall_ns||' '||end_wall_ns FROM phase WHERE name="
@@ -455,13 +455,13 @@ Test(import_cases, codecarbon_without_smart_plug_has_no_usable_truth)
     const char *db = db_path();
     wc_import_target t = target(db);
     cr_assert_eq(wc_import_csv(&o, &t, &sum, &err), 0, "%s", err.msg);
-    cr_assert_eq(sum.truth_samples, 8);
-    cr_assert_eq(sum.truth_unavailable, 8);
-    cr_assert(strstr(sum.notes, "8 of 8 samples stored as unavailable"), "%s", sum.notes);
+    cr_assert_eq(sum.truth_samples, 11);
+    cr_assert_eq(sum.truth_unavailable, 11);
+    cr_assert(strstr(sum.notes, "11 of 11 samples stored as unavailable"), "%s", sum.notes);
     sqlite3 *d = open_db(db);
     cr_assert_eq(q_i64(d, "SELECT COUNT(*) FROM truth_sample WHERE status='unavailable' AND "
                           "watts IS NULL"),
-                 8);
+                 11);
     sqlite3_close(d);
 }
 
