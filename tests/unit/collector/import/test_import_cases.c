@@ -101,24 +101,9 @@ static const char *q_text(sqlite3 *db, const char *sql)
 
 /* ---- Green Metrics Tool ---- */
 
-Test(import_cases, gmt_folder_end_to_end)
+/* The run, ticks and counter of the imported GMT folder. */
+static void check_gmt_run_and_counter(sqlite3 *d)
 {
-    char folder[512];
-    snprintf(folder, sizeof folder, "%s", wc_own_fixture("import/gmt-laptop"));
-    wc_import_gmt_opts o = {.dir = folder};
-    wc_import_summary sum;
-    wc_error err = {{0}};
-    const char *db = db_path();
-    wc_import_target t = target(db);
-    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), 0, "%s", err.msg);
-    cr_assert_eq(sum.ticks, 150);
-    cr_assert_eq(sum.zones, 1);
-    cr_assert_eq(sum.truth_samples, 151);
-    cr_assert_eq(sum.phases, 10);
-    cr_assert_eq(sum.util_ticks, 150);
-    cr_assert_eq(sum.rejected_samples, 0);
-    cr_assert(strstr(sum.notes, "values read as microwatts (inferred"), "%s", sum.notes);
-    sqlite3 *d = open_db(db);
     cr_assert_str_eq(q_text(d, "SELECT meter_kind||'/'||provenance||'/'||host FROM run"),
                      "import/measured/imported");
     cr_assert_eq(q_i64(d, "SELECT ticks FROM run"), 150);
@@ -137,7 +122,11 @@ Test(import_cases, gmt_folder_end_to_end)
                  48859749);
     cr_assert_eq(q_i64(d, "SELECT MAX(value)-MIN(value) FROM zone_sample"), 48768623);
     cr_assert_eq(q_i64(d, "SELECT COUNT(*) FROM zone_sample WHERE status<>0"), 0);
-    /* ground truth: microwatts -> W */
+}
+
+/* Ground truth, utilisation and phases of the imported GMT folder. */
+static void check_gmt_truth_util_phases(sqlite3 *d)
+{
     cr_assert_eq(q_i64(d, "SELECT COUNT(*) FROM truth_sample WHERE status='ok'"), 151);
     cr_assert_float_eq(q_dbl(d, "SELECT watts FROM truth_sample ORDER BY poll_wall_ns LIMIT 1"),
                        1509.072, 1e-9);
@@ -162,10 +151,33 @@ Test(import_cases, gmt_folder_end_to_end)
     cr_assert_str_eq(q_text(d, "SELECT class FROM phase WHERE name='Hidden warmup'"), "hidden");
     cr_assert_str_eq(q_text(d, "SELECT class FROM phase WHERE name='[RUNTIME]'"), "gmt");
     cr_assert_eq(q_i64(d, "SELECT start_mono_ns FROM phase WHERE name='[BASELINE]'"), 0);
+}
+
+Test(import_cases, gmt_folder_end_to_end)
+{
+    char folder[512];
+    snprintf(folder, sizeof folder, "%s", wc_own_fixture("import/gmt-laptop"));
+    wc_import_gmt_opts o = {.dir = folder};
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *db = db_path();
+    wc_import_target t = target(db);
+    cr_assert_eq(wc_import_gmt(&o, &t, &sum, &err), 0, "%s", err.msg);
+    cr_assert_eq(sum.ticks, 150);
+    cr_assert_eq(sum.zones, 1);
+    cr_assert_eq(sum.truth_samples, 151);
+    cr_assert_eq(sum.phases, 10);
+    cr_assert_eq(sum.util_ticks, 150);
+    cr_assert_eq(sum.rejected_samples, 0);
+    cr_assert(strstr(sum.notes, "values read as microwatts (inferred"), "%s", sum.notes);
+    sqlite3 *d = open_db(db);
+    check_gmt_run_and_counter(d);
+    check_gmt_truth_util_phases(d);
     cr_assert_eq(q_i64(d, "SELECT COUNT(*) FROM node_attr") + q_i64(d, "SELECT COUNT(*) FROM process"),
                  0);
     cr_assert_eq(q_i64(d, "PRAGMA user_version"), WC_STORE_SCHEMA_VERSION);
     sqlite3_close(d);
+    /* the DB opens as a wattcal run */
     wc_store *st = wc_store_open(db, WC_STORE_READ, &err);
     cr_assert_not_null(st, "%s", err.msg);
     wc_store_close(st);

@@ -32,23 +32,18 @@ static void scan_ok(wc_proc_scanner *s, wc_proc_snapshot *snap)
     cr_assert_eq(wc_proc_scan(s, snap, &err), 0, "%s", err.msg);
 }
 
-Test(proc_scan_cases, node_tree)
+/* What the first scan of the node tree must give, process by process. */
+static void check_first_scan(const wc_proc_snapshot *snap)
 {
-    const char *root = wc_own_fixture("procfs/node");
-    wc_error err = {{0}};
-    wc_proc_scanner *s = wc_proc_scanner_new(root, &err);
-    cr_assert_not_null(s, "%s", err.msg);
-    wc_proc_snapshot snap = {0};
-    scan_ok(s, &snap);
-    cr_assert_eq(snap.count, 6);
-    cr_assert_eq(snap.vanished, 0);
-    cr_assert_eq(snap.errors, 0, "%s", snap.first_error.msg);
-    cr_assert_eq(snap.gone_count, 0);
-    for (size_t i = 0; i < snap.count; i++) {
-        cr_assert_eq(snap.samples[i].is_new, 1);
-        cr_assert_eq(snap.samples[i].id->store_id, -1);
+    cr_assert_eq(snap->count, 6);
+    cr_assert_eq(snap->vanished, 0);
+    cr_assert_eq(snap->errors, 0, "%s", snap->first_error.msg);
+    cr_assert_eq(snap->gone_count, 0);
+    for (size_t i = 0; i < snap->count; i++) {
+        cr_assert_eq(snap->samples[i].is_new, 1);
+        cr_assert_eq(snap->samples[i].id->store_id, -1);
     }
-    const wc_proc_sample *p = find_sample(&snap, 2101);
+    const wc_proc_sample *p = find_sample(snap, 2101);
     cr_assert_not_null(p);
     cr_assert_str_eq(p->id->comm, "prometheus");
     cr_assert_eq(p->id->ppid, 2050);
@@ -59,29 +54,40 @@ Test(proc_scan_cases, node_tree)
     cr_assert_str_eq(p->id->cgroup.runtime, "docker");
     cr_assert_str_eq(p->id->cgroup.container_id, PROM_ID);
     cr_assert_str_eq(p->id->exe, "/bin/prometheus", "the exe link's target");
-    const wc_proc_sample *vm = find_sample(&snap, 4400);
+    const wc_proc_sample *vm = find_sample(snap, 4400);
     cr_assert_not_null(vm);
     cr_assert_str_eq(vm->id->comm, "qemu-system-x86");
     cr_assert_eq(vm->num_threads, 8);
     cr_assert_eq(vm->id->starttime, 280000);
     cr_assert_str_eq(vm->id->cgroup.container_id, "");
     /* the pid is the directory name (this stat file says 5999 inside) */
-    const wc_proc_sample *wc = find_sample(&snap, 5005);
+    const wc_proc_sample *wc = find_sample(snap, 5005);
     cr_assert_not_null(wc);
     cr_assert_str_eq(wc->id->comm, "Web Content");
     cr_assert_eq(wc->id->starttime, 701000000);
     cr_assert_eq(wc->utime, 47);
-    cr_assert_null(find_sample(&snap, 5999));
-    const wc_proc_sample *ng = find_sample(&snap, 3302);
+    cr_assert_null(find_sample(snap, 5999));
+    const wc_proc_sample *ng = find_sample(snap, 3302);
     cr_assert_not_null(ng);
     cr_assert_str_eq(ng->id->cgroup.runtime, "podman");
     cr_assert_eq(ng->id->ppid, 3301);
-    const wc_proc_sample *mon = find_sample(&snap, 3301);
+    const wc_proc_sample *mon = find_sample(snap, 3301);
     cr_assert_eq(mon->id->cgroup.is_runtime_monitor, 1);
     cr_assert_str_eq(mon->id->cgroup.container_id, PODMAN_ID);
     cr_assert_str_eq(mon->id->exe, "", "no exe link");
+}
+
+Test(proc_scan_cases, node_tree)
+{
+    const char *root = wc_own_fixture("procfs/node");
+    wc_error err = {{0}};
+    wc_proc_scanner *s = wc_proc_scanner_new(root, &err);
+    cr_assert_not_null(s, "%s", err.msg);
+    wc_proc_snapshot snap = {0};
+    scan_ok(s, &snap);
+    check_first_scan(&snap);
     /* a second scan: same identities, nothing new, nothing gone */
-    const wc_proc_identity *before = p->id;
+    const wc_proc_identity *before = find_sample(&snap, 2101)->id;
     scan_ok(s, &snap);
     cr_assert_eq(snap.count, 6);
     cr_assert_eq(snap.gone_count, 0);
