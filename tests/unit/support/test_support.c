@@ -64,10 +64,10 @@ char *wc_test_slurp(const char *path, size_t *len)
 
 /* The temporary directories this process made, removed when it exits.
  * Criterion runs each test in a forked worker that ends with exit(), so an
- * atexit handler cleans up after every test, passed, failed or skipped. */
-#define WC_TEST_MAX_TMPDIRS 64
-static char tmpdirs[WC_TEST_MAX_TMPDIRS][256];
-static size_t ntmpdirs;
+ * atexit handler cleans up after every test, passed, failed or skipped (and
+ * after the whole run with --no-fork). */
+static char (*tmpdirs)[256];
+static size_t ntmpdirs, cap_tmpdirs;
 static pid_t tmpdirs_owner;
 
 /* Makes every directory under dir searchable and writable again (a test may
@@ -99,30 +99,49 @@ static void remove_tmpdirs(void)
     if (getpid() != tmpdirs_owner)
         return;
     for (size_t i = 0; i < ntmpdirs; i++) {
+        struct stat st;
+        if (lstat(tmpdirs[i], &st) != 0)
+            continue; /* the test removed it itself */
         unlock_tree(tmpdirs[i]);
-        int rc = wc_remove_tree(tmpdirs[i]); /* -ENOENT: the test removed it */
-        if (rc != 0 && rc != -ENOENT)
-            fprintf(stderr, "test_support: cannot remove %s: %s\n", tmpdirs[i], strerror(-rc));
+        errno = 0;
+        int rc = wc_remove_tree(tmpdirs[i]); /* -1 with errno, or -errno of an entry */
+        if (rc != 0)
+            fprintf(stderr, "test_support: cannot remove %s: %s\n", tmpdirs[i],
+                    strerror(rc == -1 && errno ? errno : -rc));
     }
-    ntmpdirs = 0;
+    free(tmpdirs);
+    tmpdirs = NULL;
+    ntmpdirs = cap_tmpdirs = 0;
+}
+
+/* Adds dir to the list removed at exit. */
+static void remember_tmpdir(const char *dir)
+{
+    if (tmpdirs_owner != getpid()) {
+        /* first directory of this process: (re)arm the handler, drop the
+         * parent's list (a forked child does not own those trees) */
+        if (tmpdirs_owner == 0)
+            cr_assert_eq(atexit(remove_tmpdirs), 0);
+        tmpdirs_owner = getpid();
+        ntmpdirs = 0;
+    }
+    if (ntmpdirs == cap_tmpdirs) {
+        size_t cap = cap_tmpdirs ? 2 * cap_tmpdirs : 16;
+        void *grown = realloc(tmpdirs, cap * sizeof *tmpdirs);
+        cr_assert_not_null(grown);
+        tmpdirs = grown;
+        cap_tmpdirs = cap;
+    }
+    snprintf(tmpdirs[ntmpdirs++], sizeof tmpdirs[0], "%s", dir);
 }
 
 const char *wc_test_tmpdir(void)
 {
     static char buf[256];
     const char *base = getenv("TMPDIR");
-    cr_assert_lt(ntmpdirs, WC_TEST_MAX_TMPDIRS, "more than %d temporary directories in one test",
-                 WC_TEST_MAX_TMPDIRS);
     snprintf(buf, sizeof buf, "%s/wattcal-test-XXXXXX", base && *base ? base : "/tmp");
     cr_assert_not_null(mkdtemp(buf), "mkdtemp failed: %s", strerror(errno));
-    if (tmpdirs_owner != getpid()) {
-        /* first directory of this worker: (re)arm the handler */
-        if (tmpdirs_owner == 0)
-            cr_assert_eq(atexit(remove_tmpdirs), 0);
-        tmpdirs_owner = getpid();
-        ntmpdirs = 0;
-    }
-    snprintf(tmpdirs[ntmpdirs++], sizeof tmpdirs[0], "%s", buf);
+    remember_tmpdir(buf);
     return buf;
 }
 
