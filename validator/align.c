@@ -310,6 +310,145 @@ static void not_identifiable(wc_lagwin *out, const char *why)
     snprintf(out->note, sizeof out->note, "lag not identifiable (%s): 0 s used", why);
 }
 
+/* The block bootstrap of the search: block starts per replicate, the
+ * full-sample correlation of every grid point, each replicate's best point. */
+typedef struct lag_boot {
+    size_t b, nblocks;  /* block length and blocks per replicate */
+    int reps;
+    size_t *starts;     /* starts[rep * nblocks + k] */
+    double *corr;       /* per grid point */
+    double *best_r;     /* per replicate */
+    long *best_g;
+    double *lags, *wins; /* scratch for the intervals */
+} lag_boot;
+
+static void lag_boot_free(lag_boot *bt)
+{
+    free(bt->starts);
+    free(bt->corr);
+    free(bt->best_r);
+    free(bt->best_g);
+    free(bt->lags);
+    free(bt->wins);
+}
+
+/* Allocates the bootstrap for lg's readings (blocks at least one truth window
+ * long) and draws its block starts from the seeded generator. */
+static int lag_boot_init(const wc_truth_series *t, const lag_grid *lg, size_t stride,
+                         const wc_boot_cfg *cfg, lag_boot *bt)
+{
+    memset(bt, 0, sizeof *bt);
+    size_t minb = 1;
+    if (t->median_window_s > 0 && t->median_spacing_s > 0)
+        minb = (size_t)ceil(t->median_window_s / (t->median_spacing_s * (double)stride));
+    bt->b = wc_boot_block_len(lg->n, minb);
+    bt->nblocks = (lg->n + bt->b - 1) / bt->b;
+    bt->reps = LAG_REPLICATES;
+    size_t reps = (size_t)bt->reps;
+    bt->starts = malloc(reps * bt->nblocks * sizeof *bt->starts);
+    bt->corr = calloc((size_t)(lg->nlag * lg->nwin), sizeof *bt->corr);
+    bt->best_r = malloc(reps * sizeof *bt->best_r);
+    bt->best_g = malloc(reps * sizeof *bt->best_g);
+    bt->lags = malloc(reps * sizeof *bt->lags);
+    bt->wins = malloc(reps * sizeof *bt->wins);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!bt->starts || !bt->corr || !bt->best_r || !bt->best_g || !bt->lags || !bt->wins || !rng) {
+        if (rng)
+            gsl_rng_free(rng);
+        return -ENOMEM;
+    }
+    gsl_rng_set(rng, cfg ? (unsigned long)cfg->seed : WC_BOOT_DEFAULT_SEED);
+    for (size_t k = 0; k < reps * bt->nblocks; k++)
+        bt->starts[k] = (size_t)gsl_rng_uniform_int(rng, (unsigned long)(lg->n - bt->b + 1));
+    gsl_rng_free(rng);
+    return 0;
+}
+
+/* The grid point with the highest full-sample correlation (ties: the first),
+ * -1 when none is finite; the lowest finite correlation in *cmin. */
+static long best_point(const double *corr, long G, double *cmin)
+{
+    long gbest = -1;
+    *cmin = INFINITY;
+    for (long gi = 0; gi < G; gi++) {
+        if (!isfinite(corr[gi]))
+            continue;
+        if (gbest < 0 || corr[gi] > corr[gbest] + TIE_EPS)
+            gbest = gi;
+        if (corr[gi] < *cmin)
+            *cmin = corr[gi];
+    }
+    return gbest;
+}
+
+/* An identifiable estimate at grid point gbest: lag, window, their bootstrap
+ * intervals and the note. */
+static void lagwin_report(lag_boot *bt, const lag_grid *lg, const wc_lag_search *s,
+                          size_t stride, long gbest, wc_lagwin *out)
+{
+    double wcell = (double)lg->wstep_cells * s->step_s;
+    out->identifiable = 1;
+    out->lag_s = (double)(gbest / lg->nwin) * s->step_s;
+    out->window_s = lg->nwin > 1 ? (double)(gbest % lg->nwin) * wcell : NAN;
+    size_t m = 0;
+    for (int r = 0; r < bt->reps; r++) {
+        if (bt->best_g[r] < 0)
+            continue;
+        bt->lags[m] = (double)(bt->best_g[r] / lg->nwin) * s->step_s;
+        bt->wins[m] = (double)(bt->best_g[r] % lg->nwin) * wcell;
+        m++;
+    }
+    wc_percentile_ci(bt->lags, m, &out->lag_lo_s, &out->lag_hi_s);
+    if (lg->nwin > 1)
+        wc_percentile_ci(bt->wins, m, &out->window_lo_s, &out->window_hi_s);
+    else
+        out->window_lo_s = out->window_hi_s = NAN;
+    int at_edge = out->lag_s >= s->max_lag_s - s->step_s / 2 ||
+                  (lg->nwin > 1 && out->window_s >= s->max_window_s - wcell / 2);
+    char thin[48] = "";
+    if (stride > 1)
+        snprintf(thin, sizeof thin, " (every %zu-th)", stride);
+    snprintf(out->note, sizeof out->note,
+             "estimated over %zu readings%s (correlation %.3f; %.3f at lag 0)%s", lg->n, thin,
+             out->corr, out->corr_at_zero,
+             at_edge ? "; AT THE EDGE of the search range: raise --max-lag" : "");
+}
+
+/* The search over lg's readings and its verdict into out. */
+static int lagwin_search(const fine_grid *g, const lag_grid *lg, const wc_truth_series *t,
+                         const wc_lag_search *s, const wc_boot_cfg *cfg, size_t stride,
+                         wc_lagwin *out)
+{
+    lag_boot bt;
+    int rc = lag_boot_init(t, lg, stride, cfg, &bt);
+    if (!rc)
+        rc = search_grid(g, lg, bt.starts, bt.reps, bt.nblocks, bt.b, bt.corr, bt.best_g,
+                         bt.best_r);
+    if (rc) {
+        lag_boot_free(&bt);
+        return rc;
+    }
+    double cmin;
+    long gbest = best_point(bt.corr, lg->nlag * lg->nwin, &cmin);
+    out->block_len = bt.b;
+    out->replicates = bt.reps;
+    out->corr_at_zero = bt.corr[0];
+    if (gbest < 0) {
+        not_identifiable(out, "the truth or the source is constant");
+    } else if (bt.corr[gbest] < WC_ALIGN_MIN_CORR || bt.corr[gbest] - cmin < 0.02) {
+        out->corr = bt.corr[gbest];
+        char why[96];
+        snprintf(why, sizeof why, "no load step locates it: best correlation %.2f",
+                 bt.corr[gbest]);
+        not_identifiable(out, why);
+    } else {
+        out->corr = bt.corr[gbest];
+        lagwin_report(&bt, lg, s, stride, gbest, out);
+    }
+    lag_boot_free(&bt);
+    return 0;
+}
+
 int wc_lagwin_estimate(const wc_cumseries *ref, const wc_truth_series *t,
                        const wc_lag_search *search, const wc_boot_cfg *cfg, wc_lagwin *out)
 {
@@ -336,98 +475,13 @@ int wc_lagwin_estimate(const wc_cumseries *ref, const wc_truth_series *t,
     }
     size_t stride = 1;
     int rc = lag_grid_init(&g, t, &lg, &stride);
-    if (rc) {
-        lag_grid_free(&lg);
-        grid_free(&g);
-        return rc;
+    if (!rc) {
+        out->n_used = lg.n;
+        if (lg.n < WC_ALIGN_MIN_READINGS)
+            not_identifiable(out, "too few readings overlap the source");
+        else
+            rc = lagwin_search(&g, &lg, t, &s, cfg, stride, out);
     }
-    out->n_used = lg.n;
-    if (lg.n < WC_ALIGN_MIN_READINGS) {
-        not_identifiable(out, "too few readings overlap the source");
-        lag_grid_free(&lg);
-        grid_free(&g);
-        return 0;
-    }
-    size_t minb = 1;
-    if (t->median_window_s > 0 && t->median_spacing_s > 0)
-        minb = (size_t)ceil(t->median_window_s / (t->median_spacing_s * (double)stride));
-    size_t b = wc_boot_block_len(lg.n, minb), nblocks = (lg.n + b - 1) / b;
-    int reps = LAG_REPLICATES;
-    long G = lg.nlag * lg.nwin;
-    size_t *starts = malloc((size_t)reps * nblocks * sizeof *starts);
-    double *corr = calloc((size_t)G, sizeof *corr), *best_r = malloc((size_t)reps * sizeof *best_r);
-    long *best_g = malloc((size_t)reps * sizeof *best_g);
-    double *lags = malloc((size_t)reps * sizeof *lags), *wins = malloc((size_t)reps * sizeof *wins);
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!starts || !corr || !best_r || !best_g || !lags || !wins || !rng) {
-        rc = -ENOMEM;
-        goto done;
-    }
-    gsl_rng_set(rng, cfg ? (unsigned long)cfg->seed : WC_BOOT_DEFAULT_SEED);
-    for (size_t k = 0; k < (size_t)reps * nblocks; k++)
-        starts[k] = (size_t)gsl_rng_uniform_int(rng, (unsigned long)(lg.n - b + 1));
-    rc = search_grid(&g, &lg, starts, reps, nblocks, b, corr, best_g, best_r);
-    if (rc)
-        goto done;
-    long gbest = -1;
-    double cmin = INFINITY;
-    for (long gi = 0; gi < G; gi++) {
-        if (!isfinite(corr[gi]))
-            continue;
-        if (gbest < 0 || corr[gi] > corr[gbest] + TIE_EPS)
-            gbest = gi;
-        if (corr[gi] < cmin)
-            cmin = corr[gi];
-    }
-    out->block_len = b;
-    out->replicates = reps;
-    out->corr_at_zero = corr[0];
-    if (gbest < 0) {
-        not_identifiable(out, "the truth or the source is constant");
-        goto done;
-    }
-    out->corr = corr[gbest];
-    if (corr[gbest] < WC_ALIGN_MIN_CORR || corr[gbest] - cmin < 0.02) {
-        char why[96];
-        snprintf(why, sizeof why, "no load step locates it: best correlation %.2f", corr[gbest]);
-        not_identifiable(out, why);
-        goto done;
-    }
-    double wcell = (double)lg.wstep_cells * s.step_s;
-    out->identifiable = 1;
-    out->lag_s = (double)(gbest / lg.nwin) * s.step_s;
-    out->window_s = lg.nwin > 1 ? (double)(gbest % lg.nwin) * wcell : NAN;
-    size_t m = 0;
-    for (int r = 0; r < reps; r++) {
-        if (best_g[r] < 0)
-            continue;
-        lags[m] = (double)(best_g[r] / lg.nwin) * s.step_s;
-        wins[m] = (double)(best_g[r] % lg.nwin) * wcell;
-        m++;
-    }
-    wc_percentile_ci(lags, m, &out->lag_lo_s, &out->lag_hi_s);
-    if (lg.nwin > 1)
-        wc_percentile_ci(wins, m, &out->window_lo_s, &out->window_hi_s);
-    else
-        out->window_lo_s = out->window_hi_s = NAN;
-    int at_edge = out->lag_s >= s.max_lag_s - s.step_s / 2 ||
-                  (lg.nwin > 1 && out->window_s >= s.max_window_s - wcell / 2);
-    char thin[48] = "";
-    if (stride > 1)
-        snprintf(thin, sizeof thin, " (every %zu-th)", stride);
-    snprintf(out->note, sizeof out->note,
-             "estimated over %zu readings%s (correlation %.3f; %.3f at lag 0)%s", lg.n, thin,
-             out->corr, out->corr_at_zero,
-             at_edge ? "; AT THE EDGE of the search range: raise --max-lag" : "");
-done:
-    if (rng)
-        gsl_rng_free(rng);
-    free(starts);
-    free(corr);
-    free(best_r);
-    free(best_g);
-    free(lags);
-    free(wins);
     lag_grid_free(&lg);
     grid_free(&g);
     return rc;
@@ -500,6 +554,94 @@ static int64_t union_len(const span *sp, size_t n, int64_t lo, int64_t hi)
     return total + (open ? cur_b - cur_a : 0);
 }
 
+/* The working state of wc_align_windows: every reading's span, the source's
+ * mean over the reading's own interval (computed on first use), the spans
+ * that meet the current window, and the first reading not yet behind it. */
+typedef struct win_ctx {
+    const wc_cumseries *src;
+    span *sp, *win;
+    double *smean;
+    unsigned char *have;
+    size_t n, first;
+    int64_t maxlen;     /* longest span */
+} win_ctx;
+
+static void win_ctx_free(win_ctx *c)
+{
+    free(c->sp);
+    free(c->smean);
+    free(c->win);
+    free(c->have);
+}
+
+/* Allocates c and fills the spans of t's readings under lw (a point reading
+ * spans the median spacing before it). */
+static int win_ctx_init(win_ctx *c, const wc_cumseries *src, const wc_truth_series *t,
+                        const wc_lagwin *lw)
+{
+    memset(c, 0, sizeof *c);
+    c->src = src;
+    c->n = t->n;
+    c->sp = malloc(t->n * sizeof *c->sp);
+    c->smean = malloc(t->n * sizeof *c->smean);
+    c->win = malloc(t->n * sizeof *c->win);
+    c->have = calloc(t->n, 1);
+    if (!c->sp || !c->smean || !c->win || !c->have) {
+        win_ctx_free(c);
+        return -ENOMEM;
+    }
+    int64_t hold = (int64_t)llround(t->median_spacing_s * 1e9);
+    for (size_t i = 0; i < t->n; i++) {
+        span *sp = &c->sp[i];
+        wc_lagwin_interval(lw, &t->r[i], &sp->a, &sp->b);
+        c->smean[i] = NAN;
+        sp->src_a = sp->a;
+        if (sp->b - sp->a < 1 && hold > 0) /* a point reading */
+            sp->a = sp->b - hold;
+        sp->watts = t->r[i].watts;
+        if (sp->b - sp->a > c->maxlen)
+            c->maxlen = sp->b - sp->a;
+    }
+    return 0;
+}
+
+/* The window [T, U): 1 with the overlap-weighted means of the source (over
+ * each reading's own interval) and of the truth in *s and *g; 0 when no
+ * reading meets it, a source mean is undefined, or the readings cover less
+ * than WC_ALIGN_MIN_COVERAGE of it. Windows come in increasing order. */
+static int window_means(win_ctx *c, int64_t T, int64_t U, double *s, double *g)
+{
+    while (c->first < c->n && c->sp[c->first].b <= T)
+        c->first++;
+    size_t nw = 0;
+    double ow = 0, og = 0, os = 0;
+    for (size_t i = c->first; i < c->n && c->sp[i].b - c->maxlen < U; i++) {
+        const span *sp = &c->sp[i];
+        int64_t a = sp->a > T ? sp->a : T, b = sp->b < U ? sp->b : U;
+        if (b <= a)
+            continue;
+        if (!c->have[i]) {
+            c->smean[i] = wc_cumseries_rate(c->src, sp->src_a, sp->b);
+            c->have[i] = 1;
+        }
+        if (!isfinite(c->smean[i]))
+            return 0;
+        double o = (double)(b - a);
+        ow += o;
+        og += o * sp->watts;
+        os += o * c->smean[i];
+        c->win[nw++] = *sp;
+    }
+    if (!nw)
+        return 0;
+    qsort(c->win, nw, sizeof *c->win, cmp_span);
+    if ((double)union_len(c->win, nw, T, U) < WC_ALIGN_MIN_COVERAGE * (double)(U - T))
+        return 0;
+    *s = os / ow;
+    *g = og / ow;
+    return 1;
+}
+
 int wc_align_windows(const wc_cumseries *src, const wc_truth_series *t, const wc_lagwin *lw,
                      int64_t origin_ns, int64_t window_ns, int64_t lo_ns, int64_t hi_ns,
                      wc_pairs *out)
@@ -511,68 +653,19 @@ int wc_align_windows(const wc_cumseries *src, const wc_truth_series *t, const wc
                          : 1;
     if (!t->n || window_ns <= 0 || src->n < 2)
         return 0;
-    span *sp = malloc(t->n * sizeof *sp);
-    double *smean = malloc(t->n * sizeof *smean);
-    span *win = malloc(t->n * sizeof *win);
-    if (!sp || !smean || !win) {
-        free(sp), free(smean), free(win);
-        return -ENOMEM;
-    }
-    int64_t hold = (int64_t)llround(t->median_spacing_s * 1e9), maxlen = 0;
-    unsigned char *have = calloc(t->n, 1);
-    if (!have) {
-        free(sp), free(smean), free(win);
-        return -ENOMEM;
-    }
-    for (size_t i = 0; i < t->n; i++) {
-        wc_lagwin_interval(lw, &t->r[i], &sp[i].a, &sp[i].b);
-        smean[i] = NAN; /* the source's mean over the reading's own interval: on first use */
-        sp[i].src_a = sp[i].a;
-        if (sp[i].b - sp[i].a < 1 && hold > 0) /* a point reading */
-            sp[i].a = sp[i].b - hold;
-        sp[i].watts = t->r[i].watts;
-        if (sp[i].b - sp[i].a > maxlen)
-            maxlen = sp[i].b - sp[i].a;
-    }
+    win_ctx c;
+    int rc = win_ctx_init(&c, src, t, lw);
+    if (rc)
+        return rc;
     int64_t start = origin_ns, end = src->t_ns[src->n - 1];
     if (lo_ns > start)
         start = origin_ns + ((lo_ns - origin_ns + window_ns - 1) / window_ns) * window_ns;
-    size_t first = 0;
-    int rc = 0;
     for (int64_t T = start; !rc && T + window_ns <= end && T + window_ns <= hi_ns; T += window_ns) {
-        int64_t U = T + window_ns;
-        while (first < t->n && sp[first].b <= T)
-            first++;
-        size_t nw = 0;
-        double ow = 0, og = 0, os = 0;
-        int broken = 0;
-        for (size_t i = first; i < t->n && sp[i].b - maxlen < U; i++) {
-            int64_t a = sp[i].a > T ? sp[i].a : T, b = sp[i].b < U ? sp[i].b : U;
-            if (b <= a)
-                continue;
-            if (!have[i]) {
-                smean[i] = wc_cumseries_rate(src, sp[i].src_a, sp[i].b);
-                have[i] = 1;
-            }
-            if (!isfinite(smean[i])) {
-                broken = 1;
-                break;
-            }
-            double o = (double)(b - a);
-            ow += o;
-            og += o * sp[i].watts;
-            os += o * smean[i];
-            win[nw++] = sp[i];
-        }
-        if (broken || !nw)
-            continue;
-        qsort(win, nw, sizeof *win, cmp_span);
-        if ((double)union_len(win, nw, T, U) < WC_ALIGN_MIN_COVERAGE * (double)window_ns)
-            continue;
-        rc = pairs_push(out, os / ow, og / ow, T, U);
+        double s, g;
+        if (window_means(&c, T, T + window_ns, &s, &g))
+            rc = pairs_push(out, s, g, T, T + window_ns);
     }
-    free(have);
-    free(sp), free(smean), free(win);
+    win_ctx_free(&c);
     return rc;
 }
 

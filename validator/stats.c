@@ -250,6 +250,89 @@ static int accuracy_intervals(const prefix *pre, const double *abs_sorted, const
     return 0;
 }
 
+/* wc_accuracy_compute's working arrays: prefix sums of the per-pair
+ * features, the differences, their absolute values sorted, and each pair's
+ * rank in that order. */
+typedef struct acc_work {
+    prefix pre;
+    double *d, *absd, *abs_sorted;
+    size_t *rank, *order;
+} acc_work;
+
+static void acc_work_free(acc_work *w)
+{
+    free(w->pre.v);
+    free(w->d);
+    free(w->absd);
+    free(w->rank);
+    free(w->order);
+    free(w->abs_sorted);
+}
+
+static int acc_work_init(acc_work *w, size_t n)
+{
+    *w = (acc_work){.pre = {.n = n, .nf = NF, .v = malloc(NF * (n + 1) * sizeof(double))}};
+    w->d = malloc(n * sizeof *w->d);
+    w->absd = malloc(n * sizeof *w->absd);
+    w->rank = malloc(n * sizeof *w->rank);
+    w->order = malloc(n * sizeof *w->order);
+    w->abs_sorted = malloc(n * sizeof *w->abs_sorted);
+    if (!w->pre.v || !w->d || !w->absd || !w->rank || !w->order || !w->abs_sorted)
+        return -ENOMEM;
+    return 0;
+}
+
+/* Differences, their prefix sums, and the count of pairs above the MAPE floor. */
+static void fill_diffs(const double *source_w, const double *truth_w, double mape_floor_w,
+                       acc_work *w, wc_accuracy *out)
+{
+    size_t n = w->pre.n;
+    for (size_t f = 0; f < NF; f++)
+        w->pre.v[f * (n + 1)] = 0;
+    for (size_t i = 0; i < n; i++) {
+        w->d[i] = source_w[i] - truth_w[i];
+        w->absd[i] = fabs(w->d[i]);
+        int above = truth_w[i] > mape_floor_w;
+        double feat[NF] = {w->d[i], w->absd[i], w->d[i] * w->d[i], fabs(truth_w[i]),
+                           above ? w->absd[i] / truth_w[i] : 0, above ? 1.0 : 0.0};
+        for (size_t f = 0; f < NF; f++)
+            w->pre.v[f * (n + 1) + i + 1] = w->pre.v[f * (n + 1) + i] + feat[f];
+        out->n_mape += (size_t)above;
+    }
+}
+
+/* The point estimates of every statistic (intervals NaN), and the sorted
+ * absolute differences with each pair's rank for the bootstrap. */
+static void point_estimates(const double *source_w, const double *truth_w, acc_work *w,
+                            wc_accuracy *out)
+{
+    size_t n = w->pre.n;
+    out->mean_source_w = gsl_stats_mean(source_w, 1, n);
+    out->mean_truth_w = gsl_stats_mean(truth_w, 1, n);
+    double sum[NF];
+    for (size_t f = 0; f < NF; f++)
+        sum[f] = pre_sum(&w->pre, f, 0, n);
+    sums_stats st = from_sums(sum, (double)n);
+    /* Point estimates through GSL where it has the statistic. */
+    st.bias = gsl_stats_mean(w->d, 1, n);
+    st.mae = gsl_stats_mean(w->absd, 1, n);
+    st.sd = n > 1 ? gsl_stats_sd_m(w->d, 1, n, st.bias) : NAN;
+    out->sd_diff_w = st.sd;
+    gsl_sort_index(w->order, w->absd, 1, n);
+    for (size_t k = 0; k < n; k++) {
+        w->abs_sorted[k] = w->absd[w->order[k]];
+        w->rank[w->order[k]] = k;
+    }
+    double p95 = gsl_stats_quantile_from_sorted_data(w->abs_sorted, 1, n, 0.95);
+    wc_ci *all[] = {&out->bias_w, &out->bias_pct, &out->mae_w, &out->wape_pct, &out->rmse_w,
+                    &out->mape_pct, &out->p95_abs_w, &out->loa_lo_w, &out->loa_hi_w};
+    double est[] = {st.bias, st.bias_pct, st.mae, st.wape, st.rmse, st.mape, p95,
+                    st.bias - LOA_Z * (isnan(st.sd) ? 0 : st.sd),
+                    st.bias + LOA_Z * (isnan(st.sd) ? 0 : st.sd)};
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+        *all[k] = (wc_ci){est[k], NAN, NAN};
+}
+
 int wc_accuracy_compute(const double *source_w, const double *truth_w, size_t n,
                         double mape_floor_w, const wc_boot_cfg *cfg, wc_accuracy *out)
 {
@@ -260,63 +343,16 @@ int wc_accuracy_compute(const double *source_w, const double *truth_w, size_t n,
     if (!n)
         return -EINVAL;
     out->n = n;
-    prefix pre = {.n = n, .nf = NF, .v = malloc(NF * (n + 1) * sizeof(double))};
-    double *d = malloc(n * sizeof *d), *absd = malloc(n * sizeof *absd);
-    size_t *rank = malloc(n * sizeof *rank), *order = malloc(n * sizeof *order);
-    double *abs_sorted = malloc(n * sizeof *abs_sorted);
-    int rc = 0;
-    if (!pre.v || !d || !absd || !rank || !order || !abs_sorted) {
-        rc = -ENOMEM;
-        goto done;
+    acc_work w;
+    int rc = acc_work_init(&w, n);
+    if (!rc) {
+        fill_diffs(source_w, truth_w, mape_floor_w, &w, out);
+        point_estimates(source_w, truth_w, &w, out);
+        if (n < 2)
+            out->loa_lo_w.est = out->loa_hi_w.est = NAN;
+        else if (n >= WC_BOOT_MIN_PAIRS)
+            rc = accuracy_intervals(&w.pre, w.abs_sorted, w.rank, cfg, out);
     }
-    for (size_t f = 0; f < NF; f++)
-        pre.v[f * (n + 1)] = 0;
-    for (size_t i = 0; i < n; i++) {
-        d[i] = source_w[i] - truth_w[i];
-        absd[i] = fabs(d[i]);
-        int above = truth_w[i] > mape_floor_w;
-        double feat[NF] = {d[i], absd[i], d[i] * d[i], fabs(truth_w[i]),
-                           above ? absd[i] / truth_w[i] : 0, above ? 1.0 : 0.0};
-        for (size_t f = 0; f < NF; f++)
-            pre.v[f * (n + 1) + i + 1] = pre.v[f * (n + 1) + i] + feat[f];
-        out->n_mape += (size_t)above;
-    }
-    out->mean_source_w = gsl_stats_mean(source_w, 1, n);
-    out->mean_truth_w = gsl_stats_mean(truth_w, 1, n);
-    double sum[NF];
-    for (size_t f = 0; f < NF; f++)
-        sum[f] = pre_sum(&pre, f, 0, n);
-    sums_stats st = from_sums(sum, (double)n);
-    /* Point estimates through GSL where it has the statistic. */
-    st.bias = gsl_stats_mean(d, 1, n);
-    st.mae = gsl_stats_mean(absd, 1, n);
-    st.sd = n > 1 ? gsl_stats_sd_m(d, 1, n, st.bias) : NAN;
-    out->sd_diff_w = st.sd;
-    gsl_sort_index(order, absd, 1, n);
-    for (size_t k = 0; k < n; k++) {
-        abs_sorted[k] = absd[order[k]];
-        rank[order[k]] = k;
-    }
-    double p95 = gsl_stats_quantile_from_sorted_data(abs_sorted, 1, n, 0.95);
-    wc_ci *all[] = {&out->bias_w, &out->bias_pct, &out->mae_w, &out->wape_pct, &out->rmse_w,
-                    &out->mape_pct, &out->p95_abs_w, &out->loa_lo_w, &out->loa_hi_w};
-    double est[] = {st.bias, st.bias_pct, st.mae, st.wape, st.rmse, st.mape, p95,
-                    st.bias - LOA_Z * (isnan(st.sd) ? 0 : st.sd),
-                    st.bias + LOA_Z * (isnan(st.sd) ? 0 : st.sd)};
-    for (size_t k = 0; k < sizeof all / sizeof *all; k++)
-        *all[k] = (wc_ci){est[k], NAN, NAN};
-    if (n < 2) {
-        out->loa_lo_w.est = out->loa_hi_w.est = NAN;
-        goto done;
-    }
-    if (n >= WC_BOOT_MIN_PAIRS)
-        rc = accuracy_intervals(&pre, abs_sorted, rank, cfg, out);
-done:
-    free(pre.v);
-    free(d);
-    free(absd);
-    free(rank);
-    free(order);
-    free(abs_sorted);
+    acc_work_free(&w);
     return rc;
 }

@@ -278,14 +278,10 @@ static const char *const WORKLOAD_KEYS[] = {"class", "workers",   "duty",  "resi
                                             "count", "child_cpu", "batch", "backend", NULL};
 #define WORKLOAD_KEYS_TEXT "class, workers, duty, resident_mb, count, child_cpu, batch, backend"
 
-static int parse_workload(const ctx *c, const yaml_node_t *m, const char *path,
-                          wc_scenario_workload *w)
+/* parse_workload's defaults: one worker at 100 %, the class's own memory,
+ * 200 children of 50 ms CPU in batches of 1, wattcal's own backend. */
+static void workload_defaults(const yaml_node_t *m, wc_scenario_workload *w)
 {
-    int rc = check_keys(c, m, path, WORKLOAD_KEYS, WORKLOAD_KEYS_TEXT);
-    if (rc)
-        return rc;
-    char fp[256];
-    int kl = 0;
     w->line = line_of(m);
     w->workers = 1;
     w->duty_pct = 100;
@@ -294,7 +290,14 @@ static int parse_workload(const ctx *c, const yaml_node_t *m, const char *path,
     w->child_cpu_ns = 50000000;
     w->batch = 1;
     w->backend = WC_BACKEND_WATTCAL;
+}
 
+/* The required `class` key into w->cls. */
+static int workload_class(const ctx *c, const yaml_node_t *m, const char *path,
+                          wc_scenario_workload *w)
+{
+    char fp[256];
+    int kl = 0;
     yaml_node_t *v = get(c, m, "class", &kl);
     join(fp, sizeof fp, path, "class");
     if (!v)
@@ -304,10 +307,19 @@ static int parse_workload(const ctx *c, const yaml_node_t *m, const char *path,
     if (wc_stress_class_parse(scalar(v), &w->cls))
         return fail(c, line_of(v), fp, "unknown class '%.40s' (cpu, avx, membound, idle or burst)",
                     scalar(v));
-    const char *cls = wc_stress_class_name(w->cls);
-    int burst = w->cls == WC_STRESS_BURST;
-    long x = 0;
+    return 0;
+}
 
+/* `workers`, `duty` and `resident_mb`, each refused for a class it does not
+ * apply to. */
+static int workload_load(const ctx *c, const yaml_node_t *m, const char *path,
+                         wc_scenario_workload *w)
+{
+    char fp[256];
+    int kl = 0;
+    long x = 0;
+    const char *cls = wc_stress_class_name(w->cls);
+    yaml_node_t *v;
     if ((v = get(c, m, "workers", &kl))) {
         join(fp, sizeof fp, path, "workers");
         if (v->type == YAML_SCALAR_NODE && strcmp(scalar(v), "all") == 0)
@@ -319,7 +331,7 @@ static int parse_workload(const ctx *c, const yaml_node_t *m, const char *path,
     }
     if ((v = get(c, m, "duty", &kl))) {
         join(fp, sizeof fp, path, "duty");
-        if (w->cls == WC_STRESS_IDLE || burst)
+        if (w->cls == WC_STRESS_IDLE || w->cls == WC_STRESS_BURST)
             return fail(c, kl, fp, "does not apply to class %s (cpu, avx, membound only)", cls);
         if (get_long(c, v, fp, 1, 100, &x))
             return -EINVAL;
@@ -333,6 +345,19 @@ static int parse_workload(const ctx *c, const yaml_node_t *m, const char *path,
             return -EINVAL;
         w->resident_mb = x;
     }
+    return 0;
+}
+
+/* The burst class's `count`, `child_cpu` and `batch` (refused for the others). */
+static int workload_burst(const ctx *c, const yaml_node_t *m, const char *path,
+                          wc_scenario_workload *w)
+{
+    char fp[256];
+    int kl = 0;
+    long x = 0;
+    const char *cls = wc_stress_class_name(w->cls);
+    int burst = w->cls == WC_STRESS_BURST;
+    yaml_node_t *v;
     if ((v = get(c, m, "count", &kl))) {
         join(fp, sizeof fp, path, "count");
         if (!burst)
@@ -356,28 +381,108 @@ static int parse_workload(const ctx *c, const yaml_node_t *m, const char *path,
             return -EINVAL;
         w->batch = (int)x;
     }
-    if ((v = get(c, m, "backend", &kl))) {
-        join(fp, sizeof fp, path, "backend");
-        if (want_scalar(c, v, fp, "a backend name"))
-            return -EINVAL;
-        if (wc_workload_backend_parse(scalar(v), &w->backend))
-            return fail(c, line_of(v), fp, "unknown backend '%.40s' (wattcal or stress-ng)",
-                        scalar(v));
-        int dl = 0;
-        if (w->backend == WC_BACKEND_STRESS_NG && w->cls == WC_STRESS_MEMBOUND &&
-            w->duty_pct < 100 && get(c, m, "duty", &dl)) {
-            join(fp, sizeof fp, path, "duty");
-            return fail(c, dl, fp, "%d: the stress-ng backend runs membound at 100 only",
-                        w->duty_pct);
-        }
+    return 0;
+}
+
+/* `backend`; stress-ng runs membound at duty 100 only. */
+static int workload_backend(const ctx *c, const yaml_node_t *m, const char *path,
+                            wc_scenario_workload *w)
+{
+    char fp[256];
+    int kl = 0;
+    yaml_node_t *v = get(c, m, "backend", &kl);
+    if (!v)
+        return 0;
+    join(fp, sizeof fp, path, "backend");
+    if (want_scalar(c, v, fp, "a backend name"))
+        return -EINVAL;
+    if (wc_workload_backend_parse(scalar(v), &w->backend))
+        return fail(c, line_of(v), fp, "unknown backend '%.40s' (wattcal or stress-ng)",
+                    scalar(v));
+    int dl = 0;
+    if (w->backend == WC_BACKEND_STRESS_NG && w->cls == WC_STRESS_MEMBOUND && w->duty_pct < 100 &&
+        get(c, m, "duty", &dl)) {
+        join(fp, sizeof fp, path, "duty");
+        return fail(c, dl, fp, "%d: the stress-ng backend runs membound at 100 only", w->duty_pct);
     }
     return 0;
+}
+
+/* One item of a phase's `workloads` list, checked in key order: class,
+ * workers, duty, resident_mb, count, child_cpu, batch, backend. */
+static int parse_workload(const ctx *c, const yaml_node_t *m, const char *path,
+                          wc_scenario_workload *w)
+{
+    int rc = check_keys(c, m, path, WORKLOAD_KEYS, WORKLOAD_KEYS_TEXT);
+    if (rc)
+        return rc;
+    workload_defaults(m, w);
+    if ((rc = workload_class(c, m, path, w)) || (rc = workload_load(c, m, path, w)) ||
+        (rc = workload_burst(c, m, path, w)))
+        return rc;
+    return workload_backend(c, m, path, w);
 }
 
 static const char *const PHASE_KEYS[] = {"name", "duration", "repetitions", "class", "workloads",
                                          NULL};
 #define PHASE_KEYS_TEXT "name, duration, repetitions, class, workloads"
 
+/* A phase's `workloads` list (absent or null: none) into p->workloads. */
+static int phase_workloads(const ctx *c, const yaml_node_t *m, const char *path,
+                           wc_scenario_phase *p)
+{
+    char fp[256];
+    int kl = 0;
+    yaml_node_t *v = get(c, m, "workloads", &kl);
+    if (!v || is_null(v))
+        return 0;
+    join(fp, sizeof fp, path, "workloads");
+    if (v->type != YAML_SEQUENCE_NODE)
+        return fail(c, line_of(v), fp, "is %s, expected a list of workloads", node_kind(v));
+    long n = v->data.sequence.items.top - v->data.sequence.items.start;
+    if (n > WC_SCENARIO_MAX_WORKLOADS)
+        return fail(c, line_of(v), fp, "%ld workloads, at most %d", n, WC_SCENARIO_MAX_WORKLOADS);
+    if (n > 0 && !(p->workloads = calloc((size_t)n, sizeof *p->workloads)))
+        return wc_error_set(c->err, -ENOMEM, "%s: out of memory", c->origin);
+    for (long i = 0; i < n; i++) {
+        char wp[256];
+        wc_textf(wp, sizeof wp, "%s[%ld]", fp, i);
+        yaml_node_t *item = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
+        int rc = parse_workload(c, item, wp, &p->workloads[i]);
+        if (rc)
+            return rc;
+        p->n_workloads++;
+    }
+    return 0;
+}
+
+/* A phase's `class` label; without one: "idle" with no workload, the
+ * workloads' class when they share one, else "mixed". */
+static int phase_label(const ctx *c, const yaml_node_t *m, const char *path, wc_scenario_phase *p)
+{
+    char fp[256];
+    int kl = 0;
+    yaml_node_t *v = get(c, m, "class", &kl);
+    if (v) {
+        join(fp, sizeof fp, path, "class");
+        if (want_scalar(c, v, fp, "a label"))
+            return -EINVAL;
+        if (get_text(c, v, fp, p->label, sizeof p->label))
+            return -EINVAL;
+    } else if (p->n_workloads == 0) {
+        wc_copy_trunc(p->label, sizeof p->label, "idle");
+    } else {
+        int same = 1;
+        for (int i = 1; i < p->n_workloads; i++)
+            same &= p->workloads[i].cls == p->workloads[0].cls;
+        wc_copy_trunc(p->label, sizeof p->label,
+                      same ? wc_stress_class_name(p->workloads[0].cls) : "mixed");
+    }
+    return 0;
+}
+
+/* One item of `phases`, checked in key order: name, duration, repetitions,
+ * workloads, class. */
 static int parse_phase(const ctx *c, const yaml_node_t *m, const char *path, wc_scenario_phase *p)
 {
     int rc = check_keys(c, m, path, PHASE_KEYS, PHASE_KEYS_TEXT);
@@ -408,43 +513,9 @@ static int parse_phase(const ctx *c, const yaml_node_t *m, const char *path, wc_
             return -EINVAL;
         p->repetitions = (int)x;
     }
-
-    if ((v = get(c, m, "workloads", &kl)) && !is_null(v)) {
-        join(fp, sizeof fp, path, "workloads");
-        if (v->type != YAML_SEQUENCE_NODE)
-            return fail(c, line_of(v), fp, "is %s, expected a list of workloads", node_kind(v));
-        long n = v->data.sequence.items.top - v->data.sequence.items.start;
-        if (n > WC_SCENARIO_MAX_WORKLOADS)
-            return fail(c, line_of(v), fp, "%ld workloads, at most %d", n,
-                        WC_SCENARIO_MAX_WORKLOADS);
-        if (n > 0 && !(p->workloads = calloc((size_t)n, sizeof *p->workloads)))
-            return wc_error_set(c->err, -ENOMEM, "%s: out of memory", c->origin);
-        for (long i = 0; i < n; i++) {
-            char wp[256];
-            wc_textf(wp, sizeof wp, "%s[%ld]", fp, i);
-            yaml_node_t *item = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
-            if ((rc = parse_workload(c, item, wp, &p->workloads[i])))
-                return rc;
-            p->n_workloads++;
-        }
-    }
-
-    if ((v = get(c, m, "class", &kl))) {
-        join(fp, sizeof fp, path, "class");
-        if (want_scalar(c, v, fp, "a label"))
-            return -EINVAL;
-        if (get_text(c, v, fp, p->label, sizeof p->label))
-            return -EINVAL;
-    } else if (p->n_workloads == 0) {
-        wc_copy_trunc(p->label, sizeof p->label, "idle");
-    } else {
-        int same = 1;
-        for (int i = 1; i < p->n_workloads; i++)
-            same &= p->workloads[i].cls == p->workloads[0].cls;
-        wc_copy_trunc(p->label, sizeof p->label,
-                      same ? wc_stress_class_name(p->workloads[0].cls) : "mixed");
-    }
-    return 0;
+    if ((rc = phase_workloads(c, m, path, p)))
+        return rc;
+    return phase_label(c, m, path, p);
 }
 
 static const char *const TOP_KEYS[] = {"name", "seed", "phases", NULL};

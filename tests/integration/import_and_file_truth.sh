@@ -24,13 +24,14 @@ printf 'timestamp,pkg_uj\n2026-11-29T16:00:00Z,100\n2026-11-29T16:00:01Z,abc\n' 
 expect_contains "$T/e" "bad.csv:3"
 [ ! -e "$T/bad.db" ] || fail "a DB was left behind"
 
-# Green Metrics Tool folder (shared fixtures)
-G=${WATTCAL_FIXTURES:-../shared/fixtures}/corpus/datasets/gmt-framework-laptop-2025-10
-if [ -d "$G" ]; then
-    "$BIN" import --db "$T/gmt.db" --gmt "$G" >"$T/o" 2>&1 || { cat "$T/o"; fail "import gmt"; }
-    [ "$(sql "$T/gmt.db" "SELECT COUNT(*) FROM phase")" -ge 2 ] || fail "gmt phases"
-    "$BIN" validate --db "$T/gmt.db" >"$T/v" 2>&1 || { cat "$T/v"; fail "validate gmt"; }
-fi
+# Green Metrics Tool folders: the own one always, the shared one when present
+for G in "$F/gmt-laptop" "${WATTCAL_FIXTURES:-../shared/fixtures}/corpus/datasets/gmt-framework-laptop-2025-10"; do
+    [ -d "$G" ] || continue
+    rm -f "$T/gmt.db"
+    "$BIN" import --db "$T/gmt.db" --gmt "$G" >"$T/o" 2>&1 || { cat "$T/o"; fail "import gmt $G"; }
+    [ "$(sql "$T/gmt.db" "SELECT COUNT(*) FROM phase")" -ge 2 ] || fail "gmt phases $G"
+    "$BIN" validate --db "$T/gmt.db" >"$T/v" 2>&1 || { cat "$T/v"; fail "validate gmt $G"; }
+done
 
 # wall-meter logs after a recording: csv and PTDaemon
 "$BIN" record --db "$T/run.db" --meter sim --duration 1s --interval 250ms --quiet \

@@ -103,7 +103,8 @@ done
 # a gnuplot that never reads its (large) script and leaves a child: killed
 # with its group at the deadline; the rest is not tried; the report is written
 mkdir "$T/fake"
-printf '#!/bin/sh\nsleep 4242 &\nwait\n' >"$T/fake/gnuplot"
+HANG=42$$ # this run's own: other runs of the suite may be hanging a gnuplot too
+printf '#!/bin/sh\nsleep %s &\nwait\n' "$HANG" >"$T/fake/gnuplot"
 chmod +x "$T/fake/gnuplot"
 variant phases 'db.executemany("INSERT INTO phase(name, class, start_mono_ns, end_mono_ns, start_wall_ns, end_wall_ns, repetition)"
     " SELECT ?, \"cpu\", MIN(mono_ns), MAX(mono_ns), 0, 0, 1 FROM tick", [("p%03d" % i,) for i in range(300)])'
@@ -115,5 +116,5 @@ took=$(($(date +%s) - start))
 expect_contains "$T/out" "gnuplot hung and was killed"
 expect_contains "$T/r8/report.html" "gnuplot hung on an earlier figure"
 sleep 1
-! pgrep -f "sleep 4242" >/dev/null || { pkill -f "sleep 4242"; fail "the hanging gnuplot's child was left running"; }
+! pgrep -f "sleep $HANG\$" >/dev/null || { pkill -f "sleep $HANG\$"; fail "the hanging gnuplot's child was left running"; }
 exit 0

@@ -37,6 +37,12 @@ cov=$(awk '/^Replayed workloads/ {f=1} f && $1=="burst" && $3=="burst" {print $7
 echo "burst coverage: $cov %"
 awk -v c="$cov" 'BEGIN {exit !(c != "-" && c + 0 < 100)}' || { cat "$T/v"; fail "burst coverage should be < 100 %, got $cov"; }
 
+# the workload processes of the wattcal run $1 still alive (its own only:
+# other runs of the suite may have workers of their own at the same time)
+workers_of() {
+    pgrep -af -- "--parent-pid $1( |\$)" | grep -E 'wattcal[- ](stress|burst|cpu)'
+}
+
 # interrupted: nothing left running, what was recorded is kept
 for sig in INT TERM; do
     "$BIN" run "$T/s.yaml" --db "$T/$sig.db" --meter sim --interval 500ms --quiet 2>"$T/err" &
@@ -46,8 +52,8 @@ for sig in INT TERM; do
     wait $pid; rc=$?
     [ $rc -eq 3 ] || { cat "$T/err"; fail "SIG$sig: exit $rc (3 = interrupted)"; }
     sleep 0.3
-    if pgrep -x wattcal-burst >/dev/null || pgrep -x wattcal-cpu >/dev/null; then
-        pgrep -a wattcal-; fail "workloads left after SIG$sig"
+    if workers_of $pid; then
+        fail "workloads left after SIG$sig"
     fi
     [ "$(sql "$T/$sig.db" 'SELECT COUNT(*) FROM tick')" -ge 3 ] || fail "ticks lost after SIG$sig"
 done
@@ -65,8 +71,8 @@ sleep 2.5
 kill -9 $pid
 wait $pid 2>/dev/null
 sleep 1
-if pgrep -x wattcal-burst >/dev/null || pgrep -x wattcal-cpu >/dev/null; then
-    pgrep -a wattcal-; fail "workloads left after kill -9 of wattcal run"
+if workers_of $pid; then
+    fail "workloads left after kill -9 of wattcal run"
 fi
 [ "$(sql "$T/k9.db" 'PRAGMA integrity_check')" = ok ] || fail "integrity after kill -9"
 # the simulated node's temp tree cannot be removed by a killed process

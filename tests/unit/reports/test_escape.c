@@ -13,6 +13,7 @@
 
 #include "reports/escape.h"
 #include "reports/gnuplot.h"
+#include "tests/unit/support/test_support.h"
 
 /* Runs an escape function into a string (caller frees). */
 static char *run(void (*fn)(FILE *, const char *), const char *s)
@@ -120,8 +121,8 @@ Test(escape, gnuplot_decodes_it_to_the_same_bytes)
 {
     if (!wc_gnuplot_available())
         cr_skip_test("gnuplot is not installed");
-    char dir[] = "/tmp/wc-escape-XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
+    char dir[240]; /* under $TMPDIR, removed when the test ends */
+    snprintf(dir, sizeof dir, "%s", wc_test_tmpdir());
     char *script = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&script, &len);

@@ -24,7 +24,9 @@ const char *wc_own_fixture(const char *rel);
  * when unreadable. */
 char *wc_test_slurp(const char *path, size_t *len);
 
-/* Creates a fresh temporary directory (mkdtemp) for the test; static buffer. */
+/* Creates a fresh temporary directory $TMPDIR/wattcal-test-XXXXXX (mkdtemp;
+ * /tmp when TMPDIR is unset) for the test; static buffer. The tree is removed
+ * when the test's worker process exits, whatever the outcome. */
 const char *wc_test_tmpdir(void);
 
 /* Writes text to <dir>/<rel>, creating parent directories; fails the test on error. */
