@@ -9,7 +9,6 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,8 +78,9 @@ static void build(const char *path, const series *s, int poll_every_second)
 
 static void check(const char *path, const series *s)
 {
-    sqlite3 *db = NULL;
-    cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    wc_error oerr = {{0}};
+    wc_store *db = wc_store_open(path, WC_STORE_READ, &oerr);
+    cr_assert_not_null(db, "%s", oerr.msg);
     wc_accuracy_report *rep = calloc(1, sizeof *rep);
     wc_acc_opts o;
     memset(&o, 0, sizeof o);
@@ -110,7 +110,7 @@ static void check(const char *path, const series *s)
               c->acc.bias_pct.est);
     wc_pairs_free(&p);
     wc_accuracy_free(rep);
-    sqlite3_close(db);
+    wc_store_close(db);
     free(rep);
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/probe_print.h"
 #include "collector/probe.h"
 #include "tests/unit/support/test_support.h"
 
