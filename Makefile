@@ -106,7 +106,7 @@ install: wattcal
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/wattcal
 	install -m 0755 wattcal $(DESTDIR)$(PREFIX)/bin/wattcal
 	install -m 0644 docs/wattcal.1 $(DESTDIR)$(PREFIX)/share/man/man1/wattcal.1
-	install -m 0644 README.md runbook.md docs/schema.md docs/scenarios.md $(DESTDIR)$(PREFIX)/share/doc/wattcal/
+	install -m 0644 README.md runbook.md docs/schema.md docs/scenarios.md docs/kepler-model.md $(DESTDIR)$(PREFIX)/share/doc/wattcal/
 
 clean:
 	rm -rf build wattcal

@@ -1,7 +1,7 @@
 /*
  * cli_common.c — what every command shares at run time (cli.h): the stop
  * flag SIGINT/SIGTERM set, error lines safe for a terminal, and the command
- * line as stored with a run.
+ * line as stored with a run, and the model names listed from the model table.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -33,6 +33,17 @@ void wc_cli_error(const char *cmd, const char *msg)
     fprintf(stderr, "wattcal %s: ", cmd);
     wc_fputs_safe(msg, stderr);
     fputc('\n', stderr);
+}
+
+const char *wc_cli_model_names(char *buf, size_t cap)
+{
+    size_t used = 0, n = wc_model_count();
+    if (cap)
+        buf[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        wc_append(buf, cap, &used, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+                  wc_model_name((wc_model)i));
+    return buf;
 }
 
 void wc_cli_join_argv(int argc, char **argv, char *buf, int cap)

@@ -34,8 +34,10 @@ wc_store *wc_cli_open_model(const char *path, const char *model_name, wc_model *
         return NULL;
     }
     if (rc) {
-        wc_error_set(err, -EINVAL, "%s: unknown model '%s' (kepler-0.11, kepler-head, ideal)", path,
-                     model_name ? model_name : "(none recorded)");
+        char names[128];
+        wc_error_set(err, -EINVAL, "%s: unknown model '%s' (%s)", path,
+                     model_name ? model_name : "(none recorded)",
+                     wc_cli_model_names(names, sizeof names));
         wc_store_close(st);
         return NULL;
     }

@@ -1,7 +1,8 @@
 /*
  * cmd_import.c — `wattcal import`: a run recorded by another tool (a generic
  * CSV with a column mapping, or a Green Metrics Tool folder) into a new run
- * database (collector/import/import.c), so validate and reports work on it.
+ * database (collector/import/: import_csv.c, import_gmt.c), so validate and
+ * reports work on it.
  */
 #include <errno.h>
 #include <math.h>

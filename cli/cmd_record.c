@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "collector/meter/meter_table.h"
 #include "collector/recorder.h"
 #include "collector/truth/truth_file.h"
 #include "common/wc_clock.h"
@@ -84,13 +85,20 @@ static int bad(const char *opt, const char *val)
     return WC_EXIT_USAGE;
 }
 
+/* "invalid value for --meter (rapl or sim): 'x'": the choices as listed. */
+static int bad_choice(const char *opt, const char *choices, const char *val)
+{
+    fprintf(stderr, "wattcal record: invalid value for %s (%s): '%s'\n", opt, choices, val);
+    return WC_EXIT_USAGE;
+}
+
 static const char *truth_specs[MAX_TRUTH];
 
 /* What and how to sample: the run file, timing, meter, model, roots.
  * Returns 0, WC_EXIT_USAGE, or -1 when opt is not one of them. */
 static int sampling_option(wc_record_opts *o, int opt, const char *arg)
 {
-    char *end = NULL;
+    char *end = NULL, names[128];
     switch (opt) {
     case OPT_DB:
         if (o->db_path)
@@ -108,13 +116,13 @@ static int sampling_option(wc_record_opts *o, int opt, const char *arg)
             return bad("--duration (a positive duration)", arg);
         return 0;
     case OPT_METER:
-        if (strcmp(arg, "rapl") && strcmp(arg, "sim"))
-            return bad("--meter (rapl or sim)", arg);
+        if (!wc_meter_find(arg))
+            return bad_choice("--meter", wc_meter_names(names, sizeof names), arg);
         o->meter = arg;
         return 0;
     case OPT_MODEL:
         if (wc_model_parse(arg, &o->model))
-            return bad("--model (kepler-0.11, kepler-head or ideal)", arg);
+            return bad_choice("--model", wc_cli_model_names(names, sizeof names), arg);
         return 0;
     case WC_CLI_OPT_PROCFS_ROOT: o->procfs_root = arg; return 0;
     case WC_CLI_OPT_SYSFS_ROOT: o->sysfs_root = arg; return 0;

@@ -1,7 +1,8 @@
 /*
  * truth_file.c — wall meter / PDU / SPEC PTDaemon logs as ground truth (see
  * truth_file.h for the formats), and the locale-free parsers for delimited
- * rows, decimals, epoch and ISO 8601 times that collector/import/import.c shares.
+ * rows, decimals, epoch and ISO 8601 times that the importers of
+ * collector/import/ share.
  */
 #include "collector/truth/truth_file.h"
 

@@ -2,8 +2,8 @@
  * truth_file.h — ground truth from a log written by an external wall meter,
  * PDU or SPEC PTDaemon, imported after the run (`--truth file:PATH
  * --truth-format FMT`) and aligned with the run by wall clock; plus the small
- * locale-free text parsers it shares with collector/import/import.c (CSV rows,
- * decimal numbers, epoch and ISO 8601 timestamps).
+ * locale-free text parsers it shares with the importers of collector/import/
+ * (CSV rows, decimal numbers, epoch and ISO 8601 timestamps).
  *
  * Formats (FMT, the --truth-format value; NULL or "" means "csv"):
  *
@@ -77,7 +77,7 @@ int wc_truth_file_check_format(const char *format, wc_error *err);
  * mono = run_mono_ns + (poll_wall_ns - run_wall_ns). */
 void wc_truth_file_align(wc_truth_sample *s, size_t n, int64_t run_wall_ns, int64_t run_mono_ns);
 
-/* --- shared text parsers (also used by collector/import/import.c) --- */
+/* --- shared text parsers (also used by the importers of collector/import/) --- */
 
 /* Parses a decimal number "[+-]digits[.digits][e[+-]digits]" occupying all of
  * s (no spaces, no locale: '.' is the only decimal separator, no "nan"/"inf").
