@@ -12,16 +12,18 @@
 
 #include "cli/cli.h"
 
+/* --tolerance's help: a first line, then the names of the gate's metrics
+ * (wc_tol_names), written by wc_cli_validation_init, which both commands
+ * call before parsing (and so before --help). */
+static char tolerance_help[320];
+
 const wc_cli_opt wc_cli_validation_opts[] = {
     {"db", "FILE", WC_CLI_VOPT_DB, "a run written by `wattcal record`, `run` or `import`"},
     {"model", "M", WC_CLI_VOPT_MODEL,
      "kepler-0.11, kepler-head or ideal (default: the model\n"
      "the run was recorded with, ideal for an imported run;\n"
      "another model is computed offline first)"},
-    {"tolerance", "LIST", WC_CLI_VOPT_TOL,
-     "CI gate thresholds, comma-separated (repeatable):\n"
-     "node=P% wape=P% mape=P% mae=W rmse=W p95=W loa=W\n"
-     "gap=P% over=P% invariants=N coverage=P% class-bias=P%"},
+    {"tolerance", "LIST", WC_CLI_VOPT_TOL, tolerance_help},
     {"max-unattributed-pct", "P", WC_CLI_VOPT_MAX_UNATTR, "the same as --tolerance gap=P%"},
     {"max-over-pct", "P", WC_CLI_VOPT_MAX_OVER, "the same as --tolerance over=P%"},
     {"window", "LIST", WC_CLI_VOPT_WINDOW,
@@ -103,6 +105,10 @@ void wc_cli_validation_init(wc_cli_validation *c)
 {
     memset(c, 0, sizeof *c);
     c->o.acc.boot.seed = WC_BOOT_DEFAULT_SEED;
+    char names[256];
+    wc_tol_names(names, sizeof names, 1);
+    snprintf(tolerance_help, sizeof tolerance_help,
+             "CI gate thresholds, comma-separated (repeatable):\n%s", names);
 }
 
 /* --tolerance and the options that add a tolerance, the gated source and

@@ -32,7 +32,9 @@ typedef struct wc_cli_validation {
     wc_validation_opts o;
 } wc_cli_validation;
 
-/* Sets the defaults (bootstrap seed). */
+/* Sets the defaults (bootstrap seed), and --tolerance's help in
+ * wc_cli_validation_opts from the gate's table of metrics: call it before
+ * parsing. */
 void wc_cli_validation_init(wc_cli_validation *c);
 
 /* Handles one shared option (opt a WC_CLI_VOPT_* id) for command cmd.

@@ -23,6 +23,7 @@
 #include "reports/doc.h"
 #include "reports/figures.h"
 #include "reports/report_io.h"
+#include "validator/stat_table.h"
 
 /* What the run table says about the recording. */
 typedef struct run_meta {
@@ -257,6 +258,52 @@ static void lag_table(wc_doc *d, const wc_accuracy_report *a)
     wc_doc_table_end(d);
 }
 
+/* The report's cell of statistic s (stat_table.h) of a: "est [lo, hi]"
+ * when its interval is shown, "lo .. hi" for a range. */
+static const char *stat_cell(const wc_stat *s, const wc_accuracy *a)
+{
+    if (s->kind == WC_STAT_NUMBER)
+        return num(wc_stat_number(s, a), s->decimals);
+    const wc_ci *c = wc_stat_ci(s, a, 0);
+    if (s->kind == WC_STAT_RANGE)
+        return fmt("%s .. %s", num(c->est, s->decimals), num(wc_stat_ci(s, a, 1)->est, s->decimals));
+    return s->flags & WC_STAT_SHOW_CI ? ci(c, s->decimals) : num(c->est, s->decimals);
+}
+
+/* The accuracy table's columns before the statistics. */
+enum { ACC_COLS = 5 };
+
+/* The accuracy table's headers (a NULL) or the cells of a's statistics after
+ * the first ACC_COLS, into col[ACC_COLS + WC_STAT_MAX]: the statistics the
+ * report shows (WC_STAT_IN_REPORT). Returns the number of columns. */
+static int accuracy_columns(const char **col, const wc_accuracy *a)
+{
+    static const char *const head[ACC_COLS] = {"source", "provenance", "truth", "window", "n"};
+    int n = ACC_COLS;
+    if (!a)
+        memcpy(col, head, sizeof head);
+    for (const wc_stat *s = wc_stats; s->key; s++)
+        if (s->flags & WC_STAT_IN_REPORT)
+            col[n++] = a ? stat_cell(s, a) : s->doc_label;
+    return n;
+}
+
+/* One row of the accuracy table; the gated source at the gate's window is highlighted. */
+static void accuracy_row(wc_doc *d, const wc_validation *v, const wc_acc_cell *c)
+{
+    const wc_accuracy_report *a = &v->acc;
+    const wc_acc_source *src = &a->sources[c->source];
+    const char *col[ACC_COLS + WC_STAT_MAX];
+    col[0] = src->name;
+    col[1] = src->in_sample ? "ESTIMATED in-sample" : upper_prov(src->provenance);
+    col[2] = a->truth[c->truth].spec;
+    col[3] = window_name(c->window_s);
+    col[4] = fmt("%zu", c->acc.n);
+    accuracy_columns(col, &c->acc);
+    wc_doc_table_row(d, (int)c->source == v->gated_source && c->window_s == v->gate_window_s ? "warn" : NULL,
+                     col);
+}
+
 static void accuracy_table(wc_doc *d, const wc_validation *v)
 {
     const wc_accuracy_report *a = &v->acc;
@@ -271,27 +318,14 @@ static void accuracy_table(wc_doc *d, const wc_validation *v)
                    " (%d replicates, seed %llu); n = truth readings (or windows) the source covers; MAPE only"
                    " where truth is above its floor; LoA = Bland–Altman 95 %% limits of agreement.",
                 wc_boot_replicates(bc), (unsigned long long)(bc->seed ? bc->seed : WC_BOOT_DEFAULT_SEED));
-    static const char *const hdr[] = {"source", "provenance", "truth", "window", "n", "bias W [95% CI]",
-                                      "bias % [95% CI]", "MAE W", "WAPE %", "RMSE W", "p95 |error| W",
-                                      "MAPE %", "LoA W"};
-    wc_doc_table_begin(d, hdr, 13);
+    const char *hdr[ACC_COLS + WC_STAT_MAX];
+    wc_doc_table_begin(d, hdr, accuracy_columns(hdr, NULL));
     for (size_t ti = 0; ti < a->ntruth; ti++)
         for (size_t si = 0; si < a->nsources; si++)
             for (size_t wi = 0; wi < a->nwindows; wi++) {
                 const wc_acc_cell *c = wc_accuracy_cell(a, si, ti, a->windows_s[wi], -1);
-                if (!c)
-                    continue;
-                const wc_accuracy *s = &c->acc;
-                wc_doc_table_row(d, (int)si == v->gated_source && a->windows_s[wi] == v->gate_window_s ? "warn" : NULL,
-                                 (const char *const[]){a->sources[si].name,
-                                                       a->sources[si].in_sample ? "ESTIMATED in-sample"
-                                                                                : upper_prov(a->sources[si].provenance),
-                                                       a->truth[ti].spec, window_name(a->windows_s[wi]),
-                                                       fmt("%zu", s->n), ci(&s->bias_w, 2), ci(&s->bias_pct, 1),
-                                                       num(s->mae_w.est, 2), num(s->wape_pct.est, 1),
-                                                       num(s->rmse_w.est, 2), ci(&s->p95_abs_w, 2),
-                                                       ci(&s->mape_pct, 1),
-                                                       fmt("%s .. %s", num(s->loa_lo_w.est, 2), num(s->loa_hi_w.est, 2))});
+                if (c)
+                    accuracy_row(d, v, c);
             }
     wc_doc_table_end(d);
     if (v->gated_source >= 0)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/wc_text.h"
+#include "validator/stat_table.h"
 
 /* Adds a string from the run (process names, labels, BMC text may hold any
  * bytes): invalid UTF-8 becomes '?', so the document is always valid JSON
@@ -203,16 +204,18 @@ static void add_levels(cJSON *root, const wc_validation *v)
     }
 }
 
-static void add_accuracy(cJSON *root, const wc_validation *v)
+static void add_bootstrap(cJSON *root, const wc_accuracy_report *a)
 {
-    if (!v->have_accuracy)
-        return;
-    const wc_accuracy_report *a = &v->acc;
     cJSON *b = cJSON_AddObjectToObject(root, "bootstrap");
     add_str(b, "method", "moving-block bootstrap (Kunsch 1989), percentile intervals");
     add_str(b, "block_rule", "max(ceil(n^(1/3)), pairs one truth averaging window spans)");
     cJSON_AddNumberToObject(b, "replicates", wc_boot_replicates(&a->opts.boot));
     cJSON_AddNumberToObject(b, "seed", (double)(a->opts.boot.seed ? a->opts.boot.seed : WC_BOOT_DEFAULT_SEED));
+}
+
+static void add_sources(cJSON *root, const wc_validation *v)
+{
+    const wc_accuracy_report *a = &v->acc;
     cJSON *srcs = cJSON_AddArrayToObject(root, "sources");
     for (size_t i = 0; i < a->nsources; i++) {
         cJSON *o = cJSON_CreateObject();
@@ -224,82 +227,110 @@ static void add_accuracy(cJSON *root, const wc_validation *v)
         cJSON_AddBoolToObject(o, "gated", (int)i == v->gated_source);
         cJSON_AddItemToArray(srcs, o);
     }
+}
+
+/* A truth source's lag and averaging window, as estimated or stated. */
+static void add_lag_window(cJSON *o, const wc_truth_series *t, const wc_lagwin *l)
+{
+    cJSON *lag = cJSON_AddObjectToObject(o, "lag");
+    cJSON_AddBoolToObject(lag, "estimated", l->estimated);
+    cJSON_AddBoolToObject(lag, "identifiable", l->identifiable);
+    add_num(lag, "est_s", l->lag_s);
+    add_num(lag, "lo_s", l->lag_lo_s);
+    add_num(lag, "hi_s", l->lag_hi_s);
+    add_num(lag, "correlation", l->corr);
+    add_num(lag, "correlation_at_zero", l->corr_at_zero);
+    cJSON_AddNumberToObject(lag, "readings", (double)l->n_used);
+    add_str(lag, "note", l->note);
+    cJSON *w = cJSON_AddObjectToObject(o, "window");
+    cJSON_AddBoolToObject(w, "stated_by_device", t->any_window_known);
+    add_num(w, "stated_median_s", t->any_window_known ? t->median_window_s : NAN);
+    add_num(w, "estimated_s", l->window_s);
+    add_num(w, "estimated_lo_s", l->window_lo_s);
+    add_num(w, "estimated_hi_s", l->window_hi_s);
+}
+
+static cJSON *truth_object(const wc_accuracy_report *a, size_t ti)
+{
+    const wc_truth_series *t = &a->truth[ti];
+    cJSON *o = cJSON_CreateObject();
+    add_str(o, "spec", t->spec);
+    add_str(o, "kind", t->kind);
+    add_str(o, "provenance", t->provenance);
+    cJSON *c = cJSON_AddObjectToObject(o, "samples");
+    cJSON_AddNumberToObject(c, "polls", (double)t->counts.polls);
+    cJSON_AddNumberToObject(c, "used", (double)t->counts.used);
+    cJSON_AddNumberToObject(c, "excluded_stale", (double)t->counts.stale);
+    cJSON_AddNumberToObject(c, "folded_repeats", (double)t->counts.repeats);
+    cJSON_AddNumberToObject(c, "excluded_unavailable", (double)t->counts.unavailable);
+    cJSON_AddNumberToObject(c, "excluded_error", (double)t->counts.error);
+    cJSON_AddNumberToObject(c, "excluded_implausible", (double)t->counts.invalid);
+    add_lag_window(o, t, &a->lag[ti]);
+    add_num(o, "mape_floor_w", a->mape_floor_w[ti]);
+    cJSON *sk = cJSON_AddArrayToObject(o, "windows_not_scored");
+    for (size_t k = 0; k < a->nwindows; k++)
+        if (a->window_skipped[ti][k][0]) {
+            cJSON *x = cJSON_CreateObject();
+            add_num(x, "window_s", a->windows_s[k]);
+            add_str(x, "why", a->window_skipped[ti][k]);
+            cJSON_AddItemToArray(sk, x);
+        }
+    return o;
+}
+
+/* Every statistic of the table (stat_table.h) in its order: a wc_ci as
+ * {est, lo, hi}, a number, a range as its two ends, a count after its
+ * statistic. */
+static void add_stats(cJSON *o, const wc_accuracy *x)
+{
+    for (const wc_stat *s = wc_stats; s->key; s++) {
+        if (s->kind == WC_STAT_NUMBER)
+            add_num(o, s->key, wc_stat_number(s, x));
+        else
+            add_ci(o, s->key, wc_stat_ci(s, x, 0));
+        if (s->kind == WC_STAT_RANGE)
+            add_ci(o, s->key_hi, wc_stat_ci(s, x, 1));
+        if (s->count_key)
+            cJSON_AddNumberToObject(o, s->count_key, (double)wc_stat_count(s, x));
+    }
+}
+
+static cJSON *cell_object(const wc_accuracy_report *a, const wc_acc_cell *c)
+{
+    const wc_accuracy *x = &c->acc;
+    cJSON *o = cJSON_CreateObject();
+    add_str(o, "source", a->sources[c->source].name);
+    add_str(o, "source_provenance", a->sources[c->source].provenance);
+    add_str(o, "truth", a->truth[c->truth].spec);
+    add_str(o, "truth_provenance", a->truth[c->truth].provenance);
+    add_num(o, "window_s", c->window_s);
+    add_str(o, "phase", c->phase < 0 ? "all" : a->phases[c->phase].name);
+    if (c->phase >= 0)
+        cJSON_AddNumberToObject(o, "repetition", a->phases[c->phase].repetition);
+    cJSON_AddNumberToObject(o, "n", (double)x->n);
+    add_num(o, "mean_source_w", x->mean_source_w);
+    add_num(o, "mean_truth_w", x->mean_truth_w);
+    add_stats(o, x);
+    cJSON_AddNumberToObject(o, "block_len", (double)x->block_len);
+    add_num(o, "covered_s", c->covered_s);
+    add_num(o, "source_joules", c->source_j);
+    add_num(o, "truth_joules", c->truth_j);
+    return o;
+}
+
+static void add_accuracy(cJSON *root, const wc_validation *v)
+{
+    if (!v->have_accuracy)
+        return;
+    const wc_accuracy_report *a = &v->acc;
+    add_bootstrap(root, a);
+    add_sources(root, v);
     cJSON *tr = cJSON_AddArrayToObject(root, "truth");
-    for (size_t ti = 0; ti < a->ntruth; ti++) {
-        const wc_truth_series *t = &a->truth[ti];
-        const wc_lagwin *l = &a->lag[ti];
-        cJSON *o = cJSON_CreateObject();
-        add_str(o, "spec", t->spec);
-        add_str(o, "kind", t->kind);
-        add_str(o, "provenance", t->provenance);
-        cJSON *c = cJSON_AddObjectToObject(o, "samples");
-        cJSON_AddNumberToObject(c, "polls", (double)t->counts.polls);
-        cJSON_AddNumberToObject(c, "used", (double)t->counts.used);
-        cJSON_AddNumberToObject(c, "excluded_stale", (double)t->counts.stale);
-        cJSON_AddNumberToObject(c, "folded_repeats", (double)t->counts.repeats);
-        cJSON_AddNumberToObject(c, "excluded_unavailable", (double)t->counts.unavailable);
-        cJSON_AddNumberToObject(c, "excluded_error", (double)t->counts.error);
-        cJSON_AddNumberToObject(c, "excluded_implausible", (double)t->counts.invalid);
-        cJSON *lag = cJSON_AddObjectToObject(o, "lag");
-        cJSON_AddBoolToObject(lag, "estimated", l->estimated);
-        cJSON_AddBoolToObject(lag, "identifiable", l->identifiable);
-        add_num(lag, "est_s", l->lag_s);
-        add_num(lag, "lo_s", l->lag_lo_s);
-        add_num(lag, "hi_s", l->lag_hi_s);
-        add_num(lag, "correlation", l->corr);
-        add_num(lag, "correlation_at_zero", l->corr_at_zero);
-        cJSON_AddNumberToObject(lag, "readings", (double)l->n_used);
-        add_str(lag, "note", l->note);
-        cJSON *w = cJSON_AddObjectToObject(o, "window");
-        cJSON_AddBoolToObject(w, "stated_by_device", t->any_window_known);
-        add_num(w, "stated_median_s", t->any_window_known ? t->median_window_s : NAN);
-        add_num(w, "estimated_s", l->window_s);
-        add_num(w, "estimated_lo_s", l->window_lo_s);
-        add_num(w, "estimated_hi_s", l->window_hi_s);
-        add_num(o, "mape_floor_w", a->mape_floor_w[ti]);
-        cJSON *sk = cJSON_AddArrayToObject(o, "windows_not_scored");
-        for (size_t k = 0; k < a->nwindows; k++)
-            if (a->window_skipped[ti][k][0]) {
-                cJSON *x = cJSON_CreateObject();
-                add_num(x, "window_s", a->windows_s[k]);
-                add_str(x, "why", a->window_skipped[ti][k]);
-                cJSON_AddItemToArray(sk, x);
-            }
-        cJSON_AddItemToArray(tr, o);
-    }
+    for (size_t ti = 0; ti < a->ntruth; ti++)
+        cJSON_AddItemToArray(tr, truth_object(a, ti));
     cJSON *cells = cJSON_AddArrayToObject(root, "accuracy");
-    for (size_t i = 0; i < a->ncells; i++) {
-        const wc_acc_cell *c = &a->cells[i];
-        const wc_accuracy *x = &c->acc;
-        cJSON *o = cJSON_CreateObject();
-        add_str(o, "source", a->sources[c->source].name);
-        add_str(o, "source_provenance", a->sources[c->source].provenance);
-        add_str(o, "truth", a->truth[c->truth].spec);
-        add_str(o, "truth_provenance", a->truth[c->truth].provenance);
-        add_num(o, "window_s", c->window_s);
-        add_str(o, "phase", c->phase < 0 ? "all" : a->phases[c->phase].name);
-        if (c->phase >= 0)
-            cJSON_AddNumberToObject(o, "repetition", a->phases[c->phase].repetition);
-        cJSON_AddNumberToObject(o, "n", (double)x->n);
-        add_num(o, "mean_source_w", x->mean_source_w);
-        add_num(o, "mean_truth_w", x->mean_truth_w);
-        add_ci(o, "bias_w", &x->bias_w);
-        add_ci(o, "bias_pct", &x->bias_pct);
-        add_ci(o, "mae_w", &x->mae_w);
-        add_ci(o, "wape_pct", &x->wape_pct);
-        add_ci(o, "rmse_w", &x->rmse_w);
-        add_ci(o, "p95_abs_w", &x->p95_abs_w);
-        add_ci(o, "mape_pct", &x->mape_pct);
-        cJSON_AddNumberToObject(o, "n_mape", (double)x->n_mape);
-        add_num(o, "sd_diff_w", x->sd_diff_w);
-        add_ci(o, "loa_lo_w", &x->loa_lo_w);
-        add_ci(o, "loa_hi_w", &x->loa_hi_w);
-        cJSON_AddNumberToObject(o, "block_len", (double)x->block_len);
-        add_num(o, "covered_s", c->covered_s);
-        add_num(o, "source_joules", c->source_j);
-        add_num(o, "truth_joules", c->truth_j);
-        cJSON_AddItemToArray(cells, o);
-    }
+    for (size_t i = 0; i < a->ncells; i++)
+        cJSON_AddItemToArray(cells, cell_object(a, &a->cells[i]));
 }
 
 static void add_fit(cJSON *o, const char *k, double est, double se, double lo, double hi)
@@ -334,9 +365,8 @@ static void add_calibrations(cJSON *root, const wc_validation *v)
     }
 }
 
-static void add_workloads(cJSON *root, const wc_validation *v)
+static void add_phases(cJSON *root, const wc_gap_report *r)
 {
-    const wc_gap_report *r = &v->gap;
     cJSON *ph = cJSON_AddArrayToObject(root, "phases");
     for (size_t i = 0; i < r->nphases; i++) {
         cJSON *o = cJSON_CreateObject();
@@ -349,6 +379,10 @@ static void add_workloads(cJSON *root, const wc_validation *v)
         add_str(o, "provenance", r->provenance);
         cJSON_AddItemToArray(ph, o);
     }
+}
+
+static void add_workload_rows(cJSON *root, const wc_gap_report *r)
+{
     cJSON *wl = cJSON_AddArrayToObject(root, "workloads");
     for (size_t i = 0; i < r->nworkloads; i++) {
         const wc_gap_workload *w = &r->workloads[i];
@@ -364,14 +398,10 @@ static void add_workloads(cJSON *root, const wc_validation *v)
         cJSON_AddNumberToObject(o, "crashed", w->crashed);
         cJSON_AddItemToArray(wl, o);
     }
-    const wc_bias_report *b = &v->bias;
-    cJSON *bo = cJSON_AddObjectToObject(root, "bias");
-    add_str(bo, "attribution", b->model);
-    add_str(bo, "meter_provenance", b->meter_provenance);
-    cJSON_AddBoolToObject(bo, "has_idle_baseline", b->has_baseline);
-    cJSON *idle = cJSON_AddObjectToObject(bo, "idle_w");
-    for (int z = 0; z < WC_BIAS_NZONES; z++)
-        add_num(idle, wc_bias_zone_name(z), b->idle_w[z]);
+}
+
+static void add_bias_isolated(cJSON *bo, const wc_bias_report *b)
+{
     cJSON *iso = cJSON_AddArrayToObject(bo, "isolated");
     for (size_t i = 0; i < b->nisolated; i++) {
         const wc_bias_isolated *s = &b->isolated[i];
@@ -389,6 +419,10 @@ static void add_workloads(cJSON *root, const wc_validation *v)
         }
         cJSON_AddItemToArray(iso, o);
     }
+}
+
+static void add_bias_mixed(cJSON *bo, const wc_bias_report *b)
+{
     cJSON *mix = cJSON_AddArrayToObject(bo, "mixed");
     for (size_t i = 0; i < b->nmixed; i++) {
         const wc_bias_mixed *m = &b->mixed[i];
@@ -407,6 +441,10 @@ static void add_workloads(cJSON *root, const wc_validation *v)
         }
         cJSON_AddItemToArray(mix, o);
     }
+}
+
+static void add_bias_classes(cJSON *bo, const wc_bias_report *b)
+{
     cJSON *cls = cJSON_AddArrayToObject(bo, "classes");
     for (size_t i = 0; i < b->nclasses; i++) {
         const wc_bias_class *c = &b->classes[i];
@@ -424,6 +462,27 @@ static void add_workloads(cJSON *root, const wc_validation *v)
         }
         cJSON_AddItemToArray(cls, o);
     }
+}
+
+static void add_bias(cJSON *root, const wc_bias_report *b)
+{
+    cJSON *bo = cJSON_AddObjectToObject(root, "bias");
+    add_str(bo, "attribution", b->model);
+    add_str(bo, "meter_provenance", b->meter_provenance);
+    cJSON_AddBoolToObject(bo, "has_idle_baseline", b->has_baseline);
+    cJSON *idle = cJSON_AddObjectToObject(bo, "idle_w");
+    for (int z = 0; z < WC_BIAS_NZONES; z++)
+        add_num(idle, wc_bias_zone_name(z), b->idle_w[z]);
+    add_bias_isolated(bo, b);
+    add_bias_mixed(bo, b);
+    add_bias_classes(bo, b);
+}
+
+static void add_workloads(cJSON *root, const wc_validation *v)
+{
+    add_phases(root, &v->gap);
+    add_workload_rows(root, &v->gap);
+    add_bias(root, &v->bias);
 }
 
 static void add_checks(cJSON *root, const wc_validation *v)

@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/wc_text.h"
+#include "validator/stat_table.h"
+
 const char *wc_term_safe(const char *s, char *buf, size_t cap)
 {
     size_t i = 0;
@@ -247,43 +250,76 @@ static void print_lag(FILE *out, const wc_truth_series *t, const wc_lagwin *l)
                      " time since the previous poll\n");
 }
 
+/* The cell of statistic s (stat_table.h) of a: its estimate, "est [lo,hi]"
+ * when its interval is shown, "lo..hi" for a range, then " (n)" when it has
+ * a count. A number is cut to 31 characters, "est [lo,hi]" to 63, the cell
+ * to cap - 1. */
+static const char *stat_cell(const wc_stat *s, const wc_accuracy *a, char *buf, size_t cap)
+{
+    char e[32], f[32], t[80];
+    if (s->kind == WC_STAT_NUMBER) {
+        snprintf(buf, cap, "%s", num(wc_stat_number(s, a), s->decimals, e, sizeof e));
+        return buf;
+    }
+    const wc_ci *c = wc_stat_ci(s, a, 0);
+    if (s->kind == WC_STAT_RANGE)
+        snprintf(t, sizeof t, "%s..%s", num(c->est, s->decimals, e, sizeof e),
+                 num(wc_stat_ci(s, a, 1)->est, s->decimals, f, sizeof f));
+    else if (s->flags & WC_STAT_SHOW_CI)
+        with_ci(c, s->decimals, t, 64);
+    else
+        snprintf(t, sizeof t, "%s", num(c->est, s->decimals, e, sizeof e));
+    if (s->count_key)
+        wc_textf(buf, cap, "%s (%zu)", t, wc_stat_count(s, a));
+    else
+        wc_textf(buf, cap, "%s", t);
+    return buf;
+}
+
+/* The columns of the statistics shown in table `in` (WC_STAT_IN_TEXT or
+ * WC_STAT_IN_PHASE): their headers when a is NULL, else a's cells; each
+ * " %-*s" at the statistic's width. */
+static void print_stats(FILE *out, unsigned in, const wc_accuracy *a)
+{
+    char cell[96];
+    for (const wc_stat *s = wc_stats; s->key; s++)
+        if (s->flags & in)
+            fprintf(out, " %-*s", s->text_width,
+                    a ? stat_cell(s, a, cell, sizeof cell) : s->text_label);
+    fputc('\n', out);
+}
+
 static void print_accuracy_row(FILE *out, const char *label, const wc_acc_cell *c)
 {
-    const wc_accuracy *a = &c->acc;
-    char b[64], bp[64], mae[32], wape[32], rmse[32], p95[48], mape[48], lo[32], hi[32];
     char win[16];
     if (c->window_s > 0)
         snprintf(win, sizeof win, "%gs", c->window_s);
     else
         snprintf(win, sizeof win, "native");
-    char mape_n[64];
-    snprintf(mape_n, sizeof mape_n, "%s (%zu)", with_ci(&a->mape_pct, 1, mape, sizeof mape), a->n_mape);
-    fprintf(out, "  %-30.30s %-7s %6zu %-24s %-20s %-7s %-7s %-7s %-20s %-18s %s..%s\n", label, win, a->n,
-            with_ci(&a->bias_w, 2, b, sizeof b), with_ci(&a->bias_pct, 1, bp, sizeof bp),
-            num(a->mae_w.est, 2, mae, sizeof mae), num(a->wape_pct.est, 1, wape, sizeof wape),
-            num(a->rmse_w.est, 2, rmse, sizeof rmse), with_ci(&a->p95_abs_w, 2, p95, sizeof p95),
-            mape_n, num(a->loa_lo_w.est, 2, lo, sizeof lo), num(a->loa_hi_w.est, 2, hi, sizeof hi));
+    fprintf(out, "  %-30.30s %-7s %6zu", label, win, c->acc.n);
+    print_stats(out, WC_STAT_IN_TEXT, &c->acc);
 }
 
 static void print_phase_accuracy(FILE *out, const wc_validation *v, size_t si, size_t ti)
 {
     const wc_accuracy_report *a = &v->acc;
     int any = 0;
-    char name[80], b[64], bp[64], wape[32], rmse[32], s[32], g[32];
+    char name[80], s[32], g[32];
     for (size_t ph = 0; ph < a->nphases; ph++) {
         const wc_acc_cell *c = wc_accuracy_cell(a, si, ti, v->gate_window_s, (int)ph);
         if (!c)
             continue;
-        if (!any)
-            fprintf(out, "  per phase (%s, %s pairs):\n  %-22s %4s %6s %9s %9s %-24s %-20s %-7s %-7s\n",
-                    safe(a->sources[si].name), v->gate_window_s > 0 ? "windowed" : "native", "phase", "rep",
-                    "n", "source_W", "truth_W", "bias_W [95% CI]", "bias_% [95% CI]", "WAPE_%", "RMSE_W");
+        if (!any) {
+            fprintf(out, "  per phase (%s, %s pairs):\n  %-22s %4s %6s %9s %9s",
+                    safe(a->sources[si].name), v->gate_window_s > 0 ? "windowed" : "native", "phase",
+                    "rep", "n", "source_W", "truth_W");
+            print_stats(out, WC_STAT_IN_PHASE, NULL);
+        }
         any = 1;
-        fprintf(out, "  %-22s %4d %6zu %9s %9s %-24s %-20s %-7s %-7s\n",
-                wc_term_safe(a->phases[ph].name, name, 23), a->phases[ph].repetition, c->acc.n,
-                num(c->acc.mean_source_w, 2, s, sizeof s), num(c->acc.mean_truth_w, 2, g, sizeof g),
-                with_ci(&c->acc.bias_w, 2, b, sizeof b), with_ci(&c->acc.bias_pct, 1, bp, sizeof bp),
-                num(c->acc.wape_pct.est, 1, wape, sizeof wape), num(c->acc.rmse_w.est, 2, rmse, sizeof rmse));
+        fprintf(out, "  %-22s %4d %6zu %9s %9s", wc_term_safe(a->phases[ph].name, name, 23),
+                a->phases[ph].repetition, c->acc.n, num(c->acc.mean_source_w, 2, s, sizeof s),
+                num(c->acc.mean_truth_w, 2, g, sizeof g));
+        print_stats(out, WC_STAT_IN_PHASE, &c->acc);
     }
 }
 
@@ -352,9 +388,8 @@ static void print_accuracy(FILE *out, const wc_validation *v)
         for (size_t wi = 0; wi < a->nwindows; wi++)
             if (a->window_skipped[ti][wi][0])
                 fprintf(out, "  %g s windows not scored: %s\n", a->windows_s[wi], a->window_skipped[ti][wi]);
-        fprintf(out, "  %-30s %-7s %6s %-24s %-20s %-7s %-7s %-7s %-20s %-18s %s\n", "source", "window",
-                "n", "bias_W [95% CI]", "bias_% [95% CI]", "MAE_W", "WAPE_%", "RMSE_W",
-                "p95_abs_W [95% CI]", "MAPE_% (n)", "LoA_W (Bland-Altman)");
+        fprintf(out, "  %-30s %-7s %6s", "source", "window", "n");
+        print_stats(out, WC_STAT_IN_TEXT, NULL);
         for (size_t si = 0; si < a->nsources; si++)
             for (size_t wi = 0; wi < a->nwindows; wi++) {
                 const wc_acc_cell *c = wc_accuracy_cell(a, si, ti, a->windows_s[wi], -1);

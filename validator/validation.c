@@ -14,22 +14,119 @@
 #include "collector/store/store_read.h"
 #include "common/wc_text.h"
 
-/* Metric names, their unit and whether the threshold is a lower bound. */
-static const struct {
-    const char *name, *unit;
-    int lower_bound;
-} METRICS[WC_TOL_COUNT] = {
-    [WC_TOL_NODE] = {"node", "%", 0},        [WC_TOL_WAPE] = {"wape", "%", 0},
-    [WC_TOL_MAPE] = {"mape", "%", 0},        [WC_TOL_MAE] = {"mae", "W", 0},
-    [WC_TOL_RMSE] = {"rmse", "W", 0},        [WC_TOL_P95] = {"p95", "W", 0},
-    [WC_TOL_LOA] = {"loa", "W", 0},          [WC_TOL_GAP] = {"gap", "%", 0},
-    [WC_TOL_OVER] = {"over", "%", 0},        [WC_TOL_INVARIANTS] = {"invariants", "", 0},
-    [WC_TOL_COVERAGE] = {"coverage", "%", 1}, [WC_TOL_CLASS_BIAS] = {"class-bias", "%", 0},
+/* ---- the gate's metrics ------------------------------------------------ */
+
+/* The metrics that are not an accuracy statistic: name, unit, lower bound.
+ * The accuracy statistics' tolerances come from stat_table.h. */
+static const wc_tol_def METRICS[WC_TOL_COUNT] = {
+    [WC_TOL_GAP] = {"gap", "%", 0, WC_TOL_GAP, NULL},
+    [WC_TOL_OVER] = {"over", "%", 0, WC_TOL_OVER, NULL},
+    [WC_TOL_INVARIANTS] = {"invariants", "", 0, WC_TOL_INVARIANTS, NULL},
+    [WC_TOL_COVERAGE] = {"coverage", "%", 1, WC_TOL_COVERAGE, NULL},
+    [WC_TOL_CLASS_BIAS] = {"class-bias", "%", 0, WC_TOL_CLASS_BIAS, NULL},
 };
 
-const char *wc_tol_metric_name(wc_tol_metric m)
+/* How a threshold's unit reads in --tolerance's help and its messages. */
+static const struct {
+    const char *unit, *placeholder, *takes;
+} UNITS[] = {
+    {"%", "P%", "a percentage (e.g. 10%)"},
+    {"W", "W", "watts (e.g. 20W)"},
+    {"", "N", "a plain count (e.g. 0)"},
+};
+
+/* The index of unit in UNITS; -1 when it has none. */
+static int unit_row(const char *unit)
 {
-    return m < WC_TOL_COUNT ? METRICS[m].name : "?";
+    for (size_t i = 0; i < sizeof UNITS / sizeof *UNITS; i++)
+        if (!strcmp(UNITS[i].unit, unit))
+            return (int)i;
+    return -1;
+}
+
+/* Whether u is the first statistic of the table backing a tolerance in its unit. */
+static int first_of_unit(const wc_stat *u)
+{
+    for (const wc_stat *s = wc_stats; s != u; s++)
+        if (s->tol_name && !strcmp(s->unit, u->unit))
+            return 0;
+    return 1;
+}
+
+/* The statistics backing a tolerance, in wc_tol_def_at's order, into
+ * out[WC_STAT_MAX]. Returns how many. */
+static size_t stat_tolerances(const wc_stat **out)
+{
+    size_t n = 0;
+    for (const wc_stat *u = wc_stats; u->key; u++) {
+        if (!u->tol_name || !first_of_unit(u))
+            continue;
+        for (const wc_stat *s = u; s->key; s++)
+            if (s->tol_name && !strcmp(s->unit, u->unit))
+                out[n++] = s;
+    }
+    return n;
+}
+
+/* The table row of a statistic's tolerance: accuracy errors are upper bounds. */
+static wc_tol_def stat_def(const wc_stat *s)
+{
+    return (wc_tol_def){s->tol_name, s->unit, 0, WC_TOL_STAT, s};
+}
+
+int wc_tol_def_at(size_t i, wc_tol_def *out)
+{
+    const wc_stat *st[WC_STAT_MAX];
+    size_t n = stat_tolerances(st);
+    if (i < n) {
+        *out = stat_def(st[i]);
+        return 0;
+    }
+    if (i - n + 1 >= WC_TOL_COUNT)
+        return -ENOENT;
+    *out = METRICS[i - n + 1];
+    return 0;
+}
+
+void wc_tol_names(char *buf, size_t cap, int help)
+{
+    size_t used = 0;
+    wc_tol_def d;
+    buf[0] = '\0';
+    int prev_stat = 1;
+    for (size_t i = 0; !wc_tol_def_at(i, &d); i++) {
+        const char *sep = !i ? "" : !help ? ", " : prev_stat && d.metric != WC_TOL_STAT ? "\n" : " ";
+        int u = unit_row(d.unit);
+        if (help)
+            wc_append(buf, cap, &used, "%s%s=%s", sep, d.name, u >= 0 ? UNITS[u].placeholder : d.unit);
+        else
+            wc_append(buf, cap, &used, "%s%s", sep, d.name);
+        prev_stat = d.metric == WC_TOL_STAT;
+    }
+}
+
+/* The table row of t's metric; name "?" when it holds none. */
+static wc_tol_def tol_def(const wc_tolerance *t)
+{
+    if (t->metric == WC_TOL_STAT && t->stat)
+        return stat_def(t->stat);
+    if (t->metric > WC_TOL_STAT && t->metric < WC_TOL_COUNT)
+        return METRICS[t->metric];
+    return (wc_tol_def){"?", "", 0, t->metric, NULL};
+}
+
+const char *wc_tolerance_name(const wc_tolerance *t)
+{
+    return tol_def(t).name;
+}
+
+/* The metric the klen bytes at name name into *d. Returns 0 or -ENOENT. */
+static int find_metric(const char *name, size_t klen, wc_tol_def *d)
+{
+    for (size_t i = 0; !wc_tol_def_at(i, d); i++)
+        if (strlen(d->name) == klen && !strncmp(d->name, name, klen))
+            return 0;
+    return -ENOENT;
 }
 
 static int parse_one(const char *item, wc_tolerance *t, wc_error *err)
@@ -38,30 +135,27 @@ static int parse_one(const char *item, wc_tolerance *t, wc_error *err)
     if (!eq)
         return wc_error_set(err, -EINVAL, "--tolerance: '%.40s' is not metric=value", item);
     size_t klen = (size_t)(eq - item);
-    int m = -1;
-    for (int i = 0; i < WC_TOL_COUNT; i++)
-        if (strlen(METRICS[i].name) == klen && !strncmp(METRICS[i].name, item, klen))
-            m = i;
-    if (m < 0)
-        return wc_error_set(err, -EINVAL,
-                            "--tolerance: unknown metric '%.*s' (node, wape, mape, mae, rmse, p95,"
-                            " loa, gap, over, invariants, coverage, class-bias)",
-                            (int)(klen > 30 ? 30 : klen), item);
+    wc_tol_def d;
+    if (find_metric(item, klen, &d)) {
+        char names[256];
+        wc_tol_names(names, sizeof names, 0);
+        return wc_error_set(err, -EINVAL, "--tolerance: unknown metric '%.*s' (%s)",
+                            (int)(klen > 30 ? 30 : klen), item, names);
+    }
     char *end = NULL;
     double v = strtod(eq + 1, &end);
     if (!end || end == eq + 1 || !isfinite(v) || v < 0)
         return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': the value must be a number >= 0",
                             item);
-    if (m == WC_TOL_INVARIANTS && v != floor(v))
+    if (d.metric == WC_TOL_INVARIANTS && v != floor(v))
         return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': invariants takes a whole count",
                             item);
-    const char *unit = METRICS[m].unit;
-    if (strcmp(end, unit) && !(*unit == '\0' && *end == '\0'))
-        return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': %s takes %s", item,
-                            METRICS[m].name, *unit ? (!strcmp(unit, "%") ? "a percentage (e.g. 10%)"
-                                                                         : "watts (e.g. 20W)")
-                                                   : "a plain count (e.g. 0)");
-    t->metric = (wc_tol_metric)m;
+    int u = unit_row(d.unit);
+    if (strcmp(end, d.unit))
+        return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': %s takes %s", item, d.name,
+                            u >= 0 ? UNITS[u].takes : d.unit);
+    t->metric = d.metric;
+    t->stat = d.stat;
     t->threshold = v;
     wc_textf(t->text, sizeof t->text, "%s", item);
     return 0;
@@ -108,9 +202,10 @@ static wc_check *new_check(checks_buf *b, const wc_tolerance *t, const char *pha
     wc_check *c = &v->checks[v->nchecks++];
     memset(c, 0, sizeof *c);
     wc_textf(c->phase, sizeof c->phase, "%s", phase);
-    wc_textf(c->metric, sizeof c->metric, "%s", METRICS[t->metric].name);
+    wc_tol_def d = tol_def(t);
+    wc_textf(c->metric, sizeof c->metric, "%s", d.name);
     wc_textf(c->subject, sizeof c->subject, "%s", subject);
-    snprintf(c->unit, sizeof c->unit, "%s", METRICS[t->metric].unit);
+    snprintf(c->unit, sizeof c->unit, "%s", d.unit);
     c->threshold = t->threshold;
     c->value = c->lo = c->hi = NAN;
     return c;
@@ -162,33 +257,33 @@ static void abs_interval(double lo, double hi, double *alo, double *ahi)
     *ahi = a > b ? a : b;
 }
 
-/* The accuracy figure a node metric reads, with its interval. */
-static void node_value(const wc_tolerance *t, const wc_accuracy *a, wc_check *c)
+/* The figure a node metric reads from its statistic (stat_table.h's rule),
+ * with its interval. */
+static void node_value(const wc_stat *s, const wc_accuracy *a, wc_check *c)
 {
-    const wc_ci *ci = NULL;
-    switch (t->metric) {
-    case WC_TOL_NODE:
-        c->value = fabs(a->bias_pct.est);
-        abs_interval(a->bias_pct.lo, a->bias_pct.hi, &c->lo, &c->hi);
+    const wc_ci *x = wc_stat_ci(s, a, 0);
+    switch (s->tol_rule) {
+    case WC_STAT_TOL_ABS:
+        c->value = fabs(x->est);
+        abs_interval(x->lo, x->hi, &c->lo, &c->hi);
         return;
-    case WC_TOL_LOA: {
-        c->value = fmax(fabs(a->loa_lo_w.est), fabs(a->loa_hi_w.est));
-        double lo = fmax(fabs(a->loa_lo_w.lo), fabs(a->loa_hi_w.lo));
-        double hi = fmax(fabs(a->loa_lo_w.hi), fabs(a->loa_hi_w.hi));
+    case WC_STAT_TOL_LARGER: {
+        const wc_ci *y = wc_stat_ci(s, a, 1);
+        c->value = fmax(fabs(x->est), fabs(y->est));
+        double lo = fmax(fabs(x->lo), fabs(y->lo));
+        double hi = fmax(fabs(x->hi), fabs(y->hi));
         c->lo = isfinite(lo) && isfinite(hi) ? fmin(lo, hi) : NAN;
         c->hi = isfinite(lo) && isfinite(hi) ? fmax(lo, hi) : NAN;
         return;
     }
-    case WC_TOL_WAPE: ci = &a->wape_pct; break;
-    case WC_TOL_MAPE: ci = &a->mape_pct; break;
-    case WC_TOL_MAE: ci = &a->mae_w; break;
-    case WC_TOL_RMSE: ci = &a->rmse_w; break;
-    case WC_TOL_P95: ci = &a->p95_abs_w; break;
-    default: return;
+    case WC_STAT_TOL_SIGNED:
+        c->value = x->est;
+        c->lo = x->lo;
+        c->hi = x->hi;
+        return;
+    case WC_STAT_TOL_NONE:
+        return;
     }
-    c->value = ci->est;
-    c->lo = ci->lo;
-    c->hi = ci->hi;
 }
 
 static int node_checks(checks_buf *b, const wc_tolerance *t)
@@ -218,9 +313,8 @@ static int node_checks(checks_buf *b, const wc_tolerance *t)
             if (!c)
                 return -ENOMEM;
             if (cell)
-                node_value(t, &cell->acc, c);
-            decide(c, 0, !cell ? "no aligned pairs in this phase"
-                                : t->metric == WC_TOL_NODE ? "|bias|" : "of the pairs");
+                node_value(t->stat, &cell->acc, c);
+            decide(c, 0, !cell ? "no aligned pairs in this phase" : t->stat->tol_what);
             if (cell && c->status != WC_CHECK_SKIP) {
                 size_t used = strlen(c->message);
                 wc_append(c->message, sizeof c->message, &used, " [n=%zu]", cell->acc.n);

@@ -16,6 +16,11 @@
  *   invariants=N violations of Σ children ≤ parent allowed per zone
  *   coverage=P%  minimum burst coverage (CPU /proc saw / true CPU)
  *   class-bias=P%  largest |bias factor − 1| of any workload class (node zone)
+ * The node metrics are the tolerances of the accuracy statistics
+ * (validator/stat_table.h: name, unit and how the checked value derives
+ * from the statistic); the others are listed here. wc_tol_def_at gives all
+ * of them as one table, which --tolerance's parsing, its messages and its
+ * help read.
  * A check passes when the point estimate is within its threshold; its 95 %
  * interval is reported beside it ("marginal" when the interval straddles
  * the threshold). A check that cannot be evaluated (no pairs in that phase,
@@ -33,31 +38,57 @@
 #include "validator/calibration.h"
 #include "validator/gap.h"
 #include "validator/levels.h"
+#include "validator/stat_table.h"
 #include "validator/workload_bias.h"
 
 #define WC_TOL_MAX 16
 
-/* A metric of the gate. */
+/* A metric of the gate: an accuracy statistic of the gated node source
+ * (which one: wc_tolerance.stat, a row of stat_table.h), or one of the others. */
 typedef enum wc_tol_metric {
-    WC_TOL_NODE = 0, WC_TOL_WAPE, WC_TOL_MAPE, WC_TOL_MAE, WC_TOL_RMSE, WC_TOL_P95, WC_TOL_LOA,
-    WC_TOL_GAP, WC_TOL_OVER, WC_TOL_INVARIANTS, WC_TOL_COVERAGE, WC_TOL_CLASS_BIAS,
+    WC_TOL_STAT = 0, WC_TOL_GAP, WC_TOL_OVER, WC_TOL_INVARIANTS, WC_TOL_COVERAGE,
+    WC_TOL_CLASS_BIAS,
     WC_TOL_COUNT
 } wc_tol_metric;
 
 /* One threshold. */
 typedef struct wc_tolerance {
     wc_tol_metric metric;
+    const wc_stat *stat;         /* WC_TOL_STAT: the statistic it reads; else NULL */
     double threshold;            /* %, W or a count, per metric */
     char text[48];               /* as given: "node=10%" */
 } wc_tolerance;
+
+/* A metric as --tolerance names it: a row of the gate's one table of metrics. */
+typedef struct wc_tol_def {
+    const char *name;            /* "node", "gap" */
+    const char *unit;            /* "%", "W", or "" for a plain count */
+    int lower_bound;             /* the threshold is a minimum (coverage) */
+    wc_tol_metric metric;
+    const wc_stat *stat;         /* WC_TOL_STAT: the statistic; else NULL */
+} wc_tol_def;
+
+/* The i-th metric of the gate (i from 0) into *out: first the tolerances of
+ * the accuracy statistics (stat_table.h), grouped by unit in the order the
+ * table first uses each unit (percentages, then watts), table order within
+ * a unit; then gap, over, invariants, coverage, class-bias. Returns 0, or
+ * -ENOENT past the last. */
+int wc_tol_def_at(size_t i, wc_tol_def *out);
+
+/* The metrics' names in wc_tol_def_at's order into buf (cut to cap):
+ * help 0: "node, wape, ..., class-bias" (for messages); help 1: each as
+ * name=PLACEHOLDER ("node=P%", "mae=W", "invariants=N"), space-separated, the
+ * accuracy metrics on the first line and the others on a second one. */
+void wc_tol_names(char *buf, size_t cap, int help);
 
 /* Parses "node=10%,gap=1%,rmse=20W" into tol (appending to *n, at most
  * WC_TOL_MAX). Units are checked per metric (% / W / none). Returns 0 or
  * -EINVAL with err naming the bad item. */
 int wc_tolerance_parse(const char *spec, wc_tolerance *tol, size_t *n, wc_error *err);
 
-/* "node", "wape", ... */
-const char *wc_tol_metric_name(wc_tol_metric m);
+/* The tolerance's metric name: "node", "wape", "gap", ...; "?" when t holds
+ * no metric. */
+const char *wc_tolerance_name(const wc_tolerance *t);
 
 /* Outcome of one (phase × metric × threshold) check. */
 typedef enum wc_check_status { WC_CHECK_PASS = 0, WC_CHECK_FAIL, WC_CHECK_SKIP } wc_check_status;

@@ -229,7 +229,8 @@ Test(validation, tolerances_parse_with_their_units)
     cr_assert_eq(wc_tolerance_parse("node=10%,gap=1%,rmse=20W,invariants=0,coverage=50%", t, &n, &err), 0,
                  "%s", err.msg);
     cr_assert_eq(n, 5);
-    cr_assert_eq(t[0].metric, WC_TOL_NODE);
+    cr_assert_eq(t[0].metric, WC_TOL_STAT);
+    cr_assert_str_eq(wc_tolerance_name(&t[0]), "node");
     cr_assert_eq(t[2].threshold, 20);
     cr_assert_eq(t[3].metric, WC_TOL_INVARIANTS);
     cr_assert_eq(wc_tolerance_parse("node=10W", t, &n, &err), -EINVAL);
