@@ -65,12 +65,22 @@ int wc_cli_parse(const wc_cli_spec *spec, int argc, char **argv, wc_cli_handler 
     return 0;
 }
 
-/* "  --name ARG", the padding to col, then the help text's lines. */
-static void print_option(const wc_cli_opt *o, int col, FILE *out)
+/* "  --name ARG", the padding to col, then the help text's lines and the
+ * option's choices. */
+static void print_option(const wc_cli_spec *spec, const wc_cli_opt *o, FILE *out)
 {
+    int col = spec->col;
     int len = fprintf(out, "  --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
     fprintf(out, "%*s", len < col ? col - len : 2, "");
-    for (const char *t = o->help;;) {
+    wc_cli_print_lines(o->help, col, out);
+    for (const wc_cli_choices *c = spec->choices; c && c->list; c++)
+        if (c->id == o->id)
+            c->list(out, col);
+}
+
+void wc_cli_print_lines(const char *text, int col, FILE *out)
+{
+    for (const char *t = text;;) {
         const char *nl = strchr(t, '\n');
         if (!nl) {
             fprintf(out, "%s\n", t);
@@ -87,7 +97,7 @@ void wc_cli_help(const wc_cli_spec *spec, FILE *out)
     for (const wc_cli_opt *const *t = spec->opts; *t; t++)
         for (const wc_cli_opt *o = *t; o->name || o->help; o++) {
             if (o->name)
-                print_option(o, spec->col, out);
+                print_option(spec, o, out);
             else
                 fprintf(out, "%s\n", o->help);
         }

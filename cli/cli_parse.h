@@ -28,6 +28,14 @@ typedef struct wc_cli_opt {
                          the spec's column. A text line is printed as is. */
 } wc_cli_opt;
 
+/* The choices an option takes, listed in its --help from the table that
+ * defines them (meters, models, truth sources): after the option's help
+ * text, list(out, col) prints one or more lines. A list ends with {0, NULL}. */
+typedef struct wc_cli_choices {
+    int id;                             /* the option's id */
+    void (*list)(FILE *out, int col);
+} wc_cli_choices;
+
 /* The end of an option table. */
 #define WC_CLI_OPT_END {NULL, NULL, 0, NULL}
 /* A line of --help between options ("" gives an empty line). */
@@ -48,6 +56,7 @@ typedef struct wc_cli_spec {
     const wc_cli_opt *const *opts; /* option tables, NULL-terminated */
     int col;                       /* column of the help texts (0-based) */
     const char *footer;            /* exit codes etc.; NULL: none */
+    const wc_cli_choices *choices; /* options whose choices come from a table; NULL: none */
 } wc_cli_spec;
 
 /* Takes one option the user gave: opt is its table entry, arg its argument
@@ -68,6 +77,18 @@ enum { WC_CLI_MAX_OPTS = 63 };
  */
 int wc_cli_parse(const wc_cli_spec *spec, int argc, char **argv, wc_cli_handler handle,
                  void *ctx, int *next);
+
+/* Writes text whose '\n' start continuation lines at column col (the cursor
+ * already being at col for the first line), each line ended. */
+void wc_cli_print_lines(const char *text, int col, FILE *out);
+
+/* The choice lists of --meter, --model and --truth, from the meter, model and
+ * truth-source tables (cli_common.c): "NAME  what it is" at col + 2. */
+void wc_cli_list_meters(FILE *out, int col);
+void wc_cli_list_models(FILE *out, int col);
+void wc_cli_list_truth(FILE *out, int col);
+/* The model names alone, "(kepler-0.11, kepler-head or ideal)", at col. */
+void wc_cli_list_model_names(FILE *out, int col);
 
 /* Writes the command's --help (see wc_cli_spec) to out. */
 void wc_cli_help(const wc_cli_spec *spec, FILE *out);

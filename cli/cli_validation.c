@@ -17,12 +17,17 @@
  * call before parsing (and so before --help). */
 static char tolerance_help[320];
 
+const wc_cli_choices wc_cli_validation_choices[] = {
+    {WC_CLI_VOPT_MODEL, wc_cli_list_model_names},
+    {0, NULL},
+};
+
 const wc_cli_opt wc_cli_validation_opts[] = {
     {"db", "FILE", WC_CLI_VOPT_DB, "a run written by `wattcal record`, `run` or `import`"},
     {"model", "M", WC_CLI_VOPT_MODEL,
-     "kepler-0.11, kepler-head or ideal (default: the model\n"
-     "the run was recorded with, ideal for an imported run;\n"
-     "another model is computed offline first)"},
+     "attribution model (default: the model the run was\n"
+     "recorded with, ideal for an imported run; another\n"
+     "model is computed offline first)"},
     {"tolerance", "LIST", WC_CLI_VOPT_TOL, tolerance_help},
     {"max-unattributed-pct", "P", WC_CLI_VOPT_MAX_UNATTR, "the same as --tolerance gap=P%"},
     {"max-over-pct", "P", WC_CLI_VOPT_MAX_OVER, "the same as --tolerance over=P%"},

@@ -25,6 +25,10 @@ enum {
  * commands list it in their wc_cli_spec, so both parse and document it. */
 extern const wc_cli_opt wc_cli_validation_opts[];
 
+/* The choices of those options that come from a table (--model: the model
+ * table), for the spec of each command that lists wc_cli_validation_opts. */
+extern const wc_cli_choices wc_cli_validation_choices[];
+
 /* The parsed shared options. */
 typedef struct wc_cli_validation {
     const char *db, *model;

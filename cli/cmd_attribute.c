@@ -13,11 +13,14 @@ enum { OPT_DB = 1, OPT_MODEL };
 
 static const wc_cli_opt ATTRIBUTE_OPTS[] = {
     {"db", "FILE", OPT_DB, "a run written by `wattcal record`"},
-    {"model", "M", OPT_MODEL, "kepler-0.11, kepler-head or ideal (repeatable)"},
+    {"model", "M", OPT_MODEL, "a model to compute (repeatable), one of:"},
     WC_CLI_OPT_END,
 };
 
 static const wc_cli_opt *const ATTRIBUTE_TABLES[] = {ATTRIBUTE_OPTS, NULL};
+
+/* The --model choices, listed from the model table. */
+static const wc_cli_choices ATTRIBUTE_CHOICES[] = {{OPT_MODEL, wc_cli_list_models}, {0, NULL}};
 
 static const wc_cli_spec ATTRIBUTE_SPEC = {
     .name = "attribute",
@@ -27,6 +30,7 @@ static const wc_cli_spec ATTRIBUTE_SPEC = {
         "each model given (replacing that model's previous rows), so one recording\n"
         "can be compared across exporter versions: kepler-0.11, kepler-head, ideal.",
     .opts = ATTRIBUTE_TABLES,
+    .choices = ATTRIBUTE_CHOICES,
     .col = 16,
     .footer = "exit codes: 0 attributed, 2 usage error, unreadable or read-only DB",
 };

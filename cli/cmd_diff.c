@@ -33,6 +33,9 @@ static const wc_cli_opt DIFF_OPTS[] = {
 
 static const wc_cli_opt *const DIFF_TABLES[] = {DIFF_OPTS, NULL};
 
+/* The --model choices, listed from the model table. */
+static const wc_cli_choices DIFF_CHOICES[] = {{OPT_MODEL, wc_cli_list_model_names}, {0, NULL}};
+
 static const wc_cli_spec DIFF_SPEC = {
     .name = "diff",
     .usage = "wattcal diff A.db B.db [options]\n"
@@ -48,6 +51,7 @@ static const wc_cli_spec DIFF_SPEC = {
         "same (interval within the tolerance), inconclusive, new or gone. Namespaces are\n"
         "not recorded (no kubelet informer), so they are not compared.",
     .opts = DIFF_TABLES,
+    .choices = DIFF_CHOICES,
     .col = 21,
     .footer =
         "The output ends with \"N passed, N failed\" (passed = same, failed = CHANGED;\n"

@@ -19,10 +19,9 @@ enum { OPT_TRUTH = 1, OPT_JSON };
 /* After wc_cli_root_opts: the sources to poll, then wc_cli_bmc_opts. */
 static const wc_cli_opt PROBE_TRUTH_OPTS[] = {
     {"truth", "SPEC", OPT_TRUTH,
-     "a ground-truth source to open and poll once (repeatable):\n"
-     "ipmi:local, ipmi:lanplus://HOST[:PORT],\n"
-     "redfish:https://HOST[:PORT], sim; file:PATH is only\n"
-     "listed (a log is imported after the run)"},
+     "a ground-truth source to open and poll once (repeatable;\n"
+     "file:PATH is only listed: a log is imported after the\n"
+     "run), one of:"},
     WC_CLI_OPT_END,
 };
 
@@ -33,6 +32,12 @@ static const wc_cli_opt PROBE_OUTPUT_OPTS[] = {
 
 static const wc_cli_opt *const PROBE_TABLES[] = {
     wc_cli_root_opts, PROBE_TRUTH_OPTS, wc_cli_bmc_opts, PROBE_OUTPUT_OPTS, NULL,
+};
+
+/* The --truth choices, listed from the truth-source table. */
+static const wc_cli_choices PROBE_CHOICES[] = {
+    {OPT_TRUTH, wc_cli_list_truth},
+    {0, NULL},
 };
 
 static const wc_cli_spec PROBE_SPEC = {
@@ -47,6 +52,7 @@ static const wc_cli_spec PROBE_SPEC = {
         "wattcal would use, whether an exporter here would measure or estimate, and\n"
         "whether measured node power is available. Nothing is written.",
     .opts = PROBE_TABLES,
+    .choices = PROBE_CHOICES,
     .col = 23,
     .footer =
         "exit codes: 0 a hardware meter exists (RAPL zones or an hwmon power/energy\n"

@@ -24,13 +24,11 @@ static const wc_cli_opt RECORD_OPTS[] = {
     {"db", "FILE", OPT_DB, "SQLite file to create (must not already hold a run)"},
     {"interval", "DUR", OPT_INTERVAL, "sampling interval (default 1s; e.g. 500ms, 5s)"},
     {"duration", "DUR", OPT_DURATION, "stop after DUR (default: until SIGINT/SIGTERM)"},
-    {"meter", "rapl|sim", OPT_METER,
-     "power source: rapl (powercap, the default) or sim, a\n"
-     "SIMULATED node for machines without a meter; there is\n"
-     "no silent fallback: without a meter record exits 2"},
+    {"meter", "NAME", OPT_METER,
+     "power source; there is no silent fallback: without a\n"
+     "meter record exits 2. One of:"},
     {"model", "M", OPT_MODEL,
-     "attribution model: kepler-0.11 (default, released\n"
-     "ordering), kepler-head (aligned ordering) or ideal"},
+     "attribution model (default kepler-0.11), one of:"},
     WC_CLI_OPT_END,
 };
 
@@ -38,13 +36,7 @@ static const wc_cli_opt RECORD_OPTS[] = {
 static const wc_cli_opt RECORD_SOURCE_OPTS[] = {
     {"ceiling-watts", "W", OPT_CEILING, "counter plausibility ceiling per zone (default 5000)"},
     {"sim-seed", "N", OPT_SIM_SEED, "noise seed of the simulated node (default 42)"},
-    {"truth", "SPEC", OPT_TRUTH,
-     "also record ground truth (repeatable): ipmi:local,\n"
-     "ipmi:lanplus://HOST[:PORT], redfish:https://HOST[:PORT],\n"
-     "sim (a SIMULATED BMC over the node's zones; parameters as\n"
-     "sim:lag=2,window=10,period=5,eff=0.92,base=40,quant=1,\n"
-     "noise=0.5,seed=7), or file:PATH (a wall-meter log imported\n"
-     "after the run, aligned by wall clock)"},
+    {"truth", "SPEC", OPT_TRUTH, "also record ground truth (repeatable), one of:"},
     {"truth-format", "F", OPT_TRUTH_FORMAT,
      "format of file: logs: csv (default; csv:OFFSET gives the\n"
      "zone of times written without one) or ptd:OFFSET (SPEC\n"
@@ -64,6 +56,14 @@ static const wc_cli_opt *const RECORD_TABLES[] = {
     RECORD_OPTS, wc_cli_root_opts, RECORD_SOURCE_OPTS, wc_cli_bmc_opts, RECORD_OUTPUT_OPTS, NULL,
 };
 
+/* Choices listed from the meter, model and truth-source tables. */
+static const wc_cli_choices RECORD_CHOICES[] = {
+    {OPT_METER, wc_cli_list_meters},
+    {OPT_MODEL, wc_cli_list_models},
+    {OPT_TRUTH, wc_cli_list_truth},
+    {0, NULL},
+};
+
 static const wc_cli_spec RECORD_SPEC = {
     .name = "record",
     .usage = "wattcal record --db FILE [options]",
@@ -73,6 +73,7 @@ static const wc_cli_spec RECORD_SPEC = {
         "everything (raw counters included) into a new SQLite file, one transaction\n"
         "per tick. SIGINT/SIGTERM finish the current tick and close the run cleanly.",
     .opts = RECORD_TABLES,
+    .choices = RECORD_CHOICES,
     .col = 23,
     .footer =
         "exit codes: 0 recorded, 2 usage error, no meter, unreadable energy_uj, a DB\n"

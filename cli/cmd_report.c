@@ -49,6 +49,7 @@ static const wc_cli_spec REPORT_SPEC = {
         "window. Plots are drawn by gnuplot; without it the report is written\n"
         "without plots and says so.",
     .opts = REPORT_TABLES,
+    .choices = wc_cli_validation_choices,
     .col = 28,
     .footer =
         "Unlike validate, the gap over time defaults to windows of about 1/120 of the\n"

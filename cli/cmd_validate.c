@@ -46,6 +46,7 @@ static const wc_cli_spec VALIDATE_SPEC = {
         "energy over the run; replayed workloads against isolation (bias matrix,\n"
         "burst coverage); and a CI gate.",
     .opts = VALIDATE_TABLES,
+    .choices = wc_cli_validation_choices,
     .col = 28,
     .footer =
         "The output ends with \"N passed, N failed\" (\", K skipped\" when a check could not\n"

@@ -113,15 +113,7 @@ static const char *exporter_of(const char *model)
     wc_model m;
     if (wc_model_parse(model, &m))
         return "unknown model";
-    switch (m) {
-    case WC_MODEL_KEPLER_011:
-        return "Kepler v0.10.0 – v0.11.4 (released ordering; reference model kepler-0.11)";
-    case WC_MODEL_KEPLER_HEAD:
-        return "Kepler main after commit 81477124 (reference model kepler-head)";
-    case WC_MODEL_IDEAL:
-        return "no exporter: wattcal's corrected model (ideal), the yardstick for the exporter's";
-    }
-    return "unknown model";
+    return wc_model_exporter(m);
 }
 
 static int any_simulated(const wc_validation *v)

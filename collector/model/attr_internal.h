@@ -182,6 +182,7 @@ typedef struct attr_model {
     attr_step_fn step;
     const attr_state_ops *state;
     const char *description;       /* one line for humans */
+    const char *exporter;          /* the exporter release it reproduces, for reports */
 } attr_model;
 
 /* The table row of model m, or NULL for a value outside the table. */

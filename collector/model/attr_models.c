@@ -15,12 +15,15 @@
 /* In wc_model order. */
 static const attr_model MODELS[] = {
     {WC_MODEL_KEPLER_011, "kepler-0.11", attr_kepler_011_step, &attr_kepler_state,
-     "Kepler v0.10.0-v0.11.4: node split with the previous interval's usage ratio"},
+     "Kepler v0.10.0-v0.11.4: node split with the previous interval's usage ratio",
+     "Kepler v0.10.0 – v0.11.4 (released ordering; reference model kepler-0.11)"},
     {WC_MODEL_KEPLER_HEAD, "kepler-head", attr_kepler_head_step, &attr_kepler_state,
-     "Kepler main after 81477124: usage ratio and CPU deltas over the same interval"},
+     "Kepler main after 81477124: usage ratio and CPU deltas over the same interval",
+     "Kepler main after commit 81477124 (reference model kepler-head)"},
     {WC_MODEL_IDEAL, "ideal", attr_ideal_step, &attr_ideal_state,
      "wattcal's corrected model: (pid, starttime) identity, no lifetime first delta, "
-     "sane counter rule, containers and pods summed from their processes"},
+     "sane counter rule, containers and pods summed from their processes",
+     "no exporter: wattcal's corrected model (ideal), the yardstick for the exporter's"},
 };
 
 #define NMODELS (sizeof MODELS / sizeof MODELS[0])
@@ -43,6 +46,12 @@ const char *wc_model_description(wc_model m)
 {
     const attr_model *def = attr_model_find(m);
     return def ? def->description : "unknown model";
+}
+
+const char *wc_model_exporter(wc_model m)
+{
+    const attr_model *def = attr_model_find(m);
+    return def ? def->exporter : "unknown model";
 }
 
 size_t wc_model_count(void)

@@ -65,6 +65,9 @@ typedef enum wc_model {
 const char *wc_model_name(wc_model m);
 /* One line for humans saying what model m does (for --help listings). */
 const char *wc_model_description(wc_model m);
+/* The exporter release a model reproduces, for reports ("Kepler v0.10.0 –
+ * v0.11.4 (released ordering; ...)"); "unknown model" outside the table. */
+const char *wc_model_exporter(wc_model m);
 /* Number of models; they are the wc_model values 0 .. wc_model_count() − 1. */
 size_t wc_model_count(void);
 /* Parses a model name; returns 0 or -EINVAL. */

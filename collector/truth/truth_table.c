@@ -10,10 +10,17 @@
 #include "common/wc_text.h"
 
 static const wc_truth_kind KINDS[] = {
-    {"ipmi", 0, wc_truth_ipmi_init, "ipmi:local, ipmi:lanplus://HOST[:PORT]"},
-    {"redfish", 0, wc_truth_redfish_init, "redfish:https://HOST[:PORT]"},
-    {"sim", 1, wc_truth_sim_init, "sim"},
-    {"file", 0, NULL, "file:PATH"},
+    {"ipmi", 0, wc_truth_ipmi_init, "ipmi:local, ipmi:lanplus://HOST[:PORT]",
+     "a BMC over IPMI (DCMI power reading, else SDR sensors): in-band through the "
+     "local device, or out of band"},
+    {"redfish", 0, wc_truth_redfish_init, "redfish:https://HOST[:PORT]",
+     "a BMC over Redfish (EnvironmentMetrics, PowerSubsystem or the deprecated Power "
+     "resource)"},
+    {"sim", 1, wc_truth_sim_init, "sim",
+     "a SIMULATED BMC over the node's zones; parameters as "
+     "sim:lag=2,window=10,period=5,eff=0.92,base=40,quant=1,noise=0.5,seed=7"},
+    {"file", 0, NULL, "file:PATH",
+     "a wall-meter log imported after the run, aligned by wall clock (--truth-format)"},
 };
 
 #define NKINDS (sizeof KINDS / sizeof KINDS[0])

@@ -33,6 +33,7 @@ typedef struct wc_truth_kind {
     wc_truth_init_fn init;  /* NULL: a source that is not polled (file: logs are imported
                                after the run), which wc_truth_open refuses */
     const char *summary;    /* its spec forms, e.g. "ipmi:local, ipmi:lanplus://HOST[:PORT]" */
+    const char *help;       /* what it is, for --help (one sentence, no trailing period) */
 } wc_truth_kind;
 
 /* The row whose prefix spec starts with (PREFIX followed by ':', or PREFIX

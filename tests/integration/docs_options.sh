@@ -18,7 +18,11 @@ man_section() {
 }
 man_escape() { printf '%s' "$1" | sed 's/-/\\-/g'; }
 
-for cmd in record validate calibrate diff report attribute stress probe import run; do
+# Every command `wattcal --help` lists (cli/main.c's table), but version.
+cmds=$("$BIN" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }' |
+    grep -v '^version$')
+[ -n "$cmds" ] || fail "wattcal --help lists no command"
+for cmd in $cmds; do
     "$BIN" $cmd --help >"$T/help" || fail "$cmd --help exited $?"
     readme_section $cmd >"$T/readme"
     man_section $cmd >"$T/man"
