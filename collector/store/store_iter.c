@@ -66,6 +66,7 @@ static void in_list(char *buf, size_t cap, size_t n)
     snprintf(buf + used, cap - used, ")");
 }
 
+/* Names before the NULL that ends the list (none for a NULL list). */
 static size_t count_names(const char *const *names)
 {
     size_t n = 0;
