@@ -68,7 +68,7 @@
 #include "collector/procfs/procstat.h"
 #include "collector/store/store.h"
 #include "collector/store/store_replay.h"
-#include "collector/store/store_results.h"
+#include "collector/store/store_read.h"
 #include "collector/truth/truth.h"
 #include "common/wc_clock.h"
 

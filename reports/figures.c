@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collector/store/store_read.h"
 #include "collector/store/store_results.h"
 #include "reports/escape.h"
 #include "reports/gnuplot.h"
@@ -747,15 +748,15 @@ static int top_comms(wc_store *st, const wc_validation *v, tenants *t, wc_error 
     const wc_level_zone *z = v->have_levels ? wc_levels_zone(&v->levels, v->gap.rank_zone) : NULL;
     if (!z || !z->per_process_j)
         return 0;
-    wc_store_rows *rows = NULL;
-    int rc = wc_store_process_names(st, &rows, err);
+    wc_store_iter *rows = NULL;
+    int rc = wc_store_process_names_open(st, &rows, err);
     char *cur = NULL;
     double sum = 0;
     int bad = 0;
-    wc_name_row row;
-    while (!rc && !bad && (rc = wc_store_name_next(rows, &row, err)) == 1) {
+    wc_process_name_row row;
+    while (!rc && !bad && (rc = wc_store_process_name_next(rows, &row, err)) == 1) {
         rc = 0;
-        const char *comm = row.name ? row.name : "";
+        const char *comm = row.comm ? row.comm : "";
         if (!cur || strcmp(comm, cur)) {
             if (cur)
                 bad = keep_top(t, cur, sum);
@@ -770,7 +771,7 @@ static int top_comms(wc_store *st, const wc_validation *v, tenants *t, wc_error 
     if (!rc && !bad && cur)
         bad = keep_top(t, cur, sum);
     free(cur);
-    wc_store_rows_close(rows);
+    wc_store_iter_close(rows);
     return bad ? -ENOMEM : rc;
 }
 
@@ -778,18 +779,18 @@ static int top_comms(wc_store *st, const wc_validation *v, tenants *t, wc_error 
  * (err set) or -ENOMEM. */
 static int top_tenants(wc_store *st, const wc_validation *v, int level, tenants *t, wc_error *err)
 {
-    if (level == WC_TENANT_PROCESS)
+    if (level == WC_LEVEL_PROCESS)
         return top_comms(st, v, t, err);
-    wc_store_rows *rows = NULL;
-    int rc = wc_store_tenant_top(st, v->model_id, (wc_tenant_level)level, v->gap.rank_zone,
-                                 (int)t->max, &rows, err);
+    wc_store_iter *rows = NULL;
+    int rc = wc_store_tenant_top_open(st, v->model_id, (wc_attr_level)level, v->gap.rank_zone,
+                                      (int)t->max, &rows, err);
     int bad = 0;
     wc_tenant_row row;
     while (!rc && !bad && (rc = wc_store_tenant_next(rows, &row, err)) == 1) {
         rc = 0;
         bad = keep_top(t, row.key ? row.key : "", row.energy_uj);
     }
-    wc_store_rows_close(rows);
+    wc_store_iter_close(rows);
     return bad ? -ENOMEM : rc;
 }
 
@@ -813,9 +814,9 @@ static void spread(const fig_env *e, long ti, double j, size_t col, size_t n, in
 static int tenant_windows(const fig_env *e, int level, char *const *names, size_t n,
                           int64_t w_ns, size_t nwin, double *ej, wc_error *err)
 {
-    wc_store_rows *rows = NULL;
-    int rc = wc_store_tenant_rows(e->st, e->v->model_id, (wc_tenant_level)level,
-                                  e->v->gap.rank_zone, WC_TENANT_ROWS_POSITIVE, &rows, err);
+    wc_store_iter *rows = NULL;
+    int rc = wc_store_tenant_rows_open(e->st, e->v->model_id, (wc_attr_level)level,
+                                       e->v->gap.rank_zone, WC_TENANT_ROWS_POSITIVE, &rows, err);
     wc_tenant_row row;
     while (!rc && (rc = wc_store_tenant_next(rows, &row, err)) == 1) {
         rc = 0;
@@ -831,7 +832,7 @@ static int tenant_windows(const fig_env *e, int level, char *const *names, size_
             }
         spread(e, ti, j, col, n, w_ns, nwin, ej);
     }
-    wc_store_rows_close(rows);
+    wc_store_iter_close(rows);
     return rc;
 }
 

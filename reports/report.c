@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "collector/model/attribution.h"
-#include "collector/store/store_results.h"
+#include "collector/store/store_read.h"
 #include "reports/doc.h"
 #include "reports/figures.h"
 #include "reports/report_io.h"

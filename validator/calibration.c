@@ -111,6 +111,24 @@ static int64_t median_spacing_ns(const wc_timebase *tb)
     return tb->median_spacing_ns > 0 ? tb->median_spacing_ns : 1000000000LL;
 }
 
+/* The run's counter zone names (distinct, in zone id order; NULL names
+ * skipped, longer ones cut to 31 bytes), at most max. Returns 0 or < 0 with
+ * err. */
+static int counter_zones(wc_store *st, char names[][32], size_t max, size_t *n, wc_error *err)
+{
+    wc_store_iter *it = NULL;
+    *n = 0;
+    int rc = wc_store_zone_names_open(st, WC_KIND_COUNTER_UJ, &it, err);
+    const char *t = NULL;
+    while (!rc && *n < max && (rc = wc_store_text_next(it, &t, err)) == 1) {
+        rc = 0;
+        if (t)
+            snprintf(names[(*n)++], 32, "%s", t);
+    }
+    wc_store_iter_close(it);
+    return rc;
+}
+
 static int zone_fits(wc_store *st, const wc_cal_opts *o, const wc_accuracy_report *rep,
                      wc_calibration *out, size_t max, size_t *n, char *notes, size_t cap,
                      wc_error *err)
@@ -134,7 +152,7 @@ static int zone_fits(wc_store *st, const wc_cal_opts *o, const wc_accuracy_repor
                          " %.3g s (a shorter window would invent detail)", want, win);
     char names[16][32];
     size_t nz = 0;
-    rc = wc_store_counter_zone_names(st, names, 16, &nz, err);
+    rc = counter_zones(st, names, 16, &nz, err);
     for (size_t k = 0; !rc && k < nz && *n < max; k++) {
         const char *zl[] = {names[k], NULL};
         wc_cumseries zs;
@@ -148,7 +166,7 @@ static int zone_fits(wc_store *st, const wc_cal_opts *o, const wc_accuracy_repor
         wc_calibration *c = &out[*n];
         memset(c, 0, sizeof *c);
         c->kind = WC_CAL_ZONE_UTIL;
-        snprintf(c->target, sizeof c->target, "%s", names[k]);
+        snprintf(c->target, sizeof c->target, "%.31s", names[k]);
         snprintf(c->input, sizeof c->input, "utilisation");
         c->window_s = win;
         int fitted = rc ? rc : fit_pairs(c, p.truth_w, p.source_w, &p, 0, &o->boot, notes, cap);

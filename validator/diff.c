@@ -1,7 +1,7 @@
 /*
  * diff.c — top-N workload energy of two exporter versions side by side,
  * with bootstrap intervals of the differences (diff.h). The attributed rows
- * come from the run's store (collector/store/store_tenants.c).
+ * come from the run's store (collector/store/store_results.h).
  */
 #include "validator/diff.h"
 
@@ -45,10 +45,10 @@ static long window_of(const side_ctx *c, long i)
 }
 
 /* The store's level of a table. */
-static wc_tenant_level tenant_of(wc_diff_level l)
+static wc_attr_level tenant_of(wc_diff_level l)
 {
-    return l == WC_DIFF_POD ? WC_TENANT_POD : l == WC_DIFF_CONTAINER ? WC_TENANT_CONTAINER
-                                                                     : WC_TENANT_PROCESS;
+    return l == WC_DIFF_POD ? WC_LEVEL_POD : l == WC_DIFF_CONTAINER ? WC_LEVEL_CONTAINER
+                                                                    : WC_LEVEL_PROCESS;
 }
 
 /* A key with its totals on both sides. */
@@ -89,8 +89,9 @@ static cand *cand_of(cand **c, size_t *n, size_t *cap, const char *key)
 static int load_totals(const side_ctx *sc, wc_diff_level l, const char *zone, int side, cand **c,
                        size_t *n, size_t *cap, size_t *nkeys, wc_error *err)
 {
-    wc_store_rows *rows = NULL;
-    int rc = wc_store_tenant_totals(sc->s->st, sc->s->model_id, tenant_of(l), zone, &rows, err);
+    wc_store_iter *rows = NULL;
+    int rc = wc_store_tenant_totals_open(sc->s->st, sc->s->model_id, tenant_of(l), zone, &rows,
+                                         err);
     wc_tenant_row row;
     while (!rc && (rc = wc_store_tenant_next(rows, &row, err)) == 1) {
         rc = 0;
@@ -108,7 +109,7 @@ static int load_totals(const side_ctx *sc, wc_diff_level l, const char *zone, in
         else
             x->b_j += j;
     }
-    wc_store_rows_close(rows);
+    wc_store_iter_close(rows);
     return rc;
 }
 
@@ -117,9 +118,9 @@ static int window_series(const side_ctx *sc, wc_diff_level l, const char *zone, 
                          size_t nk, double *out, wc_error *err)
 {
     memset(out, 0, nk * sc->nw * sizeof *out);
-    wc_store_rows *rows = NULL;
-    int rc = wc_store_tenant_rows(sc->s->st, sc->s->model_id, tenant_of(l), zone,
-                                  WC_TENANT_ROWS_ALL, &rows, err);
+    wc_store_iter *rows = NULL;
+    int rc = wc_store_tenant_rows_open(sc->s->st, sc->s->model_id, tenant_of(l), zone,
+                                       WC_TENANT_ROWS_ALL, &rows, err);
     double wsec = (double)sc->w_ns / 1e9;
     wc_tenant_row row;
     while (!rc && (rc = wc_store_tenant_next(rows, &row, err)) == 1) {
@@ -135,7 +136,7 @@ static int window_series(const side_ctx *sc, wc_diff_level l, const char *zone, 
         if (w >= 0)
             out[k * sc->nw + (size_t)w] += row.energy_uj / 1e6 / wsec;
     }
-    wc_store_rows_close(rows);
+    wc_store_iter_close(rows);
     return rc;
 }
 
@@ -145,11 +146,12 @@ static int node_series(const side_ctx *sc, const char *zone, double *node, doubl
 {
     memset(node, 0, sc->nw * sizeof *node);
     memset(active, 0, sc->nw * sizeof *active);
-    wc_store_rows *rows = NULL;
-    int rc = wc_store_node_rows(sc->s->st, sc->s->model_id, zone, &rows, err);
+    const char *const zones[] = {zone, NULL};
+    wc_store_iter *rows = NULL;
+    int rc = wc_store_node_zone_rows_open(sc->s->st, sc->s->model_id, zones, &rows, err);
     double wsec = (double)sc->w_ns / 1e9;
-    wc_node_energy_row row;
-    while (!rc && (rc = wc_store_node_next(rows, &row, err)) == 1) {
+    wc_node_row row;
+    while (!rc && (rc = wc_store_node_row_next(rows, &row, err)) == 1) {
         rc = 0;
         long w = window_of(sc, wc_timebase_index(&sc->tb, row.tick_id));
         if (w < 0)
@@ -157,7 +159,7 @@ static int node_series(const side_ctx *sc, const char *zone, double *node, doubl
         node[w] += row.delta_uj / 1e6 / wsec;
         active[w] += row.active_uj / 1e6 / wsec;
     }
-    wc_store_rows_close(rows);
+    wc_store_iter_close(rows);
     return rc;
 }
 
@@ -300,15 +302,15 @@ static int check_zone(const side_ctx *sc, const char *zone, wc_error *err)
         return found < 0 ? found : 0;
     char list[256] = "";
     size_t used = 0;
-    wc_store_rows *rows = NULL;
-    int rc = wc_store_node_zones(sc->s->st, sc->s->model_id, &rows, err);
-    wc_name_row row;
-    while (!rc && (rc = wc_store_name_next(rows, &row, err)) == 1) {
+    wc_store_iter *rows = NULL;
+    int rc = wc_store_node_zones_open(sc->s->st, sc->s->model_id, &rows, err);
+    const char *name = NULL;
+    while (!rc && (rc = wc_store_text_next(rows, &name, err)) == 1) {
         rc = 0;
         /* a NULL zone reads as glibc prints a NULL string */
-        wc_append(list, sizeof list, &used, "%s%s", used ? ", " : "", row.name ? row.name : "(null)");
+        wc_append(list, sizeof list, &used, "%s%s", used ? ", " : "", name ? name : "(null)");
     }
-    wc_store_rows_close(rows);
+    wc_store_iter_close(rows);
     if (rc)
         return rc;
     return wc_error_set(err, -EINVAL, "%s: --zone '%.40s' has no attribution (zones: %s)",

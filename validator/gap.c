@@ -17,6 +17,7 @@
 
 #include "collector/meter/counter.h"
 #include "collector/store/store_read.h"
+#include "collector/store/store_results.h"
 #include "validator/levels.h"
 
 size_t wc_gap_below_baseline(const wc_gap_report *r, char *phase, size_t cap)
@@ -71,11 +72,14 @@ static int load_run(wc_store *st, wc_gap_report *rep, wc_error *err)
     WC_STORE_COPY_TEXT(rep->host, m.host);
     WC_STORE_COPY_TEXT(rep->provenance, m.provenance);
     WC_STORE_COPY_TEXT(rep->meter_description, m.meter_description);
-    rep->ticks = m.tick_rows;
-    rep->duration_s = (double)span_ns(m.first_mono_ns, m.last_mono_ns) / 1e9;
+    int64_t first = 0, last = 0;
+    /* a file without a run row reports no ticks */
+    if (m.present)
+        rc = wc_store_tick_span(st, &first, &last, &rep->ticks, err);
+    rep->duration_s = (double)span_ns(first, last) / 1e9;
     rep->clean_stop = m.clean_stop;
     WC_STORE_COPY_TEXT(rep->meter_kind, m.meter_kind);
-    return 0;
+    return rc;
 }
 
 /* The counter zone being differenced. */
@@ -382,7 +386,7 @@ static int meter_joules_between(wc_store *st, int64_t t0, int64_t t1, double *jo
     /* tick ids grow with time: the phase as an id range uses the tick index */
     int64_t id0 = 0, id1 = -1;
     wc_store_iter *it = NULL;
-    int rc = wc_store_tick_range(st, t0, t1, &id0, &id1, err);
+    int rc = wc_store_tick_ids_between(st, t0, t1, &id0, &id1, err);
     if (!rc)
         rc = wc_store_node_counters_open(st, id0, id1, &it, err);
     if (rc)

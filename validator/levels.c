@@ -17,6 +17,7 @@
 
 #include "collector/model/attribution.h"
 #include "collector/store/store_read.h"
+#include "collector/store/store_results.h"
 #include "validator/series.h"
 
 #define CHILD_TOLERANCE_UJ 1.0

@@ -16,6 +16,7 @@
 #include "collector/model/attribution.h"
 #include "collector/meter/counter.h"
 #include "collector/store/store_read.h"
+#include "collector/store/store_results.h"
 
 /* Median of n int64 values (copied into doubles), 0 when n is 0. */
 static double median_of(const double *v, size_t n)
@@ -101,7 +102,7 @@ int wc_timebase_load(wc_store *st, wc_timebase *tb, wc_error *err)
 {
     memset(tb, 0, sizeof *tb);
     int64_t count = 0;
-    int rc = wc_store_tick_count(st, &count, err);
+    int rc = wc_store_count_rows(st, WC_TABLE_TICK, &count, err);
     if (rc)
         return rc;
     if (count < 2)

@@ -429,7 +429,7 @@ static int evaluate(wc_validation *v, const wc_validation_opts *o)
 static int check_run(wc_store *st, wc_validation *v, wc_error *err)
 {
     int64_t ticks = 0;
-    int rc = wc_store_tick_count(st, &ticks, err);
+    int rc = wc_store_count_rows(st, WC_TABLE_TICK, &ticks, err);
     if (rc)
         return rc;
     if (ticks < 2)

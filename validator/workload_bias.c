@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "collector/store/store_read.h"
+#include "collector/store/store_results.h"
 #include "validator/series.h"
 
 /* A workload's processes are those of its process group first seen from

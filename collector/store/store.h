@@ -1,5 +1,6 @@
 /*
- * store.h — the SQLite record of a run (schema in docs/schema.md).
+ * store.h — the SQLite record of a run (schema in docs/schema.md): opening
+ * it, every write, the run row, and the convention every reader follows.
  *
  * One file per run: run metadata, meters and zones, raw node counters and
  * /proc/stat per tick, processes by (pid, starttime) with their identity,
@@ -9,12 +10,19 @@
  * string bound as a parameter, PRAGMA user_version = WC_STORE_SCHEMA_VERSION.
  * The recorder writes one transaction per tick, so a kill -9 loses at most
  * the tick in progress and the file always passes integrity_check.
+ *
+ * The store is the one owner of the run database (collector/store/README.md):
+ * the readers are store_read.h (what was recorded: ticks, zone samples,
+ * processes, ground truth, phases and workloads) and store_results.h (what
+ * analysis derived: attribution rows, tenant energy, calibration fits);
+ * re-attribution is store_replay.h.
  */
 #ifndef WC_STORE_H
 #define WC_STORE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "collector/model/attribution.h"
 #include "collector/meter/meter.h"
@@ -29,20 +37,7 @@
 
 typedef struct wc_store wc_store;
 
-/* Run metadata written once at the start of a recording. */
-typedef struct wc_run_info {
-    char host[256], kernel[256], cpu_model[256];
-    int sockets, ncpus;
-    int64_t interval_ns;
-    int64_t started_wall_ns, started_mono_ns;
-    char model[32];               /* attribution model used while recording */
-    char meter_kind[16];          /* "rapl", "sim" */
-    wc_provenance provenance;
-    char meter_description[256];
-    char sim_params_json[1024];   /* "" unless simulated */
-    char procfs_root[256], sysfs_root[256];
-    char command_line[512];       /* argv as run (never contains credentials) */
-} wc_run_info;
+/* ---- opening, transactions, schema (store.c) ----------------------------- */
 
 /* How a store is opened. */
 typedef enum wc_store_mode {
@@ -60,14 +55,35 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err);
 /* Closes the store (checkpoints WAL). Safe on NULL. */
 void wc_store_close(wc_store *st);
 
+/* Begins/commits the per-tick transaction. Returns 0 or -EIO (-ENOSPC for a
+ * full disk: the previous ticks stay intact). */
+int wc_store_begin(wc_store *st, wc_error *err);
+int wc_store_commit(wc_store *st, wc_error *err);
+
 /* Rolls back the open transaction (after a failed tick or replay). Returns 0
  * or -EIO. */
 int wc_store_rollback(wc_store *st);
 
-/* The run row as stored, for readers (validate, report, diff, calibrate),
- * plus the extent of the tick table. Text is as stored (provenance:
- * "measured", "simulated", ...); a run killed before its end has ended_* 0
- * and clean_stop 0. */
+/* Creates the calibration tables if missing (a version-3 run becomes version
+ * 4). Returns 0, -EROFS on a read-only store, -EIO with err. */
+int wc_store_ensure_calibration(wc_store *st, wc_error *err);
+
+/* Builds the read-side indexes if missing (done by wc_store_finish_run; readers
+ * call it on runs that were killed before finishing). Returns 0 or -EIO. */
+int wc_store_ensure_indexes(wc_store *st, wc_error *err);
+
+/* Marks the run's end (wall and monotonic ns, ticks, clean=1 for a clean stop),
+ * builds the indexes and switches the file from WAL to a rollback journal so
+ * it can later be read from read-only media without -wal/-shm files. */
+int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_ns,
+                        int64_t ticks, int clean, wc_error *err);
+
+/* ---- the run row (store_run.c) ------------------------------------------ */
+
+/* The run row as stored, for readers (validate, report, diff, calibrate).
+ * Text is as stored (provenance: "measured", "simulated", ...); a run killed
+ * before its end has ended_* 0 and clean_stop 0. What the tick table holds
+ * is wc_store_tick_span (store_read.h). */
 typedef struct wc_run_meta {
     int present;                  /* 0 when the file has no run row (everything else zero) */
     char host[256], kernel[256], cpu_model[256];
@@ -79,19 +95,35 @@ typedef struct wc_run_meta {
     int64_t started_wall_ns, started_mono_ns, ended_wall_ns, ended_mono_ns;
     int64_t ticks;                /* as written at the end (0 for a killed run) */
     int clean_stop;
-    int64_t tick_rows;            /* rows in the tick table (what a killed run kept) */
-    int64_t first_mono_ns, last_mono_ns; /* of those rows; 0 when none */
 } wc_run_meta;
 
 /* Reads the run row into *m (zeroed first). Returns 0 (m->present says whether
  * there was a row) or -EIO with err naming the file. */
 int wc_store_get_run(wc_store *st, wc_run_meta *m, wc_error *err);
 
-/* Id of an existing model in the model table, without inserting. Returns 0
- * with *model_id set, -ENOENT when the run has no rows of that model (err
- * says so), -EIO. */
+/* Id of an existing model in the model table, without inserting (readers;
+ * wc_store_model_id below inserts). Returns 0 with *model_id set, -ENOENT
+ * when the model table has no such name (err: "no attribution rows of model
+ * M"), -EIO. Whether a model has rows: wc_store_has_model_rows. */
 int wc_store_find_model(wc_store *st, const char *model_name, int64_t *model_id,
                         wc_error *err);
+
+/* ---- writes: the recorder's per-run and per-tick rows (store_write.c) ---- */
+
+/* Run metadata written once at the start of a recording. */
+typedef struct wc_run_info {
+    char host[256], kernel[256], cpu_model[256];
+    int sockets, ncpus;
+    int64_t interval_ns;
+    int64_t started_wall_ns, started_mono_ns;
+    char model[32];               /* attribution model used while recording */
+    char meter_kind[16];          /* "rapl", "sim" */
+    wc_provenance provenance;
+    char meter_description[256];
+    char sim_params_json[1024];   /* "" unless simulated */
+    char procfs_root[256], sysfs_root[256];
+    char command_line[512];       /* argv as run (never contains credentials) */
+} wc_run_info;
 
 /* Writes the run row. Returns 0 or -EIO with err. */
 int wc_store_put_run(wc_store *st, const wc_run_info *info, wc_error *err);
@@ -99,11 +131,6 @@ int wc_store_put_run(wc_store *st, const wc_run_info *info, wc_error *err);
 /* Writes the meter's zones; zone i gets id first_zone_id + i (stored in
  * *first_zone_id). Returns 0 or -EIO. */
 int wc_store_put_zones(wc_store *st, const wc_meter *m, int64_t *first_zone_id, wc_error *err);
-
-/* Begins/commits the per-tick transaction. Returns 0 or -EIO (-ENOSPC for a
- * full disk: the previous ticks stay intact). */
-int wc_store_begin(wc_store *st, wc_error *err);
-int wc_store_commit(wc_store *st, wc_error *err);
 
 /* Inserts one tick (times ns, the aggregate cpu line, process count, scan
  * cost) and returns its id in *tick_id. */
@@ -166,18 +193,36 @@ int wc_store_put_workload(wc_store *st, int64_t phase_id, const char *cls, int w
  * that have a utilisation column instead of /proc/stat counters. */
 int wc_store_set_tick_util(wc_store *st, int64_t tick_id, double util_pct, wc_error *err);
 
-/* Creates the calibration tables if missing (a version-3 run becomes version
- * 4). Returns 0, -EROFS on a read-only store, -EIO with err. */
-int wc_store_ensure_calibration(wc_store *st, wc_error *err);
+/* ---- reading: the convention of store_read.h and store_results.h --------
+ * Small sets come back filled in one call (an array and its count); large
+ * ones stream through an iterator: open it with a reader's _open function,
+ * call the _next function that reader names until it returns 0 (1 is a row,
+ * < 0 an error with err set), then wc_store_iter_close (also after an
+ * error). A _next function given an iterator of another reader returns
+ * -EINVAL. Text in an iterator's row (const char *) points into the
+ * statement: NULL for a NULL column, valid until the next call on that
+ * iterator. Every reader returns 0 or a negative errno with err naming the
+ * file and what was being read (-EIO, -ENOSPC), -ENOMEM, or -EINVAL for a
+ * bad argument. */
 
-/* Builds the read-side indexes if missing (done by wc_store_finish_run; readers
- * call it on runs that were killed before finishing). Returns 0 or -EIO. */
-int wc_store_ensure_indexes(wc_store *st, wc_error *err);
+/* A stream of rows of one reader. */
+typedef struct wc_store_iter wc_store_iter;
 
-/* Marks the run's end (wall and monotonic ns, ticks, clean=1 for a clean stop),
- * builds the indexes and switches the file from WAL to a rollback journal so
- * it can later be read from read-only media without -wal/-shm files. */
-int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_ns,
-                        int64_t ticks, int clean, wc_error *err);
+/* Finalizes the statement and frees the iterator. Safe on NULL. */
+void wc_store_iter_close(wc_store_iter *it);
+
+/* Next row of a text iterator (zone names, container ids, pod uids, a
+ * model's zones) into *text (NULL for a NULL value). Returns 1, 0 at the
+ * end, or < 0 with err. */
+int wc_store_text_next(wc_store_iter *it, const char **text, wc_error *err);
+
+/* Copies a text field of a reader's row (char array) into a caller's field
+ * of the same size (checked at compile time; the row's text is always
+ * terminated). */
+#define WC_STORE_COPY_TEXT(dst, src)                                                           \
+    do {                                                                                       \
+        _Static_assert(sizeof(dst) == sizeof(src), "text fields of one size");                 \
+        memcpy((dst), (src), sizeof(dst));                                                     \
+    } while (0)
 
 #endif

@@ -2,8 +2,8 @@
  * store_calibration.c — the calibration and calibration_residual tables
  * (store_results.h): a fit and its points written in one transaction, and
  * the latest fit of each kind and target read back. The fitting itself lives
- * in validator/calibration.c, which turns its fits into these rows; it also
- * asks here for the counter zones it fits against utilisation.
+ * in validator/calibration.c, which turns its fits into these rows (the
+ * counter zones it fits against utilisation are wc_store_zone_names_open).
  */
 #include <errno.h>
 #include <math.h>
@@ -25,15 +25,6 @@ static const char SELECT_FITS[] =
     " FROM calibration WHERE id IN (SELECT MAX(id) FROM calibration GROUP BY"
     " kind, target) ORDER BY id";
 
-/* Binds a number; NAN and infinities as NULL. */
-static void bind_double(sqlite3_stmt *s, int i, double v)
-{
-    if (isfinite(v))
-        sqlite3_bind_double(s, i, v);
-    else
-        sqlite3_bind_null(s, i);
-}
-
 static int insert_points(wc_store *st, int64_t fit_id, double c0, double c1,
                          const wc_store_cal_points *p, wc_error *err)
 {
@@ -45,11 +36,11 @@ static int insert_points(wc_store *st, int64_t fit_id, double c0, double c1,
         sqlite3_bind_int64(s, 1, fit_id);
         sqlite3_bind_int64(s, 2, p->a_ns[i]);
         sqlite3_bind_int64(s, 3, p->b_ns[i]);
-        bind_double(s, 4, p->x[i]);
-        bind_double(s, 5, p->y[i]);
-        bind_double(s, 6, fitted);
-        bind_double(s, 7, p->y[i] - fitted);
-        bind_double(s, 8, p->w[i]);
+        wc_store_bind_real(s, 4, p->x[i]);
+        wc_store_bind_real(s, 5, p->y[i]);
+        wc_store_bind_real(s, 6, fitted);
+        wc_store_bind_real(s, 7, p->y[i] - fitted);
+        wc_store_bind_real(s, 8, p->w[i]);
         if (sqlite3_step(s) != SQLITE_DONE)
             rc = wc_store_fail(st, err, "storing residuals");
         sqlite3_reset(s);
@@ -68,14 +59,14 @@ static int insert_fit(wc_store *st, wc_store_cal_row *r, wc_error *err)
     sqlite3_bind_text(s, 2, r->kind, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 3, r->target, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 4, r->input, -1, SQLITE_STATIC);
-    bind_double(s, 5, r->window_s);
-    bind_double(s, 6, r->lag_s);
+    wc_store_bind_real(s, 5, r->window_s);
+    wc_store_bind_real(s, 6, r->lag_s);
     sqlite3_bind_int64(s, 7, r->n);
     sqlite3_bind_int(s, 8, r->dof);
     double v[] = {r->c0, r->c0_se, r->c1, r->c1_se, r->cov01, r->c0_lo, r->c0_hi, r->c1_lo,
                   r->c1_hi, r->r2, r->rmse};
     for (int i = 0; i < 11; i++)
-        bind_double(s, 9 + i, v[i]);
+        wc_store_bind_real(s, 9 + i, v[i]);
     sqlite3_bind_text(s, 20, r->fitted_on, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 21, r->note, -1, SQLITE_STATIC);
     rc = sqlite3_step(s) == SQLITE_DONE ? 0 : wc_store_fail(st, err, "storing the calibration");
@@ -103,11 +94,6 @@ int wc_store_put_calibration(wc_store *st, wc_store_cal_row *row,
     return rc;
 }
 
-static double col_double(sqlite3_stmt *s, int i)
-{
-    return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
-}
-
 /* Coefficients must be finite numbers: anything else is not a fit (it would
  * silently turn the estimate, and the gate reading it, into NaN). */
 static int usable(sqlite3_stmt *s)
@@ -128,29 +114,16 @@ static void read_fit(sqlite3_stmt *s, wc_store_cal_row *r)
     wc_store_col_text(s, 1, r->kind, sizeof r->kind);
     wc_store_col_text(s, 2, r->target, sizeof r->target);
     wc_store_col_text(s, 3, r->input, sizeof r->input);
-    r->window_s = col_double(s, 4);
-    r->lag_s = col_double(s, 5);
+    r->window_s = wc_store_col_real(s, 4);
+    r->lag_s = wc_store_col_real(s, 5);
     r->n = sqlite3_column_int64(s, 6);
     r->dof = sqlite3_column_int(s, 7);
     double *dst[] = {&r->c0, &r->c0_se, &r->c1, &r->c1_se, &r->cov01, &r->c0_lo, &r->c0_hi,
                      &r->c1_lo, &r->c1_hi, &r->r2, &r->rmse};
     for (int i = 0; i < 11; i++)
-        *dst[i] = col_double(s, 8 + i);
+        *dst[i] = wc_store_col_real(s, 8 + i);
     wc_store_col_text(s, 19, r->fitted_on, sizeof r->fitted_on);
     wc_store_col_text(s, 20, r->note, sizeof r->note);
-}
-
-/* 1 when the run has the calibration table, 0 when not, <0 on error. */
-static int has_calibration(wc_store *st, wc_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    int rc = wc_store_prepare(st, "SELECT 1 FROM sqlite_master WHERE name = 'calibration'", &s,
-                              err, "reading calibrations");
-    if (rc)
-        return rc;
-    int exists = sqlite3_step(s) == SQLITE_ROW;
-    sqlite3_finalize(s);
-    return exists;
 }
 
 int wc_store_load_calibrations(wc_store *st, wc_store_cal_row *out, size_t max, size_t *n,
@@ -159,9 +132,11 @@ int wc_store_load_calibrations(wc_store *st, wc_store_cal_row *out, size_t max, 
     *n = 0;
     if (ignored)
         *ignored = 0;
-    int rc = has_calibration(st, err);
-    if (rc <= 0)
-        return rc;
+    int rc = wc_store_has_object(st, "calibration");
+    if (rc < 0)
+        return wc_store_fail(st, err, "reading calibrations");
+    if (rc == 0)
+        return 0;
     sqlite3_stmt *s = NULL;
     rc = wc_store_prepare(st, SELECT_FITS, &s, err, "reading calibrations");
     if (rc)
@@ -176,24 +151,6 @@ int wc_store_load_calibrations(wc_store *st, wc_store_cal_row *out, size_t max, 
         read_fit(s, &out[(*n)++]);
     }
     rc = step == SQLITE_ROW || step == SQLITE_DONE ? 0 : wc_store_fail(st, err, "reading calibrations");
-    sqlite3_finalize(s);
-    return rc;
-}
-
-int wc_store_counter_zone_names(wc_store *st, char (*names)[32], size_t max, size_t *n,
-                                wc_error *err)
-{
-    *n = 0;
-    sqlite3_stmt *s = NULL;
-    int rc = wc_store_prepare(st, "SELECT name FROM zone WHERE kind = 'counter_uj' GROUP BY name"
-                                  " ORDER BY MIN(id)", &s, err, "reading zones");
-    if (rc)
-        return rc;
-    int step = SQLITE_DONE;
-    while (*n < max && (step = sqlite3_step(s)) == SQLITE_ROW)
-        if (sqlite3_column_text(s, 0))
-            wc_store_col_text(s, 0, names[(*n)++], 32);
-    rc = step == SQLITE_ROW || step == SQLITE_DONE ? 0 : wc_store_fail(st, err, "reading zones");
     sqlite3_finalize(s);
     return rc;
 }

@@ -1,13 +1,14 @@
 /*
  * store_counts.c — how many rows a table holds and how far the tick table
- * reaches (store_results.h): the benchmark's row counts and the report's
+ * reaches (store_read.h): the ticks validate needs before it starts, the
+ * benchmark's row counts, the gap report's run length and the report's
  * default window. Tables are named by a fixed enum, so no name is ever
  * pasted into SQL.
  */
 #include <errno.h>
 
 #include "collector/store/store_internal.h"
-#include "collector/store/store_results.h"
+#include "collector/store/store_read.h"
 
 static const char *const COUNT_SQL[WC_TABLE_COUNT] = {
     [WC_TABLE_TICK] = "SELECT COUNT(*) FROM tick",
@@ -19,18 +20,29 @@ static const char *const COUNT_SQL[WC_TABLE_COUNT] = {
     [WC_TABLE_WORK_ATTR] = "SELECT COUNT(*) FROM work_attr",
 };
 
+/* What a failed count says it was doing. */
+static const char *const COUNT_WHAT[WC_TABLE_COUNT] = {
+    [WC_TABLE_TICK] = "counting ticks",
+    [WC_TABLE_ZONE_SAMPLE] = "counting zone samples",
+    [WC_TABLE_PROCESS] = "counting processes",
+    [WC_TABLE_PROC_SAMPLE] = "counting process samples",
+    [WC_TABLE_TRUTH_SAMPLE] = "counting ground-truth samples",
+    [WC_TABLE_NODE_ATTR] = "counting node attribution rows",
+    [WC_TABLE_WORK_ATTR] = "counting workload attribution rows",
+};
+
 int wc_store_count_rows(wc_store *st, wc_store_table table, int64_t *n, wc_error *err)
 {
     if ((unsigned)table >= WC_TABLE_COUNT)
         return wc_error_set(err, -EINVAL, "store: no table number %d", (int)table);
     sqlite3_stmt *s = NULL;
-    int rc = wc_store_prepare(st, COUNT_SQL[table], &s, err, "counting rows");
+    int rc = wc_store_prepare(st, COUNT_SQL[table], &s, err, COUNT_WHAT[table]);
     if (rc)
         return rc;
     if (sqlite3_step(s) == SQLITE_ROW)
         *n = sqlite3_column_int64(s, 0);
     else
-        rc = wc_store_fail(st, err, "counting rows");
+        rc = wc_store_fail(st, err, COUNT_WHAT[table]);
     sqlite3_finalize(s);
     return rc;
 }

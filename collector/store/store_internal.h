@@ -2,12 +2,13 @@
  * store_internal.h — what the files of collector/store/ share, and nothing
  * outside collector/store/ includes (but the store's own unit tests): the
  * wc_store handle itself (the sqlite3 connection and the writer's prepared
- * statements) and the helpers every reader and writer uses to prepare, fail
- * and copy text the same way.
+ * statements) and the helpers every reader and writer uses to prepare, fail,
+ * bind and read columns the same way (store.c).
  *
  * The store is the one owner of the run database: every SQL statement of
  * wattcal lives in a file of this folder, and the rest of the program sees
- * only the typed functions of store.h and the reader headers beside it.
+ * only the typed functions of store.h and the reader headers beside it
+ * (collector/store/README.md).
  */
 #ifndef WC_STORE_INTERNAL_H
 #define WC_STORE_INTERNAL_H
@@ -18,7 +19,7 @@
 
 #include "collector/store/store.h"
 
-/* The writer's statements, prepared once at open (store.c). */
+/* The writer's statements, prepared once at open (store_write.c). */
 enum {
     Q_TICK, Q_ZONE_SAMPLE, Q_PROC, Q_PROC_SAMPLE, Q_PROC_LAST, Q_CONTAINER, Q_POD,
     Q_NODE_ATTR, Q_WORK_ATTR, Q_TRUTH_SAMPLE, Q_COUNT
@@ -34,8 +35,11 @@ struct wc_store {
     sqlite3_stmt *q[Q_COUNT];
     sqlite3_stmt *proc_batch;    /* PROC_BATCH-row form of Q_PROC_SAMPLE */
     int read_only;               /* opened with WC_STORE_READ: no statements prepared */
-    int64_t last_tick_id;
 };
+
+/* Prepares the writer's statements (q[] and proc_batch) of a store opened
+ * for writing (store_write.c). Returns 0 or wc_store_fail. */
+int wc_store_prepare_writer(wc_store *st, wc_error *err);
 
 /* Sets err to "<file>: <what>: <sqlite message>" and returns -EIO, or -ENOSPC
  * when the disk is full (saying that committed data is kept). */
@@ -49,7 +53,23 @@ int wc_store_exec(wc_store *st, const char *sql, wc_error *err);
 int wc_store_prepare(wc_store *st, const char *sql, sqlite3_stmt **out, wc_error *err,
                      const char *what);
 
+/* 1 when the schema holds an object (table, index) of that name, or any
+ * object when name is ""; 0 when not; -1 when the file cannot be read as a
+ * database (err untouched: the caller says what that means). */
+int wc_store_has_object(wc_store *st, const char *name);
+
 /* Copies a TEXT column into out (cap bytes, always terminated; NULL reads ""). */
 void wc_store_col_text(sqlite3_stmt *s, int col, char *out, size_t cap);
+
+/* A REAL column, NAN when it is NULL. */
+double wc_store_col_real(sqlite3_stmt *s, int col);
+
+/* Binds a double; NAN and infinities (unknown) as NULL. */
+void wc_store_bind_real(sqlite3_stmt *s, int i, double v);
+
+/* Room for one more element in *arr (elements of size, n used, *cap
+ * allocated), growing by doubling from first. Returns 0 or -ENOMEM (*arr
+ * unchanged). */
+int wc_store_grow(void **arr, size_t size, size_t n, size_t *cap, size_t first);
 
 #endif

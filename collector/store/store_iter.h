@@ -1,7 +1,8 @@
 /*
- * store_iter.h — the iterator behind the streaming readers of store_read.h,
- * shared by the store_*.c files that open one; nothing outside
- * collector/store/ includes it.
+ * store_iter.h — the iterator behind the streaming readers of store_read.h
+ * and store_results.h (the convention is in store.h), shared by the
+ * store_*.c files that open one; nothing outside collector/store/ includes
+ * it.
  *
  * An iterator is one prepared statement with the kind of rows it yields: each
  * typed next function (wc_store_zone_sample_next, ...) checks the kind, steps
@@ -11,7 +12,6 @@
 #define WC_STORE_ITER_H
 
 #include "collector/store/store_internal.h"
-#include "collector/store/store_read.h"
 
 /* The row layouts (one per statement shape). */
 typedef enum wc_iter_kind {
@@ -21,12 +21,15 @@ typedef enum wc_iter_kind {
     WC_ITER_ZONE_COUNTERS,        /* zone_id, name, max_range, value, status, mono */
     WC_ITER_ZONE_NODE_WINDOW,     /* zone_id, max_range, value, status, mono */
     WC_ITER_NODE_ROWS,            /* tick_id, zone, delta, active, idle, flags */
-    WC_ITER_NODE_ZONE_ROWS,       /* tick_id, delta, flags, zone */
+    WC_ITER_NODE_ZONE_ROWS,       /* tick_id, delta, flags, zone, active */
     WC_ITER_NODE_TOTALS,
     WC_ITER_WORK_ROWS,
     WC_ITER_PROCESS_IDENTITY,     /* id, container_id, pod_uid */
     WC_ITER_CONTAINER_POD,        /* container_id, pod_uid */
-    WC_ITER_ZONE_SUM              /* zone, energy */
+    WC_ITER_PROCESS_NAME,         /* id, comm */
+    WC_ITER_ZONE_SUM,             /* zone, energy */
+    WC_ITER_TENANT_TOTALS,        /* key, energy */
+    WC_ITER_TENANT_ROWS           /* tick_id, key, energy */
 } wc_iter_kind;
 
 struct wc_store_iter {

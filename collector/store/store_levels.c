@@ -1,7 +1,8 @@
 /*
- * store_levels.c — the readers of a model's attribution rows (store_read.h):
- * node rows per tick and zone, their per-zone totals, and the workload rows
- * that validate's levels pass streams once in tick order.
+ * store_levels.c — the readers of a model's attribution rows
+ * (store_results.h): the zones it attributed, node rows per tick and zone,
+ * their per-zone totals, and the workload rows that validate's levels pass
+ * streams once in tick order.
  *
  * The workload stream reads the rows in rowid order by a plain table scan
  * (NOT INDEXED: through the model index SQLite would sort every row by rowid
@@ -14,6 +15,7 @@
 
 #include "collector/model/attribution.h"
 #include "collector/store/store_iter.h"
+#include "collector/store/store_results.h"
 
 int wc_store_node_zones_open(wc_store *st, int64_t model_id, wc_store_iter **it,
                              wc_error *err)
@@ -23,6 +25,21 @@ int wc_store_node_zones_open(wc_store *st, int64_t model_id, wc_store_iter **it,
                                 WC_ITER_TEXT, "reading node attribution", it, err);
     if (!rc)
         sqlite3_bind_int64((*it)->s, 1, model_id);
+    return rc;
+}
+
+int wc_store_node_has_zone(wc_store *st, int64_t model_id, const char *zone, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = wc_store_prepare(st, "SELECT 1 FROM node_attr WHERE model_id = ? AND zone = ? LIMIT 1",
+                              &s, err, "reading zones");
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(s, 1, model_id);
+    sqlite3_bind_text(s, 2, zone, -1, SQLITE_TRANSIENT);
+    int step = sqlite3_step(s);
+    rc = step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0 : wc_store_fail(st, err, "reading zones");
+    sqlite3_finalize(s);
     return rc;
 }
 
@@ -39,8 +56,8 @@ int wc_store_node_rows_open(wc_store *st, int64_t model_id, wc_store_iter **it, 
 int wc_store_node_zone_rows_open(wc_store *st, int64_t model_id, const char *const *zones,
                                  wc_store_iter **it, wc_error *err)
 {
-    int rc = wc_store_open_in_list(st, "SELECT tick_id, delta_uj, flags, zone FROM node_attr z WHERE"
-                                       " model_id = ?1 AND z.zone",
+    int rc = wc_store_open_in_list(st, "SELECT tick_id, delta_uj, flags, zone, active_uj FROM node_attr z"
+                                       " WHERE model_id = ?1 AND z.zone",
                                    " ORDER BY tick_id", zones, 2, WC_ITER_NODE_ZONE_ROWS,
                                    "reading the model's node energy", it, err);
     if (!rc)
@@ -66,7 +83,8 @@ int wc_store_node_row_next(wc_store_iter *it, wc_node_row *row, wc_error *err)
         row->delta_uj = sqlite3_column_double(s, 1);
         row->flags = (unsigned)sqlite3_column_int(s, 2);
         row->zone = wc_store_col_str(s, 3);
-        row->active_uj = row->idle_uj = 0;
+        row->active_uj = sqlite3_column_double(s, 4);
+        row->idle_uj = 0;
     }
     return 1;
 }

@@ -2,14 +2,16 @@
  * store_phases.c — the readers of a replayed scenario's labels and known
  * answers (store_read.h): phases, workloads with their true CPU time, what
  * /proc sampling saw of a workload's processes and the energy a model gave
- * them. The writers are wc_store_put_phase and wc_store_put_workload.
+ * them (the last in store_results.h). The writers are wc_store_put_phase and
+ * wc_store_put_workload (store_write.c).
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collector/store/store_iter.h"
+#include "collector/store/store_read.h"
+#include "collector/store/store_results.h"
 
 static const char *const PHASE_SQL[] = {
     [WC_PHASES_SPANNING] =
@@ -29,19 +31,15 @@ static const char *const PHASE_SQL[] = {
         " ORDER BY p.start_mono_ns, p.id",
 };
 
-/* Grows *arr (elements of size) to hold one more than n, doubling from first. */
-static int grow(void **arr, size_t size, size_t n, size_t *cap, size_t first)
-{
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : first;
-    void *p = realloc(*arr, ncap * size);
-    if (!p)
-        return -ENOMEM;
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
+/* CPU seconds sampled of the processes of process group PGID first seen in
+ * [LO, HI] (SQL expressions): Σ of each process's largest cumulative utime +
+ * stime, USER_HZ 100. One text for the coverage table (per workload) and
+ * wc_store_group_seen_cpu (one group, the caller's window). */
+#define SEEN_CPU_SQL(PGID, LO, HI)                                                             \
+    "SELECT COALESCE(SUM(mx), 0) / 100.0 FROM (SELECT MAX(ps.utime + ps.stime) AS mx"         \
+    " FROM process pr JOIN tick t ON t.id = pr.first_tick_id"                                 \
+    " JOIN proc_sample ps ON ps.process_id = pr.id WHERE pr.pgid = " PGID                     \
+    " AND t.mono_ns >= " LO " AND t.mono_ns <= " HI " GROUP BY pr.id)"
 
 static void read_phase(sqlite3_stmt *s, wc_phase_set set, wc_phase_row *p)
 {
@@ -69,7 +67,7 @@ int wc_store_phases(wc_store *st, wc_phase_set set, size_t max, wc_phase_row **o
     size_t cap = 0;
     int step = SQLITE_DONE;
     while (!rc && (!max || *n < max) && (step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (grow((void **)out, sizeof **out, *n, &cap, 16))
+        if (wc_store_grow((void **)out, sizeof **out, *n, &cap, 16))
             rc = wc_error_set(err, -ENOMEM, "out of memory reading phases");
         else
             read_phase(s, set, &(*out)[(*n)++]);
@@ -95,7 +93,7 @@ static void read_coverage(sqlite3_stmt *s, wc_workload_coverage *w)
     w->crashed = sqlite3_column_int(s, 4);
     w->true_cpu_s = sqlite3_column_double(s, 5);
     w->seen_cpu_s = sqlite3_column_double(s, 6);
-    w->j_per_cpu_s = sqlite3_column_type(s, 7) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 7);
+    w->j_per_cpu_s = wc_store_col_real(s, 7);
 }
 
 int wc_store_workload_coverage(wc_store *st, wc_workload_coverage *out, size_t max, size_t *n,
@@ -107,12 +105,8 @@ int wc_store_workload_coverage(wc_store *st, wc_workload_coverage *out, size_t m
         st,
         "SELECT ph.name, ph.repetition, w.class, w.workers, w.crashed,"
         " (w.true_user_ns + w.true_sys_ns) / 1e9,"
-        " (SELECT COALESCE(SUM(mx), 0) / 100.0 FROM"
-        "   (SELECT MAX(ps.utime + ps.stime) AS mx FROM process pr"
-        "    JOIN tick t ON t.id = pr.first_tick_id"
-        "    JOIN proc_sample ps ON ps.process_id = pr.id"
-        "    WHERE pr.pgid = w.pgid AND t.mono_ns >= ph.start_mono_ns - 2000000000"
-        "      AND t.mono_ns <= ph.end_mono_ns + 10000000000 GROUP BY pr.id))"
+        " (" SEEN_CPU_SQL("w.pgid", "ph.start_mono_ns - 2000000000",
+                          "ph.end_mono_ns + 10000000000") ")"
         " , (SELECT SUM(n.active_uj) / 1e6 / NULLIF(SUM(n.node_busy_s), 0) FROM node_attr n"
         "    JOIN tick t2 ON t2.id = n.tick_id WHERE n.zone = 'package'"
         "    AND n.model_id = (SELECT MIN(id) FROM model)"
@@ -139,7 +133,7 @@ int wc_store_workloads(wc_store *st, wc_workload_row **out, size_t *n, wc_error 
     size_t cap = 0;
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (grow((void **)out, sizeof **out, *n, &cap, 16)) {
+        if (wc_store_grow((void **)out, sizeof **out, *n, &cap, 16)) {
             rc = wc_error_set(err, -ENOMEM, "out of memory reading workloads");
             break;
         }
@@ -167,10 +161,7 @@ int wc_store_group_seen_cpu(wc_store *st, int64_t pgid, int64_t lo_ns, int64_t h
     sqlite3_stmt *s = NULL;
     *cpu_s = 0;
     int rc = wc_store_prepare(st,
-                              "SELECT COALESCE(SUM(mx), 0) / 100.0 FROM (SELECT MAX(ps.utime +"
-                              " ps.stime) AS mx FROM process pr JOIN tick t ON t.id = pr.first_tick_id"
-                              " JOIN proc_sample ps ON ps.process_id = pr.id WHERE pr.pgid = ?1 AND"
-                              " t.mono_ns >= ?2 AND t.mono_ns <= ?3 GROUP BY pr.id)",
+                              SEEN_CPU_SQL("?1", "?2", "?3"),
                               &s, err, "reading workload CPU");
     if (rc)
         return rc;

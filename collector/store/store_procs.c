@@ -1,12 +1,13 @@
 /*
  * store_procs.c — the readers of processes, containers and pods
  * (store_read.h): the identities the levels pass maps workload rows through,
- * the extent of the process ids, and process rows by id for the top lists.
+ * the extent of the process ids, process rows by id for the top lists, and
+ * the processes by name the report groups energy by.
  */
-#include <errno.h>
 #include <string.h>
 
 #include "collector/store/store_iter.h"
+#include "collector/store/store_read.h"
 
 int wc_store_container_ids_open(wc_store *st, wc_store_iter **it, wc_error *err)
 {
@@ -94,4 +95,20 @@ int wc_store_get_processes(wc_store *st, const int64_t *ids, size_t n, wc_proces
     }
     sqlite3_finalize(s);
     return rc;
+}
+
+int wc_store_process_names_open(wc_store *st, wc_store_iter **it, wc_error *err)
+{
+    return wc_store_iter_open(st, "SELECT id, comm FROM process ORDER BY comm, id",
+                              WC_ITER_PROCESS_NAME, "reading the attributed energy", it, err);
+}
+
+int wc_store_process_name_next(wc_store_iter *it, wc_process_name_row *row, wc_error *err)
+{
+    int rc = wc_store_iter_step(it, WC_ITER_PROCESS_NAME, err);
+    if (rc != 1)
+        return rc;
+    row->id = sqlite3_column_int64(it->s, 0);
+    row->comm = wc_store_col_str(it->s, 1);
+    return 1;
 }

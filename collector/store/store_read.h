@@ -1,54 +1,49 @@
 /*
- * store_read.h — the typed readers of a recorded run that the validator uses
- * (validate's series, attribution gap, levels, node accuracy and workload
- * bias): ticks and their CPU lines, zones and zone samples, the model's node
- * and workload rows, processes, ground truth, phases and workloads.
+ * store_read.h — reading what a run RECORDED: the raw samples as the
+ * recorder, the scenario runner and `wattcal import` wrote them. What
+ * analysis derived from them (attribution rows, tenant energy, calibration
+ * fits) is store_results.h; the run row is store.h.
  *
- * Every SQL statement behind them lives in collector/store/ (store_series.c,
- * store_levels.c, store_procs.c, store_truth_read.c, store_phases.c, with the
- * iterator in store_iter.c); the schema is docs/schema.md. Small sets come
- * back filled in one call (an array and its count); large ones (zone samples
- * and workload rows of a 24 h run are tens of millions of rows) stream
- * through an iterator: open, then next until it returns 0, then
- * wc_store_iter_close. Every function returns 0 (next: 1 for a row, 0 at the
- * end) or a negative errno with err naming the file and what was being read
- * (wc_store_fail: -EIO, -ENOSPC), -ENOMEM, or -EINVAL for a bad argument.
- * Text in an iterator's row (const char *) points into the statement: it is
- * NULL for a NULL column and valid until the next call on that iterator.
+ * How do I read ...
+ *   how many rows a table holds, how far the ticks reach   store_counts.c
+ *   ticks: ids, clocks, /proc/stat cpu lines                store_series.c
+ *   zones and their raw samples (counters, gauges)          store_series.c
+ *   processes, containers, pods                             store_procs.c
+ *   ground-truth sources and polls                          store_truth_read.c
+ *   phases and workloads (a replayed scenario's answers)    store_phases.c
+ *
+ * The iterator, error and text conventions are in store.h; every SQL
+ * statement behind these lives in collector/store/ (README.md there), the
+ * columns are those of docs/schema.md.
  */
 #ifndef WC_STORE_READ_H
 #define WC_STORE_READ_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "collector/meter/meter.h"
 #include "collector/store/store.h"
 #include "common/wc_error.h"
 
-/* Copies a text field of a row below into a caller's field of the same size
- * (checked at compile time; the row's text is always terminated). */
-#define WC_STORE_COPY_TEXT(dst, src)                                                           \
-    do {                                                                                       \
-        _Static_assert(sizeof(dst) == sizeof(src), "text fields of one size");                 \
-        memcpy((dst), (src), sizeof(dst));                                                     \
-    } while (0)
+/* ---- row counts and the tick table's extent (store_counts.c) ------------ */
 
-/* A stream of rows of one kind; each open function says which next to call. */
-typedef struct wc_store_iter wc_store_iter;
+/* The tables whose rows can be counted. */
+typedef enum wc_store_table {
+    WC_TABLE_TICK = 0, WC_TABLE_ZONE_SAMPLE, WC_TABLE_PROCESS, WC_TABLE_PROC_SAMPLE,
+    WC_TABLE_TRUTH_SAMPLE, WC_TABLE_NODE_ATTR, WC_TABLE_WORK_ATTR, WC_TABLE_COUNT
+} wc_store_table;
 
-/* Finalizes the statement and frees the iterator. Safe on NULL. */
-void wc_store_iter_close(wc_store_iter *it);
+/* Rows of a table into *n (WC_TABLE_TICK: the ticks a run kept, killed or
+ * not). Returns 0, -EINVAL for an unknown table, -EIO. */
+int wc_store_count_rows(wc_store *st, wc_store_table table, int64_t *n, wc_error *err);
 
-/* Next row of a text iterator (zone names, container ids, pod uids) into *text
- * (NULL for a NULL value). Returns 1, 0 at the end, or < 0 with err. */
-int wc_store_text_next(wc_store_iter *it, const char **text, wc_error *err);
+/* The tick table's extent: first and last monotonic time (ns; 0 when empty)
+ * and its row count. Returns 0 or -EIO. */
+int wc_store_tick_span(wc_store *st, int64_t *first_mono_ns, int64_t *last_mono_ns,
+                       int64_t *count, wc_error *err);
 
 /* ---- ticks (store_series.c) --------------------------------------------- */
-
-/* Rows in the tick table (what a killed run kept). Returns 0 or -EIO. */
-int wc_store_tick_count(wc_store *st, int64_t *n, wc_error *err);
 
 /* Reads at most cap ticks in id order: store id, monotonic and boot clock
  * (ns; a NULL boot clock reads 0) into the caller's arrays; *n gets the count
@@ -56,10 +51,12 @@ int wc_store_tick_count(wc_store *st, int64_t *n, wc_error *err);
 int wc_store_get_ticks(wc_store *st, int64_t *id, int64_t *mono_ns, int64_t *boot_ns,
                        size_t cap, size_t *n, wc_error *err);
 
-/* First and last tick id with t0_ns <= mono_ns <= t1_ns (tick ids grow with
- * time); *first = 0 and *last = -1 when no tick lies there. Returns 0 or -EIO. */
-int wc_store_tick_range(wc_store *st, int64_t t0_ns, int64_t t1_ns, int64_t *first,
-                        int64_t *last, wc_error *err);
+/* The ids of the ticks inside a time window: first and last tick id with
+ * t0_ns <= mono_ns <= t1_ns (tick ids grow with time; unlike
+ * wc_store_tick_span, which spans the whole table in time); *first = 0 and
+ * *last = -1 when no tick lies there. Returns 0 or -EIO. */
+int wc_store_tick_ids_between(wc_store *st, int64_t t0_ns, int64_t t1_ns, int64_t *first,
+                              int64_t *last, wc_error *err);
 
 /* The aggregate /proc/stat cpu line of one tick (USER_HZ ticks, as stored). */
 typedef struct wc_tick_cpu {
@@ -101,82 +98,26 @@ typedef struct wc_zone_sample {
     int64_t mono_ns;              /* of the sample's tick */
 } wc_zone_sample;
 
+/* Three reads of zone samples, each of other zones and columns: */
+
 /* The samples of the zones of one kind whose name is in names (NULL-
  * terminated), by zone then tick: zone_id, tick_id, value, status,
- * max_range_uj. */
+ * max_range_uj (validate's meter and gauge series). */
 int wc_store_zone_samples_open(wc_store *st, wc_reading_kind kind, const char *const *names,
                                wc_store_iter **it, wc_error *err);
 
 /* The samples of every counter zone, by zone then tick: zone_id, name,
- * max_range_uj, value, status, mono_ns. */
+ * max_range_uj, value, status, mono_ns (the gap's meter energy per zone). */
 int wc_store_counter_samples_open(wc_store *st, wc_store_iter **it, wc_error *err);
 
 /* The samples of the package and dram counter zones of the ticks first..last,
- * by zone then tick: zone_id, max_range_uj, value, status, mono_ns. */
+ * by zone then tick: zone_id, max_range_uj, value, status, mono_ns (a phase's
+ * node energy; first..last from wc_store_tick_ids_between). */
 int wc_store_node_counters_open(wc_store *st, int64_t first_tick, int64_t last_tick,
                                 wc_store_iter **it, wc_error *err);
 
 /* Next row of any zone-sample iterator. Returns 1, 0 at the end, < 0 with err. */
 int wc_store_zone_sample_next(wc_store_iter *it, wc_zone_sample *row, wc_error *err);
-
-/* ---- the model's node and workload rows (store_levels.c) ---------------- */
-
-/* Distinct zone names of a model's node rows, in order of first appearance
- * (wc_store_text_next). */
-int wc_store_node_zones_open(wc_store *st, int64_t model_id, wc_store_iter **it,
-                             wc_error *err);
-
-/* One node_attr row (µJ as stored: a uint64 above 2^63 reads negative). */
-typedef struct wc_node_row {
-    int64_t tick_id;
-    const char *zone;
-    double delta_uj, active_uj, idle_uj;
-    unsigned flags;               /* WC_AF_* */
-} wc_node_row;
-
-/* Every node row of a model, in table order (all fields). */
-int wc_store_node_rows_open(wc_store *st, int64_t model_id, wc_store_iter **it, wc_error *err);
-
-/* The node rows of a model for the zones named (NULL-terminated), by tick:
- * tick_id, delta_uj, flags, zone (active_uj and idle_uj are 0). */
-int wc_store_node_zone_rows_open(wc_store *st, int64_t model_id, const char *const *zones,
-                                 wc_store_iter **it, wc_error *err);
-
-/* Next row of a node-row iterator. Returns 1, 0 at the end, < 0 with err. */
-int wc_store_node_row_next(wc_store_iter *it, wc_node_row *row, wc_error *err);
-
-/* A model's node rows summed per zone (µJ; counts of rows). */
-typedef struct wc_node_totals {
-    const char *zone;
-    double delta_uj, active_uj, idle_uj;
-    int64_t intervals;            /* rows without WC_AF_FIRST */
-    int64_t skipped, totals_reset, wraps, unmeasurable, refresh_failed, ratio_range;
-} wc_node_totals;
-
-/* Per-zone totals of a model, zones in order of first appearance. */
-int wc_store_node_totals_open(wc_store *st, int64_t model_id, wc_store_iter **it,
-                              wc_error *err);
-int wc_store_node_totals_next(wc_store_iter *it, wc_node_totals *row, wc_error *err);
-
-/* One work_attr row. Only the columns its level uses are read (the stream
- * runs once per stored row): process rows leave key NULL; container and pod
- * rows leave process_id -1 and flags 0; pod rows leave cpu_delta_s 0. */
-typedef struct wc_work_row {
-    int64_t tick_id;
-    const char *zone;
-    int level;                    /* WC_LEVEL_* */
-    int64_t process_id;
-    const char *key;              /* container id or pod uid */
-    double energy_uj, cpu_delta_s;
-    unsigned flags;
-} wc_work_row;
-
-/* Every workload row of a model: in table (rowid) order by a plain scan
- * when tick_ordered is 0 — tick order for every writer, and several times
- * faster than through the model index — else by tick_id. */
-int wc_store_work_rows_open(wc_store *st, int64_t model_id, int tick_ordered,
-                            wc_store_iter **it, wc_error *err);
-int wc_store_work_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err);
 
 /* ---- processes, containers and pods (store_procs.c) --------------------- */
 
@@ -212,6 +153,17 @@ typedef struct wc_process_row {
 /* The process rows of ids[0..n) into out[0..n). Returns 0 or -EIO. */
 int wc_store_get_processes(wc_store *st, const int64_t *ids, size_t n, wc_process_row *out,
                            wc_error *err);
+
+/* A process's row id and name (comm; NULL when the file has none). */
+typedef struct wc_process_name_row {
+    int64_t id;
+    const char *comm;
+} wc_process_name_row;
+
+/* Every process by name then id (wc_store_process_name_next): the report
+ * groups per-process energy by name. */
+int wc_store_process_names_open(wc_store *st, wc_store_iter **it, wc_error *err);
+int wc_store_process_name_next(wc_store_iter *it, wc_process_name_row *row, wc_error *err);
 
 /* ---- ground truth (store_truth_read.c) ---------------------------------- */
 
@@ -253,11 +205,15 @@ int wc_store_truth_summaries(wc_store *st, wc_truth_summary *out, size_t max, si
 
 /* ---- phases and workloads (store_phases.c) ------------------------------ */
 
-/* Which phases, in which order. */
+/* Which phases, in which order: three filters, not one read three ways (a
+ * phase whose bounds are not integers is in SPANNING only; WITH_TICKS costs
+ * two tick lookups per phase). */
 typedef enum wc_phase_set {
-    WC_PHASES_SPANNING = 0,       /* end > start, by start then id */
-    WC_PHASES_TIMED,              /* integer bounds, end > start, by start */
-    WC_PHASES_WITH_TICKS          /* as TIMED, by start then id, with tick_lo/tick_hi */
+    WC_PHASES_SPANNING = 0,       /* end > start, by start then id (accuracy per phase) */
+    WC_PHASES_TIMED,              /* integer bounds, end > start, by start (the gap's phase
+                                     power) */
+    WC_PHASES_WITH_TICKS          /* as TIMED, by start then id, with tick_lo/tick_hi
+                                     (workload bias) */
 } wc_phase_set;
 
 /* One labelled phase (monotonic ns). */
@@ -277,7 +233,8 @@ int wc_store_phases(wc_store *st, wc_phase_set set, size_t max, wc_phase_row **o
 
 /* A replayed workload's known answer beside what /proc sampling saw of it
  * (its processes: same process group, first seen from 2 s before its phase to
- * 10 s after). */
+ * 10 s after), for the gap's coverage table. One query per run; its
+ * j_per_cpu_s is the one column read from attribution rows. */
 typedef struct wc_workload_coverage {
     char phase[64], cls[16];
     int repetition, workers, crashed;
@@ -298,20 +255,16 @@ typedef struct wc_workload_row {
     double true_cpu_s;            /* user + sys, s */
 } wc_workload_row;
 
-/* Every workload by id, in a malloc'd array *out (the caller frees it). */
+/* Every workload by id, in a malloc'd array *out (the caller frees it): the
+ * plain rows, for the bias pass that reads each workload's seen CPU and
+ * energy over its own windows (wc_store_group_seen_cpu,
+ * wc_store_group_energy_open). */
 int wc_store_workloads(wc_store *st, wc_workload_row **out, size_t *n, wc_error *err);
 
 /* CPU seconds /proc sampling saw of the processes of a process group first
- * seen in [lo_ns, hi_ns]: Σ over them of the largest cumulative CPU. */
+ * seen in [lo_ns, hi_ns]: Σ over them of the largest cumulative CPU (the
+ * seen_cpu_s of wc_workload_coverage, over a window the caller gives). */
 int wc_store_group_seen_cpu(wc_store *st, int64_t pgid, int64_t lo_ns, int64_t hi_ns,
                             double *cpu_s, wc_error *err);
-
-/* Energy a model gave those processes over the ticks tick_lo..tick_hi, per
- * zone (wc_store_zone_sum_next). */
-int wc_store_group_energy_open(wc_store *st, int64_t model_id, int64_t tick_lo,
-                               int64_t tick_hi, int64_t pgid, int64_t lo_ns, int64_t hi_ns,
-                               wc_store_iter **it, wc_error *err);
-int wc_store_zone_sum_next(wc_store_iter *it, const char **zone, double *energy_uj,
-                           wc_error *err);
 
 #endif

@@ -1,22 +1,21 @@
 /*
- * store_results.h — typed reads and writes of what analysis derives from a
- * run or reads back from it, so that validator/ and reports/ see rows and
- * never SQL:
- *  - the calibration fits and their residuals (store_calibration.c), written
- *    by `wattcal calibrate` and read by validate, report and --apply-from;
- *  - the attributed energy of tenants (work_attr: pods, containers, process
- *    names) and of the node (node_attr) per model and zone, read by `wattcal
- *    diff` and the report's stacked figure (store_tenants.c);
- *  - the row count of a table and the extent of the tick table
- *    (store_counts.c), for the benchmark and the report's default window.
+ * store_results.h — reading what analysis DERIVED from a run, and writing
+ * the calibration fits: each model's attribution rows (node_attr and
+ * work_attr, written by the recorder or by replay), the energy of tenants
+ * (pods, containers, process names) and of a replayed workload's processes,
+ * and the fits of `wattcal calibrate`. The raw samples all of these come from
+ * are store_read.h; re-attributing a run under another model is
+ * store_replay.h.
  *
- * Large row sets stream through a wc_store_rows iterator: open with one of
- * the wc_store_*_rows / _totals / _top functions, step with the matching
- * typed next function until it returns 0, then wc_store_rows_close (also
- * after an error). Text in a row stays valid until the next step. Every
- * function returns 0 (next: 1 for a row, 0 at the end) or a negative errno
- * with err naming the file (wc_store_fail). Strings are bound as parameters.
- * The columns are those of docs/schema.md.
+ * How do I read ...
+ *   a model's zones, node rows and per-zone totals        store_levels.c
+ *   a model's workload rows, as one stream                store_levels.c
+ *   tenant energy per key or per tick (diff, report)      store_tenants.c
+ *   the energy a model gave a workload's processes        store_phases.c
+ *   calibration fits (and store one)                      store_calibration.c
+ *
+ * The iterator, error and text conventions are in store.h; strings are bound
+ * as parameters; the columns are those of docs/schema.md.
  */
 #ifndef WC_STORE_RESULTS_H
 #define WC_STORE_RESULTS_H
@@ -24,10 +23,131 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collector/model/attribution.h"
 #include "collector/store/store.h"
 #include "common/wc_error.h"
 
-/* ---- calibrations (tables calibration, calibration_residual) ------------- */
+/* ---- a model's node and workload rows (store_levels.c) ------------------ */
+
+/* Distinct zone names of a model's node rows, in order of first appearance
+ * (wc_store_text_next). */
+int wc_store_node_zones_open(wc_store *st, int64_t model_id, wc_store_iter **it,
+                             wc_error *err);
+
+/* Whether the model attributed the zone (1) or not (0), without reading its
+ * rows; -EIO. */
+int wc_store_node_has_zone(wc_store *st, int64_t model_id, const char *zone, wc_error *err);
+
+/* One node_attr row (µJ as stored: a uint64 above 2^63 reads negative). */
+typedef struct wc_node_row {
+    int64_t tick_id;
+    const char *zone;
+    double delta_uj, active_uj, idle_uj;
+    unsigned flags;               /* WC_AF_* */
+} wc_node_row;
+
+/* Two reads of node rows: every zone's whole row in one pass, or a few
+ * zones' energy in tick order. */
+
+/* Every node row of a model, in table order (all fields): validate's levels
+ * pass. */
+int wc_store_node_rows_open(wc_store *st, int64_t model_id, wc_store_iter **it, wc_error *err);
+
+/* The node rows of a model for the zones named (NULL-terminated), by tick:
+ * tick_id, delta_uj, active_uj, flags, zone (idle_uj is 0): the model's node
+ * series (validate) and node power per window (diff). */
+int wc_store_node_zone_rows_open(wc_store *st, int64_t model_id, const char *const *zones,
+                                 wc_store_iter **it, wc_error *err);
+
+/* Next row of a node-row iterator. Returns 1, 0 at the end, < 0 with err. */
+int wc_store_node_row_next(wc_store_iter *it, wc_node_row *row, wc_error *err);
+
+/* A model's node rows summed per zone (µJ; counts of rows). */
+typedef struct wc_node_totals {
+    const char *zone;
+    double delta_uj, active_uj, idle_uj;
+    int64_t intervals;            /* rows without WC_AF_FIRST */
+    int64_t skipped, totals_reset, wraps, unmeasurable, refresh_failed, ratio_range;
+} wc_node_totals;
+
+/* Per-zone totals of a model, zones in order of first appearance. */
+int wc_store_node_totals_open(wc_store *st, int64_t model_id, wc_store_iter **it,
+                              wc_error *err);
+int wc_store_node_totals_next(wc_store_iter *it, wc_node_totals *row, wc_error *err);
+
+/* One work_attr row. Only the columns its level uses are read (the stream
+ * runs once per stored row): process rows leave key NULL; container and pod
+ * rows leave process_id -1 and flags 0; pod rows leave cpu_delta_s 0. */
+typedef struct wc_work_row {
+    int64_t tick_id;
+    const char *zone;
+    int level;                    /* WC_LEVEL_* */
+    int64_t process_id;
+    const char *key;              /* container id or pod uid */
+    double energy_uj, cpu_delta_s;
+    unsigned flags;
+} wc_work_row;
+
+/* Every workload row of a model: in table (rowid) order by a plain scan
+ * when tick_ordered is 0 — tick order for every writer, and several times
+ * faster than through the model index — else by tick_id. */
+int wc_store_work_rows_open(wc_store *st, int64_t model_id, int tick_ordered,
+                            wc_store_iter **it, wc_error *err);
+int wc_store_work_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err);
+
+/* ---- tenants: attributed energy per key (store_tenants.c) --------------- */
+
+/* One tenant row: a tick's energy (rows) or a sum over the run (totals, top;
+ * tick_id 0). Process rows are keyed by process name (comm). */
+typedef struct wc_tenant_row {
+    int64_t tick_id;
+    const char *key;              /* pod uid, container id or comm; NULL when the file has none */
+    double energy_uj;
+} wc_tenant_row;
+
+/* Per-key energy of a level (WC_LEVEL_POD, _CONTAINER, or _PROCESS grouped
+ * by comm) in a zone over the run, for `diff`: pods and containers with a
+ * non-empty key; unordered (wc_store_tenant_next). */
+int wc_store_tenant_totals_open(wc_store *st, int64_t model_id, wc_attr_level level,
+                                const char *zone, wc_store_iter **it, wc_error *err);
+
+/* The limit largest pods or containers by energy over the run, only those
+ * with energy, largest first (ties by key), for the report's stacked figure
+ * (wc_store_tenant_next). */
+int wc_store_tenant_top_open(wc_store *st, int64_t model_id, wc_attr_level level,
+                             const char *zone, int limit, wc_store_iter **it, wc_error *err);
+
+/* Which per-tick rows wc_store_tenant_rows_open yields: two reads, since
+ * diff's windows take every row as stored while the report's figure wants
+ * only the rows that carry energy (fewer rows, and its statement binds the
+ * level). */
+typedef enum wc_tenant_rows_kind {
+    WC_TENANT_ROWS_ALL = 0,       /* every row (diff) */
+    WC_TENANT_ROWS_POSITIVE = 1   /* only rows with energy > 0 (the report) */
+} wc_tenant_rows_kind;
+
+/* Per-tick energy of every key (comm for processes) of a level, unordered
+ * (wc_store_tenant_next). */
+int wc_store_tenant_rows_open(wc_store *st, int64_t model_id, wc_attr_level level,
+                              const char *zone, wc_tenant_rows_kind kind, wc_store_iter **it,
+                              wc_error *err);
+
+/* Next row of a totals, top or per-tick tenant iterator. Returns 1, 0 at the
+ * end, < 0 with err. */
+int wc_store_tenant_next(wc_store_iter *it, wc_tenant_row *row, wc_error *err);
+
+/* ---- a workload's processes (store_phases.c) ----------------------------- */
+
+/* Energy a model gave the processes of a process group first seen in
+ * [lo_ns, hi_ns] (those of wc_store_group_seen_cpu, store_read.h) over the
+ * ticks tick_lo..tick_hi, per zone (wc_store_zone_sum_next). */
+int wc_store_group_energy_open(wc_store *st, int64_t model_id, int64_t tick_lo,
+                               int64_t tick_hi, int64_t pgid, int64_t lo_ns, int64_t hi_ns,
+                               wc_store_iter **it, wc_error *err);
+int wc_store_zone_sum_next(wc_store_iter *it, const char **zone, double *energy_uj,
+                           wc_error *err);
+
+/* ---- calibration fits (store_calibration.c) ----------------------------- */
 
 /* One stored fit as its row holds it. Numbers stored as NULL read as NAN. */
 typedef struct wc_store_cal_row {
@@ -66,107 +186,5 @@ int wc_store_put_calibration(wc_store *st, wc_store_cal_row *row,
  * calibration tables has none. Returns 0 or -EIO. */
 int wc_store_load_calibrations(wc_store *st, wc_store_cal_row *out, size_t max, size_t *n,
                                size_t *ignored, wc_error *err);
-
-/* The distinct energy-counter zone names of the run (kind counter_uj), in the
- * order their first zone row was written: the zones a zone_utilisation fit is
- * made for. *n of at most max; names longer than 31 bytes are cut. Returns 0
- * or -EIO. */
-int wc_store_counter_zone_names(wc_store *st, char (*names)[32], size_t max, size_t *n,
-                                wc_error *err);
-
-/* ---- attributed energy (tables work_attr, node_attr, process) ------------ */
-
-/* A query being stepped. */
-typedef struct wc_store_rows wc_store_rows;
-
-/* Tenant levels, as the work_attr level column holds them. */
-typedef enum wc_tenant_level {
-    WC_TENANT_PROCESS = 1,        /* process rows, read grouped by process name (comm) */
-    WC_TENANT_CONTAINER = 2,      /* keyed by container id */
-    WC_TENANT_POD = 3             /* keyed by pod uid */
-} wc_tenant_level;
-
-/* One tenant row: a tick's energy (rows) or a sum over the run (totals, top;
- * tick_id 0). */
-typedef struct wc_tenant_row {
-    int64_t tick_id;
-    const char *key;              /* pod uid, container id or comm; NULL when the file has none */
-    double energy_uj;
-} wc_tenant_row;
-
-/* Per-key energy of a level over the run, for `diff`: pods and containers
- * with a non-empty key, process names grouped by comm; unordered. */
-int wc_store_tenant_totals(wc_store *st, int64_t model_id, wc_tenant_level level,
-                           const char *zone, wc_store_rows **rows, wc_error *err);
-
-/* The limit largest pods or containers (level 2 or 3) by energy over the run,
- * only those with energy, largest first (ties by key). */
-int wc_store_tenant_top(wc_store *st, int64_t model_id, wc_tenant_level level,
-                        const char *zone, int limit, wc_store_rows **rows, wc_error *err);
-
-/* Which per-tick rows wc_store_tenant_rows yields. */
-typedef enum wc_tenant_rows_kind {
-    WC_TENANT_ROWS_ALL = 0,       /* every row (diff) */
-    WC_TENANT_ROWS_POSITIVE = 1   /* only rows with energy > 0 (the report) */
-} wc_tenant_rows_kind;
-
-/* Per-tick energy of every key (comm for processes) of a level, unordered. */
-int wc_store_tenant_rows(wc_store *st, int64_t model_id, wc_tenant_level level,
-                         const char *zone, wc_tenant_rows_kind kind, wc_store_rows **rows,
-                         wc_error *err);
-
-/* Steps totals, top or per-tick tenant rows. Returns 1 (row filled), 0 at the
- * end, or -EIO. */
-int wc_store_tenant_next(wc_store_rows *rows, wc_tenant_row *row, wc_error *err);
-
-/* One node row of a tick: the zone's energy and its active part (µJ). */
-typedef struct wc_node_energy_row {
-    int64_t tick_id;
-    double delta_uj, active_uj;
-} wc_node_energy_row;
-
-/* The node rows of a model and zone, unordered. */
-int wc_store_node_rows(wc_store *st, int64_t model_id, const char *zone, wc_store_rows **rows,
-                       wc_error *err);
-
-/* Steps node rows: 1, 0 at the end, or -EIO. */
-int wc_store_node_next(wc_store_rows *rows, wc_node_energy_row *row, wc_error *err);
-
-/* A named row: a process (id, comm) or a zone (id 0, name). */
-typedef struct wc_name_row {
-    int64_t id;
-    const char *name;             /* NULL when the file has none */
-} wc_name_row;
-
-/* Every process by name then id (its id and comm). */
-int wc_store_process_names(wc_store *st, wc_store_rows **rows, wc_error *err);
-
-/* The distinct zones a model attributed (node rows), unordered. */
-int wc_store_node_zones(wc_store *st, int64_t model_id, wc_store_rows **rows, wc_error *err);
-
-/* Steps process names or zones: 1, 0 at the end, or -EIO. */
-int wc_store_name_next(wc_store_rows *rows, wc_name_row *row, wc_error *err);
-
-/* Closes an iterator. Safe on NULL. */
-void wc_store_rows_close(wc_store_rows *rows);
-
-/* Whether a model attributed the zone (1) or not (0); -EIO. */
-int wc_store_node_has_zone(wc_store *st, int64_t model_id, const char *zone, wc_error *err);
-
-/* ---- counts (store_counts.c) --------------------------------------------- */
-
-/* The tables whose rows can be counted. */
-typedef enum wc_store_table {
-    WC_TABLE_TICK = 0, WC_TABLE_ZONE_SAMPLE, WC_TABLE_PROCESS, WC_TABLE_PROC_SAMPLE,
-    WC_TABLE_TRUTH_SAMPLE, WC_TABLE_NODE_ATTR, WC_TABLE_WORK_ATTR, WC_TABLE_COUNT
-} wc_store_table;
-
-/* Rows of a table into *n. Returns 0, -EINVAL for an unknown table, -EIO. */
-int wc_store_count_rows(wc_store *st, wc_store_table table, int64_t *n, wc_error *err);
-
-/* The tick table's extent: first and last monotonic time (ns; 0 when empty)
- * and its row count. Returns 0 or -EIO. */
-int wc_store_tick_span(wc_store *st, int64_t *first_mono_ns, int64_t *last_mono_ns,
-                       int64_t *count, wc_error *err);
 
 #endif

@@ -12,9 +12,8 @@ static const char RUN_SQL[] =
     "SELECT host, kernel, cpu_model, sockets, ncpus, wattcal_version, model, interval_ns,"
     " meter_kind, provenance, meter_description, sim_params_json, procfs_root, sysfs_root,"
     " command_line, started_wall_ns, started_mono_ns, COALESCE(ended_wall_ns, 0),"
-    " COALESCE(ended_mono_ns, 0), COALESCE(ticks, 0), COALESCE(clean_stop, 0),"
-    " (SELECT COUNT(*) FROM tick), (SELECT COALESCE(MIN(mono_ns), 0) FROM tick),"
-    " (SELECT COALESCE(MAX(mono_ns), 0) FROM tick) FROM run LIMIT 1";
+    " COALESCE(ended_mono_ns, 0), COALESCE(ticks, 0), COALESCE(clean_stop, 0)"
+    " FROM run LIMIT 1";
 
 static void fill_texts(sqlite3_stmt *s, wc_run_meta *m)
 {
@@ -52,9 +51,6 @@ int wc_store_get_run(wc_store *st, wc_run_meta *m, wc_error *err)
         m->ended_mono_ns = sqlite3_column_int64(s, 18);
         m->ticks = sqlite3_column_int64(s, 19);
         m->clean_stop = sqlite3_column_int(s, 20);
-        m->tick_rows = sqlite3_column_int64(s, 21);
-        m->first_mono_ns = sqlite3_column_int64(s, 22);
-        m->last_mono_ns = sqlite3_column_int64(s, 23);
     }
     sqlite3_finalize(s);
     return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : wc_store_fail(st, err, "reading run");

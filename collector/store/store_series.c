@@ -1,28 +1,13 @@
 /*
  * store_series.c — the readers behind the validator's series (store_read.h):
- * ticks and their cpu lines, zone names and the raw zone samples of counters
- * and gauges. The zone-sample statements stream by zone then tick through
- * the zone_sample primary key, one pass however long the run.
+ * ticks (ids and clocks, the ids inside a time window, cpu lines), zone
+ * names and the raw zone samples of counters and gauges. The zone-sample
+ * statements stream by zone then tick, one pass however long the run.
  */
-#include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "collector/store/store_iter.h"
-
-int wc_store_tick_count(wc_store *st, int64_t *n, wc_error *err)
-{
-    sqlite3_stmt *s = NULL;
-    *n = 0;
-    int rc = wc_store_prepare(st, "SELECT COUNT(*) FROM tick", &s, err, "counting ticks");
-    if (rc)
-        return rc;
-    int step = sqlite3_step(s);
-    if (step == SQLITE_ROW)
-        *n = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    return step == SQLITE_ROW ? 0 : wc_store_fail(st, err, "counting ticks");
-}
+#include "collector/store/store_read.h"
 
 int wc_store_get_ticks(wc_store *st, int64_t *id, int64_t *mono_ns, int64_t *boot_ns,
                        size_t cap, size_t *n, wc_error *err)
@@ -44,8 +29,8 @@ int wc_store_get_ticks(wc_store *st, int64_t *id, int64_t *mono_ns, int64_t *boo
     return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : wc_store_fail(st, err, "reading ticks");
 }
 
-int wc_store_tick_range(wc_store *st, int64_t t0_ns, int64_t t1_ns, int64_t *first,
-                        int64_t *last, wc_error *err)
+int wc_store_tick_ids_between(wc_store *st, int64_t t0_ns, int64_t t1_ns, int64_t *first,
+                              int64_t *last, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
     *first = 0;
@@ -100,40 +85,6 @@ int wc_store_zone_names_open(wc_store *st, wc_reading_kind kind, wc_store_iter *
                                 WC_ITER_TEXT, "reading zones", it, err);
     if (!rc)
         sqlite3_bind_text((*it)->s, 1, kind_text(kind), -1, SQLITE_STATIC);
-    return rc;
-}
-
-/* " IN (?,?,...)" for n names. */
-static void in_list(char *buf, size_t cap, size_t n)
-{
-    size_t used = (size_t)snprintf(buf, cap, " IN (");
-    for (size_t i = 0; i < n && used + 3 < cap; i++)
-        used += (size_t)snprintf(buf + used, cap - used, i ? ",?" : "?");
-    snprintf(buf + used, cap - used, ")");
-}
-
-static size_t count_names(const char *const *names)
-{
-    size_t n = 0;
-    while (names && names[n])
-        n++;
-    return n;
-}
-
-/* Opens "<head> IN (...) <tail>" with the names bound from parameter first. */
-int wc_store_open_in_list(wc_store *st, const char *head, const char *tail,
-                          const char *const *names, int first, wc_iter_kind kind,
-                          const char *what, wc_store_iter **it, wc_error *err)
-{
-    char in[512], sql[1536];
-    size_t n = count_names(names);
-    if (n > 200)
-        return wc_error_set(err, -EINVAL, "%s: %s: more than 200 names", st->path, what);
-    in_list(in, sizeof in, n);
-    snprintf(sql, sizeof sql, "%s%s%s", head, in, tail);
-    int rc = wc_store_iter_open(st, sql, kind, what, it, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        sqlite3_bind_text((*it)->s, first + (int)i, names[i], -1, SQLITE_TRANSIENT);
     return rc;
 }
 

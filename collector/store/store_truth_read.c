@@ -1,14 +1,14 @@
 /*
  * store_truth_read.c — the readers of the ground truth a run recorded
  * (store_read.h): its sources, every poll of a source in poll order, and a
- * per-source summary of what was delivered. The writer is store.c.
+ * per-source summary of what was delivered. The writer is store_write.c.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/store/store_iter.h"
+#include "collector/store/store_internal.h"
+#include "collector/store/store_read.h"
 
 int wc_store_truth_sources(wc_store *st, wc_truth_source_row *out, size_t max, size_t *n,
                            wc_error *err)
@@ -33,25 +33,11 @@ int wc_store_truth_sources(wc_store *st, wc_truth_source_row *out, size_t max, s
                ? 0 : wc_store_fail(st, err, "reading ground-truth sources");
 }
 
-/* Room for one more poll in *out (grown by doubling from 256). */
-static int poll_room(wc_truth_poll_row **out, size_t n, size_t *cap)
-{
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 256;
-    wc_truth_poll_row *g = realloc(*out, ncap * sizeof *g);
-    if (!g)
-        return -ENOMEM;
-    *out = g;
-    *cap = ncap;
-    return 0;
-}
-
 static void read_poll(sqlite3_stmt *s, wc_truth_poll_row *p)
 {
     memset(p, 0, sizeof *p);
     p->t_ns = sqlite3_column_int64(s, 0);
-    p->watts = sqlite3_column_type(s, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 1);
+    p->watts = wc_store_col_real(s, 1);
     p->window_s = sqlite3_column_double(s, 2);
     p->window_known = sqlite3_column_int(s, 3);
     wc_store_col_text(s, 4, p->status, sizeof p->status);
@@ -74,7 +60,7 @@ int wc_store_truth_polls(wc_store *st, int64_t source_id, wc_truth_poll_row **ou
     size_t cap = 0;
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (poll_room(out, *n, &cap)) {
+        if (wc_store_grow((void **)out, sizeof **out, *n, &cap, 256)) {
             rc = wc_error_set(err, -ENOMEM, "out of memory reading ground truth");
             break;
         }
@@ -102,7 +88,7 @@ static void read_summary(sqlite3_stmt *s, wc_truth_summary *t)
     t->stale = sqlite3_column_int64(s, 5);
     t->unavailable = sqlite3_column_int64(s, 6);
     t->error = sqlite3_column_int64(s, 7);
-    t->mean_watts = sqlite3_column_type(s, 8) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 8);
+    t->mean_watts = wc_store_col_real(s, 8);
     wc_store_col_text(s, 9, t->last_error, sizeof t->last_error);
 }
 

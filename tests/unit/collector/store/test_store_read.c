@@ -60,7 +60,7 @@ Test(store_read, ticks_and_zone_samples)
     wc_store *st = open_ro(path);
     wc_error err = {{0}};
     int64_t n = 0;
-    cr_assert_eq(wc_store_tick_count(st, &n, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_store_count_rows(st, WC_TABLE_TICK, &n, &err), 0, "%s", err.msg);
     cr_assert_eq(n, 5);
     int64_t id[5], mono[5], boot[5];
     size_t got = 0;
@@ -68,9 +68,9 @@ Test(store_read, ticks_and_zone_samples)
     cr_assert_eq(got, 3, "at most cap ticks");
     cr_assert_eq(mono[2], S(3));
     int64_t first = 0, last = 0;
-    cr_assert_eq(wc_store_tick_range(st, S(2), S(4), &first, &last, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_store_tick_ids_between(st, S(2), S(4), &first, &last, &err), 0, "%s", err.msg);
     cr_assert_eq(last - first, 2);
-    cr_assert_eq(wc_store_tick_range(st, S(100), S(200), &first, &last, &err), 0);
+    cr_assert_eq(wc_store_tick_ids_between(st, S(100), S(200), &first, &last, &err), 0);
     cr_assert(first == 0 && last == -1, "no tick there");
     static const char *const PKG[] = {"package", NULL};
     wc_store_iter *it = NULL;

@@ -2,7 +2,8 @@
  * test_store_results.c — the store's typed results (store_results.h,
  * store_replay.h): a calibration and its points round-trip in one
  * transaction and the latest fit per kind and target wins; tenant and node
- * rows stream back as written; tables are counted by enum only; a run is
+ * rows stream back as written through the one iterator of store.h; tables
+ * are counted by enum only (a failed count names the table); a run is
  * replayed into its own tables, and a run without counter zones is refused.
  */
 #include <criterion/criterion.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "collector/store/store_read.h"
 #include "collector/store/store_replay.h"
 #include "collector/store/store_results.h"
 #include "tests/unit/support/test_rundb.h"
@@ -143,6 +145,98 @@ Test(store_results, counts_and_tick_span)
     wc_store_close(st);
 }
 
+Test(store_results, a_failed_count_names_what_it_counted)
+{
+    const char *path = db_path("nocount.db");
+    build(path, 2, 0);
+    trun_exec(path, "DROP TABLE tick;");
+    wc_store *st = open_st(path, WC_STORE_READ);
+    int64_t n = 0, first = 0, last = 0;
+    wc_error err = {{0}};
+    cr_assert_eq(wc_store_count_rows(st, WC_TABLE_TICK, &n, &err), -EIO);
+    cr_assert(strstr(err.msg, "nocount.db: counting ticks"), "%s", err.msg);
+    cr_assert_eq(wc_store_tick_span(st, &first, &last, &n, &err), -EIO);
+    cr_assert(strstr(err.msg, "nocount.db: reading ticks"), "%s", err.msg);
+    wc_store_close(st);
+}
+
+/* Three processes (two named a), a container and a pod level, one row of
+ * each per tick 1..2 in zone package, and a zero-energy row. */
+static const char TENANTS_SQL[] =
+    "INSERT INTO model(id, name) VALUES (7, 'm');"
+    "INSERT INTO process(id, pid, comm) VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'a');"
+    "INSERT INTO work_attr(model_id, tick_id, level, process_id, key, zone, energy_uj) VALUES"
+    " (7, 1, 1, 1, '', 'package', 100), (7, 1, 1, 2, '', 'package', 50),"
+    " (7, 2, 1, 3, '', 'package', 25), (7, 2, 1, 2, '', 'package', 0),"
+    " (7, 1, 2, NULL, 'c1', 'package', 150), (7, 2, 2, NULL, 'c2', 'package', 25),"
+    " (7, 2, 2, NULL, '', 'package', 5), (7, 1, 3, NULL, 'p1', 'package', 175),"
+    " (7, 1, 2, NULL, 'c1', 'dram', 9);";
+
+/* Drains a tenant iterator: the rows' count, their energy, and the energy
+ * of key (0 when absent). */
+static void drain(wc_store_iter *it, const char *key, int *rows, double *uj, double *key_uj)
+{
+    wc_error err = {{0}};
+    wc_tenant_row r;
+    int rc;
+    *rows = 0, *uj = 0, *key_uj = 0;
+    while ((rc = wc_store_tenant_next(it, &r, &err)) == 1) {
+        (*rows)++;
+        *uj += r.energy_uj;
+        if (r.key && !strcmp(r.key, key))
+            *key_uj += r.energy_uj;
+    }
+    cr_assert_eq(rc, 0, "%s", err.msg);
+    wc_store_iter_close(it);
+}
+
+Test(store_results, tenants_and_process_names_stream_through_one_iterator)
+{
+    const char *path = db_path("tenants.db");
+    build(path, 2, 0);
+    trun_exec(path, TENANTS_SQL);
+    wc_store *st = open_st(path, WC_STORE_READ);
+    wc_error err = {{0}};
+    wc_store_iter *it = NULL;
+    int rows = 0;
+    double uj = 0, key_uj = 0;
+    cr_assert_eq(wc_store_tenant_totals_open(st, 7, WC_LEVEL_PROCESS, "package", &it, &err), 0,
+                 "%s", err.msg);
+    drain(it, "a", &rows, &uj, &key_uj);
+    cr_assert(rows == 2 && key_uj == 125 && uj == 175, "by comm: %d rows, a %g", rows, key_uj);
+    cr_assert_eq(wc_store_tenant_totals_open(st, 7, WC_LEVEL_CONTAINER, "package", &it, &err), 0);
+    drain(it, "c1", &rows, &uj, &key_uj);
+    cr_assert(rows == 2 && key_uj == 150, "the empty key is left out: %d rows", rows);
+    cr_assert_eq(wc_store_tenant_top_open(st, 7, WC_LEVEL_CONTAINER, "package", 1, &it, &err), 0);
+    drain(it, "c1", &rows, &uj, &key_uj);
+    cr_assert(rows == 1 && key_uj == 150, "the largest only");
+    cr_assert_eq(wc_store_tenant_rows_open(st, 7, WC_LEVEL_PROCESS, "package", WC_TENANT_ROWS_ALL,
+                                           &it, &err), 0);
+    drain(it, "b", &rows, &uj, &key_uj);
+    cr_assert(rows == 4 && key_uj == 50, "every row");
+    cr_assert_eq(wc_store_tenant_rows_open(st, 7, WC_LEVEL_PROCESS, "package",
+                                           WC_TENANT_ROWS_POSITIVE, &it, &err), 0);
+    drain(it, "b", &rows, &uj, &key_uj);
+    cr_assert_eq(rows, 3, "rows with energy only");
+    cr_assert_eq(wc_store_tenant_rows_open(st, 7, WC_LEVEL_POD, "package", WC_TENANT_ROWS_POSITIVE,
+                                           &it, &err), 0);
+    drain(it, "p1", &rows, &uj, &key_uj);
+    cr_assert(rows == 1 && key_uj == 175);
+    cr_assert_eq(wc_store_process_names_open(st, &it, &err), 0, "%s", err.msg);
+    wc_tenant_row tr;
+    cr_assert_eq(wc_store_tenant_next(it, &tr, &err), -EINVAL, "names are not tenant rows");
+    static const int64_t ORDER[] = {1, 3, 2};
+    wc_process_name_row pn;
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(wc_store_process_name_next(it, &pn, &err), 1, "%s", err.msg);
+        cr_assert_eq(pn.id, ORDER[k], "by name then id");
+    }
+    cr_assert_str_eq(pn.comm, "b");
+    cr_assert_eq(wc_store_process_name_next(it, &pn, &err), 0);
+    wc_store_iter_close(it);
+    wc_store_close(st);
+}
+
 Test(store_results, replay_writes_the_model_rows_and_reads_them_back)
 {
     const char *path = db_path("replay.db");
@@ -157,24 +251,31 @@ Test(store_results, replay_writes_the_model_rows_and_reads_them_back)
     cr_assert_eq(wc_store_find_model(st, "ideal", &model_id, &err), 0, "%s", err.msg);
     cr_assert_eq(wc_store_node_has_zone(st, model_id, "package", &err), 1, "%s", err.msg);
     cr_assert_eq(wc_store_node_has_zone(st, model_id, "dram", &err), 0, "%s", err.msg);
-    wc_store_rows *rows = NULL;
-    cr_assert_eq(wc_store_node_rows(st, model_id, "package", &rows, &err), 0, "%s", err.msg);
-    wc_node_energy_row nr;
-    double joules = 0;
+    static const char *const PKG[] = {"package", NULL};
+    wc_store_iter *rows = NULL;
+    cr_assert_eq(wc_store_node_zone_rows_open(st, model_id, PKG, &rows, &err), 0, "%s", err.msg);
+    wc_node_row nr;
+    double joules = 0, active = 0;
+    int64_t prev_tick = 0;
     int rc;
-    while ((rc = wc_store_node_next(rows, &nr, &err)) == 1)
+    while ((rc = wc_store_node_row_next(rows, &nr, &err)) == 1) {
+        cr_assert_gt(nr.tick_id, prev_tick, "by tick");
+        prev_tick = nr.tick_id;
         joules += nr.delta_uj / 1e6;
+        active += nr.active_uj / 1e6;
+    }
     cr_assert_eq(rc, 0, "%s", err.msg);
     wc_tenant_row tr;
     cr_assert_eq(wc_store_tenant_next(rows, &tr, &err), -EINVAL, "node rows are not tenant rows");
-    wc_store_rows_close(rows);
+    wc_store_iter_close(rows);
     cr_assert_float_eq(joules, 50, 1e-6, "five 1 s intervals of 10 W");
-    cr_assert_eq(wc_store_node_zones(st, model_id, &rows, &err), 0, "%s", err.msg);
-    wc_name_row zr;
-    cr_assert_eq(wc_store_name_next(rows, &zr, &err), 1, "%s", err.msg);
-    cr_assert_str_eq(zr.name, "package");
-    cr_assert_eq(wc_store_name_next(rows, &zr, &err), 0, "%s", err.msg);
-    wc_store_rows_close(rows);
+    cr_assert(active > 0 && active <= joules + 1e-9, "the active part: %g J", active);
+    cr_assert_eq(wc_store_node_zones_open(st, model_id, &rows, &err), 0, "%s", err.msg);
+    const char *zone = NULL;
+    cr_assert_eq(wc_store_text_next(rows, &zone, &err), 1, "%s", err.msg);
+    cr_assert_str_eq(zone, "package");
+    cr_assert_eq(wc_store_text_next(rows, &zone, &err), 0, "%s", err.msg);
+    wc_store_iter_close(rows);
     /* replaying again replaces the rows */
     int64_t before = 0, after = 0;
     cr_assert_eq(wc_store_count_rows(st, WC_TABLE_NODE_ATTR, &before, &err), 0, "%s", err.msg);
