@@ -34,7 +34,9 @@ static const wc_cli_opt RECORD_OPTS[] = {
 
 /* The meter's limits and the ground truth; then wc_cli_bmc_opts. */
 static const wc_cli_opt RECORD_SOURCE_OPTS[] = {
-    {"ceiling-watts", "W", OPT_CEILING, "counter plausibility ceiling per zone (default 5000)"},
+    {"ceiling-watts", "W", OPT_CEILING,
+     "counter plausibility ceiling per zone, stored with\n"
+     "the run (default 5000; sim: 1.25 x its model maximum)"},
     {"sim-seed", "N", OPT_SIM_SEED, "noise seed of the simulated node (default 42)"},
     {"truth", "SPEC", OPT_TRUTH, "also record ground truth (repeatable), one of:"},
     {"truth-format", "F", OPT_TRUTH_FORMAT,

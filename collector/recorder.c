@@ -34,7 +34,7 @@ void wc_record_defaults(wc_record_opts *o)
     o->procfs_root = "/proc";
     o->sysfs_root = "/sys";
     o->sim = wc_sim_default_params();
-    o->ceiling_watts = WC_DEFAULT_CEILING_WATTS;
+    o->ceiling_watts = 0; /* the meter's own (simulated node) or WC_DEFAULT_CEILING_WATTS */
     wc_truth_config_defaults(&o->truth);
 }
 
@@ -58,6 +58,7 @@ typedef struct recording {
     wc_record_result *res;
     int64_t start_mono, start_wall; /* the run's clocks at its start (run row) */
     int warned_meter, warned_cpu, warned_scan; /* first error of each kind printed */
+    double ceiling;              /* counter ceiling per zone in force, W (stored with the run) */
     wc_truth_source *truth;      /* polled ground-truth sources */
     int64_t *truth_ids;          /* their truth_source row ids */
     size_t ntruth;
@@ -132,13 +133,45 @@ static void read_first_line_matching(const char *path, const char *key, char *ou
     free(text);
 }
 
+/* Distinct sockets with a package zone (per-die zones of one socket count
+ * once, issue 14 item 1). */
 static int count_sockets(const wc_meter *m)
 {
     int n = 0;
-    for (size_t i = 0; i < m->nzones; i++)
-        if (strcmp(m->zones[i].name, "package") == 0)
-            n++;
+    for (size_t i = 0; i < m->nzones; i++) {
+        int first = strcmp(m->zones[i].name, "package") == 0;
+        for (size_t j = 0; first && j < i; j++)
+            first = !(strcmp(m->zones[j].name, "package") == 0 &&
+                      m->zones[j].socket == m->zones[i].socket);
+        n += first;
+    }
     return n;
+}
+
+/* The counter ceiling per zone: --ceiling-watts, else the meter's own
+ * (the simulated node's), else WC_DEFAULT_CEILING_WATTS. Warns at start when
+ * an interval at that ceiling could use a zone's whole range, so a wrap
+ * could hide inside it (issue 14 item 3; such intervals are flagged). */
+static void pick_ceiling(recording *r)
+{
+    const wc_record_opts *o = r->opts;
+    r->ceiling = o->ceiling_watts > 0     ? o->ceiling_watts
+                 : r->meter.plausible_watts > 0 ? r->meter.plausible_watts
+                                               : WC_DEFAULT_CEILING_WATTS;
+    size_t n = 0, first = 0;
+    for (size_t i = 0; i < r->meter.nzones; i++)
+        if (wc_counter_interval_too_long(r->meter.zones[i].max_energy_range_uj, o->interval_ns,
+                                         r->ceiling) && !n++)
+            first = i;
+    if (!n)
+        return;
+    const wc_zone *z = &r->meter.zones[first];
+    fprintf(stderr, "wattcal record: warning: --interval %.3f s at the %.0f W ceiling can use %zu "
+            "zone(s)' whole counter range (first: %s, max_energy_range_uj %llu = %.0f J): a wrap "
+            "could hide inside one interval; such intervals are flagged ambiguous and never "
+            "counted as measured (shorten --interval or set --ceiling-watts to this node's real "
+            "maximum per zone)\n", (double)o->interval_ns / 1e9, r->ceiling, n, z->raw_name,
+            (unsigned long long)z->max_energy_range_uj, (double)z->max_energy_range_uj / 1e6);
 }
 
 /* A file: log is imported after the run: check now that it can be. */
@@ -167,6 +200,7 @@ static int open_truth(recording *r, wc_error *err)
     wc_truth_config cfg = o->truth;
     const char *sim_root = wc_meter_sim_root(&r->meter);
     cfg.sysfs_root = sim_root ? sim_root : o->sysfs_root;
+    cfg.ceiling_watts = r->ceiling;
     for (size_t i = 0; i < o->ntruth; i++) {
         if (strncmp(o->truth_specs[i], "file:", 5) == 0) {
             int rc = check_truth_file(o->truth_specs[i] + 5, err);
@@ -272,6 +306,7 @@ static int write_run_info(recording *r, int64_t start_mono, wc_error *err)
     snprintf(info.sysfs_root, sizeof info.sysfs_root, "%s", o->sysfs_root);
     snprintf(info.command_line, sizeof info.command_line, "%s",
              o->command_line ? o->command_line : "");
+    info.ceiling_watts = r->ceiling;
     int rc = wc_store_put_run(r->store, &info, err);
     if (!rc)
         rc = wc_store_put_zones(r->store, &r->meter, &r->first_zone_id, err);
@@ -290,6 +325,7 @@ static int setup(recording *r, wc_error *err)
     int rc = open_meter(r, err);
     if (rc)
         return rc;
+    pick_ceiling(r);
     rc = wc_procstat_read(o->procfs_root, &r->stat, err);
     if (rc)
         return rc;
@@ -297,6 +333,7 @@ static int setup(recording *r, wc_error *err)
     if (!r->scanner)
         return -EIO;
     r->attrib = wc_attrib_new(o->model);
+    wc_attrib_set_ceiling(r->attrib, r->ceiling);
     size_t nz = r->meter.nzones;
     r->readings = calloc(nz ? nz : 1, sizeof *r->readings);
     r->prev_readings = calloc(nz ? nz : 1, sizeof *r->prev_readings);
@@ -399,9 +436,10 @@ static double node_watts(recording *r, int64_t dt_ns)
         if (r->readings[i].status || r->prev_readings[i].status)
             return -1;
         uint64_t d = 0;
-        wc_delta_status ds = wc_counter_delta(r->prev_readings[i].value, r->readings[i].value,
-                                              z->max_energy_range_uj, dt_ns,
-                                              r->opts->ceiling_watts, &d);
+        wc_delta_status ds = wc_counter_delta_checked(r->prev_readings[i].value,
+                                                      r->readings[i].value,
+                                                      z->max_energy_range_uj, dt_ns, r->ceiling,
+                                                      &d);
         if (!wc_delta_usable(ds))
             return -1;
         sum += d;

@@ -29,7 +29,10 @@ typedef struct wc_record_opts {
     const char *sysfs_root;      /* "/sys" */
     int quiet;                   /* no progress line */
     wc_sim_params sim;           /* used when meter is "sim" */
-    double ceiling_watts;        /* counter plausibility ceiling per zone */
+    double ceiling_watts;        /* counter plausibility ceiling per zone, W; <= 0: the meter's
+                                    own (the simulated node's model maximum), else
+                                    WC_DEFAULT_CEILING_WATTS. The one in force is stored with
+                                    the run */
     const char *command_line;    /* stored with the run */
     const char *const *truth_specs; /* --truth SPECs: polled on their own threads, except
                                        file:PATH, imported after the run by wall clock */

@@ -113,6 +113,11 @@ int wc_timebase_load(wc_store *st, wc_timebase *tb, wc_error *err)
     if (rc)
         return rc;
     rc = wc_store_get_ticks(st, tb->tick_id, tb->mono_ns, boot, (size_t)count, &tb->n, err);
+    wc_run_meta m;
+    if (!rc)
+        rc = wc_store_get_run(st, &m, err);
+    if (!rc)
+        tb->ceiling_watts = m.ceiling_stored ? m.ceiling_watts : 0.0;
     if (!rc)
         rc = tb_check_clock(tb, err);
     if (!rc)
@@ -231,8 +236,9 @@ static void counter_row(zone_load *L, const wc_zone_sample *r)
     uint64_t v = (uint64_t)r->value;
     if (w->last_idx >= 0) {
         uint64_t d = 0;
-        wc_delta_status st = wc_counter_delta(w->last_value, v, r->max_range_uj,
-                                              tb->mono_ns[i] - tb->mono_ns[w->last_idx], 0, &d);
+        wc_delta_status st = wc_counter_delta_checked(w->last_value, v, r->max_range_uj,
+                                                      tb->mono_ns[i] - tb->mono_ns[w->last_idx],
+                                                      tb->ceiling_watts, &d);
         if (wc_delta_usable(st)) {
             w->cum_j += (double)d / 1e6;
             /* Only a tick-to-tick interval is usable for windows; across a

@@ -58,6 +58,9 @@ typedef struct wc_timebase {
     unsigned char *ok;      /* ok[i]: interval (mono[i], mono[i+1]] usable as time */
     int64_t median_spacing_ns;
     wc_series_gaps gaps;
+    double ceiling_watts;   /* the run's stored counter ceiling per zone (W) for the counter
+                               rule and its hidden-wrap check (counter.h); 0 when the run has
+                               none (recorded before it was stored: default, no check) */
 } wc_timebase;
 
 /* A cumulative quantity sampled at the ticks (see top of file). */
@@ -79,7 +82,9 @@ long wc_timebase_index(const wc_timebase *tb, int64_t tick_id);
 
 /* Meter energy of the counter zones whose name is in `zones` (NULL-terminated
  * list of zone names, e.g. {"package","dram",NULL}; every socket of each),
- * differenced per zone with the collector's counter rule and summed, joules.
+ * differenced per zone with the collector's counter rule at the run's
+ * ceiling (an interval that could hide a whole wrap is unusable) and summed,
+ * joules.
  * A transient read failure keeps the last good baseline (the next reading is
  * differenced across the gap, so run totals keep that energy) but the
  * segments in between are unusable. *nfound gets the number of zones used.

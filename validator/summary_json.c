@@ -69,6 +69,8 @@ static void add_run(cJSON *root, const wc_validation *v, const char *db_path)
     add_str(run, "meter_provenance", r->provenance);
     add_str(run, "meter_description", r->meter_description);
     cJSON_AddBoolToObject(run, "clean_stop", r->clean_stop);
+    add_num(run, "ceiling_watts", r->ceiling_watts);
+    cJSON_AddBoolToObject(run, "ceiling_stored", r->ceiling_stored);
     if (v->have_accuracy) {
         const wc_series_gaps *g = &v->acc.tb.gaps;
         cJSON *gaps = cJSON_AddObjectToObject(run, "gaps");
@@ -112,6 +114,7 @@ static void add_zones(cJSON *root, const wc_validation *v)
         cJSON_AddNumberToObject(f, "refresh_failed", (double)z->refresh_failed);
         cJSON_AddNumberToObject(f, "ratio_out_of_range", (double)z->ratio_out_of_range);
         cJSON_AddNumberToObject(f, "meter_unmeasurable", (double)z->meter_unmeasurable);
+        cJSON_AddNumberToObject(f, "meter_wrap_ambiguous", (double)z->meter_ambiguous);
         cJSON_AddItemToArray(zones, o);
     }
     cJSON *q = cJSON_AddObjectToObject(root, "quirk_rows");

@@ -70,6 +70,31 @@ static const char *prov_label(const char *p)
 
 /* ---- attribution gap (validator/gap.h) ---------------------------------- */
 
+/* The counter ceiling the run was recorded with, and the intervals long
+ * enough for a whole wrap to hide in them at it (issue 14 items 2, 3). */
+static void print_ceiling(FILE *out, const wc_gap_report *r)
+{
+    if (!strcmp(r->meter_kind, "import"))
+        return;
+    if (r->ceiling_stored)
+        fprintf(out, "counter ceiling: %.0f W per zone (stored with the run)\n", r->ceiling_watts);
+    else
+        fprintf(out, "counter ceiling: %.0f W per zone (built in: the run was recorded before the"
+                     " ceiling was stored; no hidden-wrap check)\n", r->ceiling_watts);
+    int64_t n = 0;
+    const char *first = NULL;
+    for (size_t i = 0; i < r->nzones; i++) {
+        if (r->zones[i].meter_ambiguous && !first)
+            first = r->zones[i].zone;
+        n += r->zones[i].meter_ambiguous;
+    }
+    if (n)
+        fprintf(out, "warning: %lld counter interval(s) (first zone: %s) long enough for a whole"
+                     " wrap to hide at the %.0f W ceiling: flagged ambiguous, never counted as"
+                     " measured (meter_J leaves them out)\n", (long long)n, safe(first),
+                r->ceiling_watts);
+}
+
 static void print_zone_table(FILE *out, const wc_gap_report *r)
 {
     fprintf(out, "\nAttribution gap per zone (joules; gap = node − Σ processes = idle + unattributed − over)\n");
@@ -570,6 +595,7 @@ void wc_text_validation(FILE *out, const wc_validation *v, const char *db_path)
     else if (!r->clean_stop)
         fprintf(out, "note: the recording did not end cleanly (killed or failed): %lld committed"
                      " ticks are analysed\n", (long long)r->ticks);
+    print_ceiling(out, r);
     if (v->have_accuracy && (v->acc.tb.gaps.long_gaps || v->acc.tb.gaps.suspends))
         fprintf(out, "note: %lld gap(s) (%.1f s without samples) and %lld suspend(s) (%.1f s) in the"
                      " run: no power is derived across them\n",

@@ -178,9 +178,12 @@ static int ideal_zone_delta(wc_attrib *a, const wc_attr_tick_in *t, size_t z, in
             complete = 0;
             continue;
         }
-        wc_delta_status ds = wc_counter_delta(prev, in->energy_uj, in->max_energy_range_uj,
-                                              dt_ns, 0.0, &d);
+        wc_delta_status ds = wc_counter_delta_checked(prev, in->energy_uj,
+                                                      in->max_energy_range_uj, dt_ns,
+                                                      a->ceiling_watts, &d);
         if (!wc_delta_usable(ds)) {
+            if (ds == WC_DELTA_AMBIGUOUS)
+                *flags |= WC_AF_WRAP_AMBIGUOUS;
             complete = 0;
             continue;
         }

@@ -191,6 +191,8 @@ const attr_model *attr_model_find(wc_model m);
 struct wc_attrib {
     wc_model model;
     const attr_model *def;        /* its row of the model table */
+    double ceiling_watts;         /* ideal: counter ceiling per zone (wc_attrib_set_ceiling);
+                                     0 = counter.h's default */
     int have_layout;
     size_t nsock;                 /* input zones per tick */
     char (*sock_name)[WC_ATTR_ZONE_NAME_MAX];

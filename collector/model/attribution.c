@@ -195,6 +195,12 @@ wc_attrib *wc_attrib_new(wc_model model)
     return a;
 }
 
+void wc_attrib_set_ceiling(wc_attrib *a, double watts)
+{
+    if (a)
+        a->ceiling_watts = watts > 0 ? watts : 0.0;
+}
+
 static void scratch_free(scratch *s)
 {
     void *p[] = {s->pk,    s->ord,     s->d_s,     s->d_ticks, s->pflags,  (void *)s->ckey,

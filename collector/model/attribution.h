@@ -19,7 +19,9 @@
  *   ideal        wattcal's corrected model: (pid, starttime) identity, no
  *                lifetime first Δ, ratio and deltas over the same interval,
  *                counters differenced per socket with wattcal's sane wrap rule
- *                (collector/meter/counter.h), shares over max(ΣΔ, node busy CPU) so
+ *                (collector/meter/counter.h, at the run's ceiling: an interval
+ *                long enough to hide a whole wrap is unmeasurable), shares
+ *                over max(ΣΔ, node busy CPU) so
  *                CPU the sampler missed stays visible as unattributed instead
  *                of going to survivors, workload totals never reset,
  *                containers and pods the sums of their processes (so Σ
@@ -134,10 +136,14 @@ enum {
                                        interval unusable: delta_uj sums only usable sockets */
     WC_AF_CPU_MISSING    = 1u << 9, /* /proc/stat unreadable this tick (Kepler: refresh failed;
                                        ideal: tick ignored, the next one spans both intervals) */
-    WC_AF_RATIO_RANGE    = 1u << 10 /* Kepler: usage ratio outside [0,1] (a /proc/stat counter
+    WC_AF_RATIO_RANGE    = 1u << 10,/* Kepler: usage ratio outside [0,1] (a /proc/stat counter
                                        went backwards): Kepler's active/idle split is
                                        meaningless, idle may underflow to ≈2^64 µJ. Set on each
                                        node zone whose split used such a ratio (§3.1) */
+    WC_AF_WRAP_AMBIGUOUS = 1u << 11 /* ideal: a socket's counter interval was long enough for a
+                                       whole wrap to hide in it at the run's ceiling
+                                       (counter.h WC_DELTA_AMBIGUOUS): its energy is not
+                                       measured (with UNMEASURABLE and ZONE_MISSING) */
 };
 
 /* Node result for one zone name (per-socket zones of one name aggregated, as
@@ -197,6 +203,14 @@ typedef struct wc_attrib wc_attrib;
 
 /* Creates an engine for one model. NULL on out-of-memory. */
 wc_attrib *wc_attrib_new(wc_model model);
+
+/* Sets the counter plausibility ceiling per zone, watts, the ideal model
+ * differences counters with (collector/meter/counter.h; the run's stored
+ * --ceiling-watts); <= 0 = unknown (WC_DEFAULT_CEILING_WATTS without the
+ * hidden-wrap check, as runs recorded before the ceiling was stored). Call
+ * before the first step. The Kepler models use no ceiling (any decrease is
+ * one wrap). */
+void wc_attrib_set_ceiling(wc_attrib *a, double watts);
 
 /* Advances by one tick. Returns 0; -EINVAL with err set when the zone list
  * changed (length or names) since the first tick, a zone name is too long,

@@ -62,6 +62,21 @@ int wc_store_has_object(wc_store *st, const char *name)
     return found;
 }
 
+int wc_store_has_column(wc_store *st, const char *table, const char *column)
+{
+    sqlite3_stmt *s = NULL;
+    int found = -1;
+    if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &s,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 2, column, -1, SQLITE_STATIC);
+        int step = sqlite3_step(s);
+        found = step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0 : -1;
+    }
+    sqlite3_finalize(s);
+    return found;
+}
+
 void wc_store_col_text(sqlite3_stmt *s, int col, char *out, size_t cap)
 {
     const unsigned char *t = sqlite3_column_text(s, col);
@@ -120,6 +135,8 @@ static int create_schema(wc_store *st, wc_error *err)
     int rc = wc_store_exec(st, "BEGIN", err);
     if (!rc)
         rc = wc_store_exec(st, WC_SCHEMA_SQL, err);
+    if (!rc)
+        rc = wc_store_exec(st, WC_FIELD_REPORT_SQL, err);
     if (!rc)
         rc = wc_store_exec(st, WC_CALIBRATION_SQL, err);
     if (!rc) {
@@ -216,10 +233,15 @@ int wc_store_ensure_calibration(wc_store *st, wc_error *err)
 {
     if (st->read_only)
         return wc_error_set(err, -EROFS, "%s: opened read-only", st->path);
-    char pragma[64];
-    snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", WC_STORE_SCHEMA_VERSION);
+    /* the tables are version 4's: a newer file keeps its version, an older
+     * one becomes 4 (it still lacks what later versions added) */
     int rc = wc_store_exec(st, WC_CALIBRATION_SQL, err);
-    return rc ? rc : wc_store_exec(st, pragma, err);
+    int version = 0;
+    if (!rc)
+        rc = read_user_version(st, &version, err);
+    if (rc || version >= 4)
+        return rc;
+    return wc_store_exec(st, "PRAGMA user_version=4", err);
 }
 
 int wc_store_ensure_indexes(wc_store *st, wc_error *err)

@@ -31,8 +31,9 @@
 #include "collector/truth/truth.h"
 #include "common/wc_error.h"
 
-#define WC_STORE_SCHEMA_VERSION 4
-/* Oldest schema still read: version 3 lacks only the calibration tables. */
+#define WC_STORE_SCHEMA_VERSION 5
+/* Oldest schema still read: version 3 lacks only the calibration tables;
+ * versions 3 and 4 lack the run's ceiling and the zones' die layout. */
 #define WC_STORE_SCHEMA_MIN_VERSION 3
 
 typedef struct wc_store wc_store;
@@ -95,6 +96,10 @@ typedef struct wc_run_meta {
     int64_t started_wall_ns, started_mono_ns, ended_wall_ns, ended_mono_ns;
     int64_t ticks;                /* as written at the end (0 for a killed run) */
     int clean_stop;
+    double ceiling_watts;         /* counter plausibility ceiling per zone the run was recorded
+                                     with (W); WC_DEFAULT_CEILING_WATTS when not stored */
+    int ceiling_stored;           /* 1 when ceiling_watts is the run's own; 0 for a run recorded
+                                     before it was stored (schema < 5) or an import */
 } wc_run_meta;
 
 /* Reads the run row into *m (zeroed first). Returns 0 (m->present says whether
@@ -123,6 +128,8 @@ typedef struct wc_run_info {
     char sim_params_json[1024];   /* "" unless simulated */
     char procfs_root[256], sysfs_root[256];
     char command_line[512];       /* argv as run (never contains credentials) */
+    double ceiling_watts;         /* counter ceiling per zone used while recording (W);
+                                     <= 0: not stored (NULL: readers use the default) */
 } wc_run_info;
 
 /* Writes the run row. Returns 0 or -EIO with err. */

@@ -271,7 +271,13 @@ static int replay_into(replay_src *r, wc_model model, int64_t *ticks, wc_error *
         rc = wc_store_clear_model(r->st, k.model_id, err);
     if (!rc)
         rc = src_open(r, err);
-    wc_replay_source src = {.ctx = r, .next = src_next};
+    wc_run_meta m;
+    if (!rc)
+        rc = wc_store_get_run(r->st, &m, err);
+    /* a run without a stored ceiling is replayed as it was recorded: the
+     * default ceiling, no hidden-wrap check (counter.h) */
+    double ceiling = !rc && m.ceiling_stored ? m.ceiling_watts : 0.0;
+    wc_replay_source src = {.ctx = r, .next = src_next, .ceiling_watts = ceiling};
     wc_replay_sink sink = {.ctx = &k, .put = sink_put};
     if (!rc)
         rc = wc_replay_run(model, &src, &sink, ticks, err);

@@ -1,5 +1,5 @@
 /*
- * store_schema.sql.h — the SQL text of the wattcal store schema (version 4),
+ * store_schema.sql.h — the SQL text of the wattcal store schema (version 5),
  * included by collector/store/store.c only. docs/schema.md explains every column.
  */
 #ifndef WC_STORE_SCHEMA_SQL_H
@@ -60,6 +60,18 @@ static const char WC_SCHEMA_SQL[] =
     " id INTEGER PRIMARY KEY, phase_id INTEGER, class TEXT, workers INTEGER, duty_pct INTEGER,"
     " pgid INTEGER, leaders TEXT, true_user_ns INTEGER, true_sys_ns INTEGER, crashed INTEGER,"
     " crash_signal INTEGER, failed INTEGER, variant TEXT);";
+
+/* Version 5, issue 14 (field reports), run after WC_SCHEMA_SQL in a new run:
+ * the counter ceiling the run was recorded with (record --ceiling-watts;
+ * validate, calibrate and attribute use it) and the die layout of a per-die
+ * package zone (AMD package-N-die-M: mirrored copies of one counter are one
+ * zone, distinct dies stay zones of their socket). A separate hunk on
+ * purpose: other version-5 additions sit beside it. Runs of version 3 and 4
+ * lack these columns: readers check for them (wc_store_has_column). */
+static const char WC_FIELD_REPORT_SQL[] =
+    "ALTER TABLE run ADD COLUMN ceiling_watts REAL;"
+    "ALTER TABLE zone ADD COLUMN die_count INTEGER;"
+    "ALTER TABLE zone ADD COLUMN die_mirrored INTEGER;";
 
 /* Version 4 adds the calibration tables (written by `wattcal calibrate`); a
  * version-3 run gets them, and version 4, the first time it is calibrated. */

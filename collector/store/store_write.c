@@ -100,8 +100,9 @@ int wc_store_put_run(wc_store *st, const wc_run_info *in, wc_error *err)
     const char *sql =
         "INSERT INTO run(id,host,kernel,cpu_model,sockets,ncpus,wattcal_version,model,"
         "interval_ns,meter_kind,provenance,meter_description,sim_params_json,procfs_root,"
-        "sysfs_root,command_line,started_wall_ns,started_mono_ns,clean_stop,ticks)"
-        " VALUES(1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,0)";
+        "sysfs_root,command_line,started_wall_ns,started_mono_ns,clean_stop,ticks,"
+        "ceiling_watts)"
+        " VALUES(1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,0,?)";
     if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
         return wc_store_fail(st, err, "writing run metadata");
     bind_text(s, 1, in->host);
@@ -121,17 +122,31 @@ int wc_store_put_run(wc_store *st, const wc_run_info *in, wc_error *err)
     bind_text(s, 15, in->command_line);
     sqlite3_bind_int64(s, 16, in->started_wall_ns);
     sqlite3_bind_int64(s, 17, in->started_mono_ns);
+    wc_store_bind_real(s, 18, in->ceiling_watts > 0 ? in->ceiling_watts : NAN);
     int rc = sqlite3_step(s);
     sqlite3_finalize(s);
     return rc == SQLITE_DONE ? 0 : wc_store_fail(st, err, "writing run metadata");
+}
+
+/* die_count and die_mirrored of a per-die package zone (NULL for any other
+ * zone) at columns i, i + 1. */
+static void bind_dies(sqlite3_stmt *s, int i, const wc_zone *z)
+{
+    if (z->dies > 0) {
+        sqlite3_bind_int(s, i, z->dies);
+        sqlite3_bind_int(s, i + 1, z->dies_mirrored);
+    } else {
+        sqlite3_bind_null(s, i);
+        sqlite3_bind_null(s, i + 1);
+    }
 }
 
 int wc_store_put_zones(wc_store *st, const wc_meter *m, int64_t *first_zone_id, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
     const char *sql = "INSERT INTO zone(meter_kind,name,socket,zone_index,raw_name,path,"
-                      "parent_id,enabled,max_energy_range_uj,kind,provenance)"
-                      " VALUES(?,?,?,?,?,?,?,?,?,?,?)";
+                      "parent_id,enabled,max_energy_range_uj,kind,provenance,die_count,"
+                      "die_mirrored) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)";
     if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
         return wc_store_fail(st, err, "writing zones");
     int64_t first = -1;
@@ -151,6 +166,7 @@ int wc_store_put_zones(wc_store *st, const wc_meter *m, int64_t *first_zone_id, 
         bind_raw_u64(s, 9, z->max_energy_range_uj);
         bind_text(s, 10, z->kind == WC_KIND_COUNTER_UJ ? "counter_uj" : "gauge_uw");
         bind_text(s, 11, wc_provenance_name(m->provenance));
+        bind_dies(s, 12, z);
         int rc = sqlite3_step(s);
         sqlite3_reset(s);
         if (rc != SQLITE_DONE) {
