@@ -59,6 +59,7 @@ typedef struct recording {
     int64_t start_mono, start_wall; /* the run's clocks at its start (run row) */
     int warned_meter, warned_cpu, warned_scan; /* first error of each kind printed */
     double ceiling;              /* counter ceiling per zone in force, W (stored with the run) */
+    unsigned zones_version;      /* meter.layout_version the zone rows were written at */
     wc_truth_source *truth;      /* polled ground-truth sources */
     int64_t *truth_ids;          /* their truth_source row ids */
     size_t ntruth;
@@ -463,6 +464,17 @@ static void progress(recording *r, int64_t elapsed_ns, int64_t dt_ns)
     fflush(stderr);
 }
 
+/* The tick's zone readings; the zone rows again when a zone that vanished
+ * came back with another path or range (cases/B25). */
+static int write_zone_samples(recording *r, int64_t tick_id, wc_error *err)
+{
+    int rc = wc_store_put_zone_samples(r->store, tick_id, r->first_zone_id, r->readings,
+                                       r->meter.nzones, err);
+    if (!rc && r->meter.layout_version != r->zones_version)
+        rc = wc_store_update_zones(r->store, &r->meter, r->first_zone_id, err);
+    return rc;
+}
+
 static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err)
 {
     int64_t mono = wc_mono_ns(), boot = wc_boot_ns(), wall = wc_wall_ns();
@@ -493,8 +505,7 @@ static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err
     rc = wc_store_put_tick(r->store, seq, mono, boot, wall, &r->stat.total, cpu_ok,
                            r->snap.count, scan_ns, &tick_id, err);
     if (!rc)
-        rc = wc_store_put_zone_samples(r->store, tick_id, r->first_zone_id, r->readings,
-                                       r->meter.nzones, err);
+        rc = write_zone_samples(r, tick_id, err);
     if (!rc)
         rc = wc_store_put_processes(r->store, tick_id, &r->snap, err);
     if (!rc)
@@ -515,6 +526,7 @@ static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err
     rc = wc_store_commit(r->store, err);
     if (rc)
         return rc;
+    r->zones_version = r->meter.layout_version;
     progress(r, mono - r->start_mono, mono - *prev_mono);
     memcpy(r->prev_readings, r->readings, r->meter.nzones * sizeof *r->readings);
     r->have_prev = 1;

@@ -79,6 +79,9 @@ struct wc_meter {
     wc_zone *zones;          /* malloc'd by discover */
     size_t nzones;
     char description[256];   /* one line for humans: what was found and where */
+    unsigned layout_version; /* bumped when a zone's path or max range changed after
+                                discovery (a vanished zone rediscovered, B25): the recorder
+                                rewrites the zone rows */
     double plausible_watts;  /* largest power per zone the meter itself can produce (the
                                 simulated node: its model's maximum), the recorder's default
                                 counter ceiling; 0 = unknown (hardware) */

@@ -21,7 +21,10 @@
  *     skipped (it can never be measured) and counted in the description.
  * Every read opens each zone's precomputed energy_uj path afresh, so a zone
  * whose directory vanished (package offline, B25) reads -ENOENT while the
- * others still read.
+ * others still read. A vanished zone is looked for again on every read: its
+ * own directory under its own `name`, else any entry with that name (and,
+ * for a subzone, its parent's), whose max_energy_range_uj is re-read
+ * (issue 14 item 6; m->layout_version says the path or range changed).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -46,6 +49,7 @@
 typedef struct rapl_priv {
     char class_dir[512];                     /* <sysfs_root>/class/powercap */
     char (*energy_path)[RAPL_FILE_PATH_MAX]; /* per zone, nzones entries */
+    unsigned char *absent;                   /* per zone: its directory vanished (B25) */
 } rapl_priv;
 
 /* One powercap entry that has a readable `name`, before selection. */
@@ -375,6 +379,8 @@ static void rapl_free_zones(wc_meter *m)
     if (p) {
         free(p->energy_path);
         p->energy_path = NULL;
+        free(p->absent);
+        p->absent = NULL;
     }
 }
 
@@ -384,7 +390,8 @@ static int build_zones(wc_meter *m, rapl_cand *cands, size_t n, size_t kept, wc_
     rapl_priv *p = m->priv;
     m->zones = calloc(kept, sizeof *m->zones);
     p->energy_path = calloc(kept, sizeof *p->energy_path);
-    if (!m->zones || !p->energy_path) {
+    p->absent = calloc(kept, 1);
+    if (!m->zones || !p->energy_path || !p->absent) {
         rapl_free_zones(m);
         return wc_error_set(err, -ENOMEM, "RAPL discovery: out of memory");
     }
@@ -451,6 +458,70 @@ static int rapl_discover(wc_meter *m, wc_error *err)
     return rc;
 }
 
+/* ---- a zone that comes back (B25) -------------------------------------- */
+
+/* True when class_dir/entry is zone z of m: its `name` is z's raw name and,
+ * for a subzone, its parent entry's `name` is z's parent's (a top-level zone
+ * must be top-level). The socket index may have moved (B25 expected.txt). */
+static int entry_is_zone(const wc_meter *m, const char *class_dir, const char *entry,
+                         const wc_zone *z)
+{
+    char path[RAPL_FILE_PATH_MAX], name[64];
+    if (wc_path(path, sizeof path, class_dir, "%s/name", entry) != 0 ||
+        wc_read_line(path, name, sizeof name, NULL) != 0 || strcmp(name, z->raw_name) != 0)
+        return 0;
+    size_t plen = parent_prefix_len(entry);
+    if (z->parent < 0 || plen == 0)
+        return z->parent < 0 && plen == 0;
+    if (wc_path(path, sizeof path, class_dir, "%.*s/name", (int)plen, entry) != 0 ||
+        wc_read_line(path, name, sizeof name, NULL) != 0)
+        return 0;
+    return strcmp(name, m->zones[z->parent].raw_name) == 0;
+}
+
+/* Points zone i at class_dir/entry and re-reads its range; bumps the
+ * layout version when the path or the range changed. */
+static void rebind_zone(wc_meter *m, size_t i, const char *entry)
+{
+    rapl_priv *p = m->priv;
+    wc_zone *z = &m->zones[i];
+    char dir[sizeof z->path], energy[RAPL_FILE_PATH_MAX];
+    if (wc_path(dir, sizeof dir, p->class_dir, "%s", entry) != 0 ||
+        wc_path(energy, sizeof energy, dir, "energy_uj") != 0)
+        return;
+    uint64_t range = read_max_range(dir);
+    if (strcmp(dir, z->path) != 0 || range != z->max_energy_range_uj)
+        m->layout_version++;
+    memcpy(z->path, dir, sizeof dir);
+    memcpy(p->energy_path[i], energy, sizeof energy);
+    z->max_energy_range_uj = range;
+    p->absent[i] = 0;
+}
+
+/* Looks for vanished zone i again: its own directory under its own name,
+ * else any entry that names it (the index may have changed); name and range
+ * are re-read (B25). 1 when found, 0 when still absent. */
+static int rediscover(wc_meter *m, size_t i)
+{
+    rapl_priv *p = m->priv;
+    const wc_zone *z = &m->zones[i];
+    const char *own = strrchr(z->path, '/');
+    if (own && entry_is_zone(m, p->class_dir, own + 1, z)) {
+        rebind_zone(m, i, own + 1);
+        return 1;
+    }
+    struct dirent **names = NULL;
+    int n = scandir(p->class_dir, &names, skip_dots, by_name);
+    int found = 0;
+    for (int k = 0; k < n && !found; k++)
+        if (entry_is_zone(m, p->class_dir, names[k]->d_name, z)) {
+            rebind_zone(m, i, names[k]->d_name);
+            found = 1;
+        }
+    free_listing(names, n > 0 ? n : 0);
+    return found;
+}
+
 static int rapl_read(wc_meter *m, wc_reading *out, wc_error *err)
 {
     rapl_priv *p = m->priv;
@@ -459,7 +530,12 @@ static int rapl_read(wc_meter *m, wc_reading *out, wc_error *err)
         wc_error zerr;
         zerr.msg[0] = '\0';
         out[i].mono_ns = wc_mono_ns();
-        out[i].status = wc_read_u64(p->energy_path[i], &out[i].value, &zerr);
+        if (p->absent[i] && !rediscover(m, i))
+            out[i].status = wc_error_set(&zerr, -ENOENT, "%s (%s): zone still absent (its CPUs "
+                                         "offline?)", m->zones[i].path, m->zones[i].raw_name);
+        else
+            out[i].status = wc_read_u64(p->energy_path[i], &out[i].value, &zerr);
+        p->absent[i] = out[i].status == -ENOENT;
         if (out[i].status == 0)
             continue;
         out[i].value = 0; /* meaningless: status says why */

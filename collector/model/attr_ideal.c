@@ -203,11 +203,32 @@ static int ideal_zone_delta(wc_attrib *a, const wc_attr_tick_in *t, size_t z, in
     return complete;
 }
 
-/* Node zones under the ideal model: the split only when every socket and
- * /proc/stat gave a usable interval; a zone is attributable when it also has
- * active energy and a non-zero share denominator. A socket recovering from a
- * transient failure brings the energy of the whole gap into this tick, split
- * and shared with this tick's ratio and CPU deltas. */
+/* Splits zone z's ΔE of this tick into idle and active (issue 14 item 6:
+ * every joule of node energy in exactly one bucket of the gap identity,
+ * gap = idle + unattributed − over). With a usable /proc/stat interval the
+ * split is the usage ratio's — also for a partial interval (a socket absent
+ * or unmeasurable: ΔE sums the others), whose active part then goes
+ * unattributed (not attributable: flagged UNMEASURABLE). Without one the
+ * ratio is unknown: all of ΔE counts as active, unattributed, never as idle. */
+static void ideal_split(ideal_state *st, size_t z, wc_attr_node_out *n, int cpu_valid,
+                        double ratio)
+{
+    uint64_t sum = n->delta_uj;
+    double r = cpu_valid ? ratio : 1.0;
+    n->active_uj = cpu_valid ? ideal_trunc_uj((double)sum * ratio) : sum;
+    n->idle_uj = sum - n->active_uj;
+    n->active_uw = n->power_uw * r;
+    n->idle_uw = n->power_uw - n->active_uw;
+    st->active_total_uj[z] += n->active_uj;
+    st->idle_total_uj[z] += n->idle_uj;
+}
+
+/* Node zones under the ideal model: ΔE of the usable sockets, split by
+ * ideal_split; a zone is attributable only when every socket and /proc/stat
+ * gave a usable interval and it has active energy and a non-zero share
+ * denominator. A socket recovering from a transient failure brings the
+ * energy of the whole gap into this tick, split and shared with this tick's
+ * ratio and CPU deltas. */
 static void ideal_node(wc_attrib *a, const wc_attr_tick_in *t, int first, int64_t dt_ns,
                        int cpu_valid, double ratio)
 {
@@ -230,13 +251,9 @@ static void ideal_node(wc_attrib *a, const wc_attr_tick_in *t, int first, int64_
             if (!cpu_valid)
                 n->flags |= WC_AF_UNMEASURABLE;
         }
+        if (!first)
+            ideal_split(st, z, n, cpu_valid, ratio);
         if (!first && complete && cpu_valid) {
-            n->active_uj = ideal_trunc_uj((double)sum * ratio);
-            n->idle_uj = sum - n->active_uj;
-            n->active_uw = n->power_uw * ratio;
-            n->idle_uw = n->power_uw - n->active_uw;
-            st->active_total_uj[z] += n->active_uj;
-            st->idle_total_uj[z] += n->idle_uj;
             st->attributable[z] = n->active_uj > 0 && st->denom_ticks > 0;
             if (!st->attributable[z])
                 n->flags |= WC_AF_SKIPPED;

@@ -139,6 +139,11 @@ int wc_store_put_run(wc_store *st, const wc_run_info *info, wc_error *err);
  * *first_zone_id). Returns 0 or -EIO. */
 int wc_store_put_zones(wc_store *st, const wc_meter *m, int64_t *first_zone_id, wc_error *err);
 
+/* Rewrites the path and max_energy_range_uj of every zone row from m (zone
+ * i is row first_zone_id + i): a zone that vanished and came back was
+ * re-read (m->layout_version changed, cases/B25). Returns 0 or -EIO. */
+int wc_store_update_zones(wc_store *st, const wc_meter *m, int64_t first_zone_id, wc_error *err);
+
 /* Inserts one tick (times ns, the aggregate cpu line, process count, scan
  * cost) and returns its id in *tick_id. */
 int wc_store_put_tick(wc_store *st, int64_t seq, int64_t mono_ns, int64_t boot_ns,

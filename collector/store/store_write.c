@@ -181,6 +181,24 @@ int wc_store_put_zones(wc_store *st, const wc_meter *m, int64_t *first_zone_id, 
     return 0;
 }
 
+int wc_store_update_zones(wc_store *st, const wc_meter *m, int64_t first_zone_id, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db, "UPDATE zone SET path=?, max_energy_range_uj=? WHERE id=?", -1,
+                           &s, NULL) != SQLITE_OK)
+        return wc_store_fail(st, err, "updating zones");
+    int rc = SQLITE_DONE;
+    for (size_t i = 0; i < m->nzones && rc == SQLITE_DONE; i++) {
+        bind_text(s, 1, m->zones[i].path);
+        bind_raw_u64(s, 2, m->zones[i].max_energy_range_uj);
+        sqlite3_bind_int64(s, 3, first_zone_id + (int64_t)i);
+        rc = sqlite3_step(s);
+        sqlite3_reset(s);
+    }
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : wc_store_fail(st, err, "updating zones");
+}
+
 int wc_store_put_tick(wc_store *st, int64_t seq, int64_t mono_ns, int64_t boot_ns,
                       int64_t wall_ns, const wc_cpu_times *c, int cpu_ok, size_t nprocs,
                       int64_t scan_ns, int64_t *tick_id, wc_error *err)

@@ -645,7 +645,10 @@ Test(attribution, aggregated_sockets_wrap_per_socket)
     step(a, &t[2], &out);
     cr_expect_eq(n->flags, WC_AF_UNMEASURABLE | WC_AF_ZONE_MISSING);
     cr_expect_eq(n->delta_uj, 100000000); /* socket 0 only */
-    cr_expect_eq(n->active_uj, 0);
+    /* issue 14 item 6: the partial ΔE is still split (r 0.5), so every joule
+     * is idle or (not attributed) active: the gap identity holds */
+    cr_expect_eq(n->active_uj, 50000000);
+    cr_expect_eq(n->idle_uj, 50000000);
     expect_row(prow(&out, &t[2], 1, 0), 0, 100000000, 0.0);
     wc_attrib_free(a);
 }
@@ -869,7 +872,9 @@ Test(attribution, kepler_ratio_outside_unit_interval_is_flagged)
     n = &out.node[0];
     cr_expect_eq(n->flags, WC_AF_UNMEASURABLE);
     cr_expect_eq(n->delta_uj, 1000000);
-    cr_expect_eq(n->active_uj, 0);
+    /* issue 14 item 6: no usable ratio, so ΔE is all active, unattributed
+     * (never idle, never nowhere) */
+    cr_expect_eq(n->active_uj, 1000000);
     cr_expect_eq(n->idle_uj, 0);
     wc_attrib_free(a);
 }
@@ -906,7 +911,8 @@ Test(attribution, ideal_decreasing_iowait_counts_as_zero)
     cr_expect_eq(n->flags, WC_AF_UNMEASURABLE);
     cr_expect(n->ratio == 0.0);
     cr_expect_eq(n->delta_uj, 100000000);
-    cr_expect_eq(n->active_uj, 0);
+    cr_expect_eq(n->active_uj, 100000000); /* issue 14 item 6: unsplit = unattributed */
+    cr_expect_eq(n->idle_uj, 0);
     cr_expect(out.node_busy_s == 0.0);
     const wc_attr_work_out *w = prow(&out, &t[2], 1, 0);
     expect_row(w, 0, 50000000, 0.0);
