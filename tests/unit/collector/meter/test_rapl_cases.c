@@ -603,3 +603,51 @@ Test(rapl_cases, vanished_package_is_rediscovered_with_name_and_range_reread)
     wc_meter_close(&m);
     free(tmp);
 }
+
+/* Issue 14 item 1 (tests/fixtures/sysfs/rapl-dies/mirrored, codecarbon#1274):
+ * two die zones of one socket mirroring one counter are one zone. */
+Test(rapl_cases, mirrored_die_zones_are_counted_once)
+{
+    wc_meter m;
+    wc_error err;
+    cr_assert_eq(discover_at(&m, wc_own_fixture("sysfs/rapl-dies/mirrored"), &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(m.nzones, 1, "a mirrored copy is not a second package");
+    cr_assert_str_eq(m.zones[0].name, "package");
+    cr_assert_str_eq(m.zones[0].raw_name, "package-0-die-0");
+    cr_assert_eq(m.zones[0].socket, 0);
+    cr_assert_eq(m.zones[0].dies, 2);
+    cr_assert_eq(m.zones[0].dies_mirrored, 1);
+    cr_assert_not_null(strstr(m.description, "1 package; package-0: 2 die zones mirror one "
+                                             "counter, counted once"), "%s", m.description);
+    wc_reading r[1];
+    cr_assert_eq(wc_meter_read(&m, r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r[0].value, 81234567890ull);
+    wc_meter_close(&m);
+}
+
+/* Issue 14 item 1 (rapl-dies/distinct, raplcap#9): dies with counters of
+ * their own stay zones of their socket, summed per socket. */
+Test(rapl_cases, distinct_die_zones_are_summed_per_socket)
+{
+    wc_meter m;
+    wc_error err;
+    cr_assert_eq(discover_at(&m, wc_own_fixture("sysfs/rapl-dies/distinct"), &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(m.nzones, 4);
+    for (int s = 0; s < 2; s++)
+        for (int d = 0; d < 2; d++) {
+            char entry[32];
+            snprintf(entry, sizeof entry, "intel-rapl:%d", 2 * s + d);
+            int z = zone_at(&m, entry);
+            cr_assert_geq(z, 0, "%s", entry);
+            cr_assert_eq(m.zones[z].socket, s, "%s", entry);
+            cr_assert_eq(m.zones[z].index, d, "%s", entry);
+            cr_assert_eq(m.zones[z].dies, 2, "%s", entry);
+            cr_assert_eq(m.zones[z].dies_mirrored, 0, "%s", entry);
+        }
+    cr_assert_not_null(strstr(m.description, "4 package zones on 2 sockets; package-0: 2 distinct "
+                                             "die zones, summed; package-1: 2 distinct die zones, "
+                                             "summed"), "%s", m.description);
+    wc_meter_close(&m);
+}
