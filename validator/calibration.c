@@ -100,6 +100,11 @@ static int fit_pairs(wc_calibration *c, const double *x, const double *y, const 
         free(w);
         return 0;
     }
+    if (!rc && c->fit.boot_degenerate)
+        note(notes, cap, "%s %s: %zu of %d bootstrap resamples had an (almost) constant %s and were"
+                         " discarded%s", wc_cal_kind_name(c->kind), c->target, c->fit.boot_degenerate,
+             c->fit.boot_replicates, c->kind == WC_CAL_ZONE_UTIL ? "utilisation" : "input",
+             isfinite(c->fit.b0_lo) ? "" : ": too few left, no bootstrap interval");
     if (!rc)
         rc = keep_points(c, x, y, w, p);
     free(w);
