@@ -95,7 +95,8 @@ typedef struct meter_walk {
 /* One counter reading into its zone's energy (see load_meter_energy). */
 static void meter_row(wc_gap_report *rep, meter_walk *w, const wc_zone_sample *r)
 {
-    if (r->zone_id != w->zone) {
+    int new_zone = r->zone_id != w->zone;
+    if (new_zone) {
         w->zone = r->zone_id;
         w->have = 0;
     }
@@ -104,6 +105,7 @@ static void meter_row(wc_gap_report *rep, meter_walk *w, const wc_zone_sample *r
     int ok = r->status == 0 && r->type == WC_VALUE_INTEGER;
     if (!z)
         return;
+    z->meter_instances += new_zone;
     if (!ok) {
         /* The tick has no reading. A transient failure keeps the last good
          * baseline, so the next reading spans the gap (the ceiling then
@@ -121,10 +123,12 @@ static void meter_row(wc_gap_report *rep, meter_walk *w, const wc_zone_sample *r
         wc_delta_status st = wc_counter_delta_checked(w->prev, v, r->max_range_uj,
                                                       r->mono_ns - w->prev_mono, w->ceiling, &d);
         z->meter_intervals++;
-        if (wc_delta_usable(st))
+        if (wc_delta_usable(st)) {
             z->meter_joules += (double)d / 1e6;
-        else
+            z->meter_seconds += (double)(r->mono_ns - w->prev_mono) / 1e9;
+        } else {
             z->meter_unmeasurable++;
+        }
         z->meter_ambiguous += st == WC_DELTA_AMBIGUOUS;
     }
     w->prev = v;

@@ -29,6 +29,9 @@ typedef struct wc_gap_zone {
     double meter_joules;          /* raw counters, wattcal's counter rule */
     int64_t meter_intervals, meter_unmeasurable; /* intervals counted / flagged (reset, no range, missing) */
     int64_t meter_ambiguous;      /* of which long enough for a whole wrap to hide at the ceiling */
+    double meter_seconds;         /* monotonic seconds of the intervals in meter_joules, summed
+                                     over the zone's instances (sockets) */
+    int meter_instances;          /* counter zones (sockets, dies) of this name */
     double node_joules;           /* ΔE the model used */
     double active_joules, idle_joules;
     double process_joules, container_joules, pod_joules;

@@ -71,6 +71,9 @@ static void add_run(cJSON *root, const wc_validation *v, const char *db_path)
     cJSON_AddBoolToObject(run, "clean_stop", r->clean_stop);
     add_num(run, "ceiling_watts", r->ceiling_watts);
     cJSON_AddBoolToObject(run, "ceiling_stored", r->ceiling_stored);
+    cJSON *slips = cJSON_AddArrayToObject(run, "unit_slip_warnings");
+    for (size_t i = 0; i < v->slips.n; i++)
+        cJSON_AddItemToArray(slips, cJSON_CreateString(v->slips.msg[i]));
     if (v->have_accuracy) {
         const wc_series_gaps *g = &v->acc.tb.gaps;
         cJSON *gaps = cJSON_AddObjectToObject(run, "gaps");

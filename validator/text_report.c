@@ -596,6 +596,10 @@ void wc_text_validation(FILE *out, const wc_validation *v, const char *db_path)
         fprintf(out, "note: the recording did not end cleanly (killed or failed): %lld committed"
                      " ticks are analysed\n", (long long)r->ticks);
     print_ceiling(out, r);
+    for (size_t i = 0; i < v->slips.n; i++) {
+        char m[sizeof v->slips.msg[0]];
+        fprintf(out, "warning: unit slip? %s\n", wc_term_safe(v->slips.msg[i], m, sizeof m));
+    }
     if (v->have_accuracy && (v->acc.tb.gaps.long_gaps || v->acc.tb.gaps.suspends))
         fprintf(out, "note: %lld gap(s) (%.1f s without samples) and %lld suspend(s) (%.1f s) in the"
                      " run: no power is derived across them\n",

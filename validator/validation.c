@@ -500,6 +500,8 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
     if (!rc)
         rc = wc_gap_compute_with(st, model, &v->levels, &v->gap, err);
     if (!rc)
+        rc = wc_unit_slips_check(st, &v->gap, &v->slips, err);
+    if (!rc)
     rc = wc_calibration_load(st, v->fits, WC_CAL_MAX, &v->nfits, &v->fits_ignored, err);
     if (!rc)
         rc = run_accuracy(st, o, v, err);

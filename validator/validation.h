@@ -39,6 +39,7 @@
 #include "validator/gap.h"
 #include "validator/levels.h"
 #include "validator/stat_table.h"
+#include "validator/unit_slips.h"
 #include "validator/workload_bias.h"
 
 #define WC_TOL_MAX 16
@@ -121,6 +122,7 @@ typedef struct wc_validation {
     char model[32];
     int64_t model_id;
     wc_gap_report gap;
+    wc_unit_slips slips;         /* unit-slip warnings (validator/unit_slips.h) */
     int have_accuracy;           /* 0 when the run has < 2 ticks */
     wc_accuracy_report acc;
     wc_calibration fits[WC_CAL_MAX];

@@ -8,7 +8,9 @@
  *           flagged ambiguous and never counted as measured;
  *   item 6  a partial-socket interval (tests/fixtures/counter/hot-unplug):
  *           every joule of node energy in exactly one bucket of the gap
- *           identity.
+ *           identity;
+ *   item 8  unit slips (tests/fixtures/import/unit-slips.csv, imported): a
+ *           platform 2000x below the package it covers, a 160 kW zone.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/import/import.h"
 #include "collector/model/attribution.h"
 #include "collector/store/store_replay.h"
 #include "validator/gap.h"
@@ -298,6 +301,54 @@ Test(field_reports, every_joule_of_a_partial_socket_interval_lands_in_one_bucket
     NEAR(l->node_j, l->idle_j + l->unattr_skipped_j + l->unattr_missed_j - l->over_j + l->process_j,
          1e-9);
     cr_assert_eq(ideal_rows_flagged(p, WC_AF_ZONE_MISSING | WC_AF_UNMEASURABLE), 2);
+    free(text);
+    wc_validation_free(v);
+    free(v);
+}
+
+/* ---- item 8: unit slips ------------------------------------------------------ */
+
+Test(field_reports, unit_slips_of_platform_and_acpi_sources_are_warned)
+{
+    const char *p = tmp_db("slips.db");
+    wc_import_csv_opts o;
+    memset(&o, 0, sizeof o);
+    o.path = wc_own_fixture("import/unit-slips.csv");
+    o.time_col = "time";
+    o.time_unit_ns = 1000000000LL;
+    o.util_scale = 1.0;
+    const char *cols[3] = {"package_uj:package:uj", "psys_mj:psys:mj", "platform_w:platform:w"};
+    const wc_import_col_kind kinds[3] = {WC_IMPORT_COUNTER, WC_IMPORT_COUNTER, WC_IMPORT_POWER};
+    wc_error err = {{0}};
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(wc_import_parse_col(cols[i], kinds[i], &o.cols[o.ncols++], &err), 0, "%s",
+                     err.msg);
+    wc_import_target t = {.db_path = p, .provenance = WC_PROV_MEASURED, .command_line = "test"};
+    wc_import_summary sum;
+    cr_assert_eq(wc_import_csv(&o, &t, &sum, &err), 0, "%s", err.msg);
+    replay_ideal(p);
+    wc_validation *v = calloc(1, sizeof *v);
+    char *text = validate_text(p, v);
+    cr_assert_eq(v->slips.n, 2, "%s", text);
+    cr_assert_not_null(strstr(text, "warning: unit slip? platform zone psys averages 0.06017 W,"
+                                    " 1994x below the package's 120 W it covers: a 1000x unit slip"),
+                       "%s", text);
+    cr_assert_not_null(strstr(text, "warning: unit slip? zone platform averages 160000 W per zone,"
+                                    " implausibly large for a node"), "%s", text);
+    /* the figures stay as measured */
+    NEAR(gap_zone(&v->gap, "package")->meter_joules, 1800, 1e-6);
+    NEAR(gap_zone(&v->gap, "psys")->meter_joules, 0.9025, 1e-9);
+    free(text);
+    wc_validation_free(v);
+
+    /* a consistent run (the hot-unplug node) has no warning */
+    const char *q = tmp_db("no-slips.db");
+    build_hot_unplug(q);
+    replay_ideal(q);
+    memset(v, 0, sizeof *v);
+    text = validate_text(q, v);
+    cr_assert_eq(v->slips.n, 0, "%s", v->slips.msg[0]);
+    cr_assert_null(strstr(text, "unit slip"), "%s", text);
     free(text);
     wc_validation_free(v);
     free(v);
