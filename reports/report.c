@@ -177,7 +177,7 @@ static void banner(wc_doc *d, const wc_validation *v, const run_meta *m, const c
                     " %lld committed ticks are analysed.", (long long)r->ticks);
     if (v->acc.tb.gaps.long_gaps || v->acc.tb.gaps.suspends)
         wc_doc_note(d, "warn", "Gaps.", "%lld gap(s) (%.1f s without samples) and %lld suspend(s) (%.1f s):"
-                    " no power is derived across them.", (long long)v->acc.tb.gaps.long_gaps,
+                    " dropped from scoring, no power is derived across them.", (long long)v->acc.tb.gaps.long_gaps,
                     v->acc.tb.gaps.gap_seconds, (long long)v->acc.tb.gaps.suspends,
                     v->acc.tb.gaps.suspended_seconds);
 }

@@ -41,6 +41,8 @@
 #define WC_SERIES_MAX_MONO_NS (INT64_C(1) << 62)
 /* Boot clock ahead of monotonic by more than this within one interval = suspend. */
 #define WC_SERIES_SUSPEND_NS 1000000000LL
+/* Wall clock off the monotonic clock by more than this within one interval = a step. */
+#define WC_SERIES_CLOCK_STEP_NS 1000000000LL
 
 /* Why tick intervals were unusable (counts over the run). */
 typedef struct wc_series_gaps {
@@ -48,6 +50,10 @@ typedef struct wc_series_gaps {
     int64_t suspends;       /* boot clock ran ahead of monotonic (suspend/resume) */
     double gap_seconds;     /* monotonic seconds inside those intervals */
     double suspended_seconds; /* boot-clock seconds the node was suspended */
+    int64_t clock_steps;    /* intervals where the wall clock moved more than
+                               WC_SERIES_CLOCK_STEP_NS off the monotonic clock (NTP, an
+                               operator): not unusable (intervals are monotonic), said */
+    double clock_step_seconds; /* |wall − monotonic| of those steps, summed */
 } wc_series_gaps;
 
 /* The run's ticks: the time base every series is sampled on. */

@@ -81,6 +81,8 @@ static void add_run(cJSON *root, const wc_validation *v, const char *db_path)
         add_num(gaps, "gap_seconds", g->gap_seconds);
         cJSON_AddNumberToObject(gaps, "suspends", (double)g->suspends);
         add_num(gaps, "suspended_seconds", g->suspended_seconds);
+        cJSON_AddNumberToObject(gaps, "clock_steps", (double)g->clock_steps);
+        add_num(gaps, "clock_step_seconds", g->clock_step_seconds);
         add_num(gaps, "median_tick_spacing_s", (double)v->acc.tb.median_spacing_ns / 1e9);
     }
 }

@@ -70,6 +70,22 @@ static const char *prov_label(const char *p)
 
 /* ---- attribution gap (validator/gap.h) ---------------------------------- */
 
+/* What the timebase dropped from scoring, and the wall-clock steps it saw
+ * (issue 14 item 9: say it). */
+static void print_clock_notes(FILE *out, const wc_series_gaps *g)
+{
+    if (g->long_gaps || g->suspends)
+        fprintf(out, "note: dropped from scoring: %lld suspend(s) (%.1f s asleep) and %lld gap(s)"
+                     " (%.1f s without samples): no power is derived across them, no pair or"
+                     " window spanning them is scored\n", (long long)g->suspends,
+                g->suspended_seconds, (long long)g->long_gaps, g->gap_seconds);
+    if (g->clock_steps)
+        fprintf(out, "note: the wall clock stepped %lld time(s) (%.1f s in all): nothing dropped,"
+                     " intervals come from the monotonic clock; ground truth aligned by wall clock"
+                     " (--truth file:) is off by the step after it\n", (long long)g->clock_steps,
+                g->clock_step_seconds);
+}
+
 /* The counter ceiling the run was recorded with, and the intervals long
  * enough for a whole wrap to hide in them at it (issue 14 items 2, 3). */
 static void print_ceiling(FILE *out, const wc_gap_report *r)
@@ -600,11 +616,8 @@ void wc_text_validation(FILE *out, const wc_validation *v, const char *db_path)
         char m[sizeof v->slips.msg[0]];
         fprintf(out, "warning: unit slip? %s\n", wc_term_safe(v->slips.msg[i], m, sizeof m));
     }
-    if (v->have_accuracy && (v->acc.tb.gaps.long_gaps || v->acc.tb.gaps.suspends))
-        fprintf(out, "note: %lld gap(s) (%.1f s without samples) and %lld suspend(s) (%.1f s) in the"
-                     " run: no power is derived across them\n",
-                (long long)v->acc.tb.gaps.long_gaps, v->acc.tb.gaps.gap_seconds,
-                (long long)v->acc.tb.gaps.suspends, v->acc.tb.gaps.suspended_seconds);
+    if (v->have_accuracy)
+        print_clock_notes(out, &v->acc.tb.gaps);
     fprintf(out, "meter_J: %s energy from raw counters; node/idle/active: as model %s split it;"
                  " processes/containers/pods: attributed by model %s\n",
             r->provenance, r->model, r->model);

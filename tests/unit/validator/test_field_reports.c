@@ -10,7 +10,9 @@
  *           every joule of node energy in exactly one bucket of the gap
  *           identity;
  *   item 8  unit slips (tests/fixtures/import/unit-slips.csv, imported): a
- *           platform 2000x below the package it covers, a 160 kW zone.
+ *           platform 2000x below the package it covers, a 160 kW zone;
+ *   item 9  validate says what it dropped from scoring (a suspend, a gap)
+ *           and the wall-clock steps it saw.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -349,6 +351,46 @@ Test(field_reports, unit_slips_of_platform_and_acpi_sources_are_warned)
     text = validate_text(q, v);
     cr_assert_eq(v->slips.n, 0, "%s", v->slips.msg[0]);
     cr_assert_null(strstr(text, "unit slip"), "%s", text);
+    free(text);
+    wc_validation_free(v);
+    free(v);
+}
+
+/* ---- item 9: what validate dropped, said ------------------------------------- */
+
+Test(field_reports, validate_says_it_dropped_a_suspend_and_saw_clock_steps)
+{
+    const char *p = tmp_db("clocks.db");
+    trun t;
+    trun_zone z[1] = {{"package", 0, WC_KIND_COUNTER_UJ}};
+    trun_create(&t, p, z, 1);
+    int64_t mono = 0, boot = 0, wall = S(1700000000);
+    for (int k = 0; k < 60; k++) {
+        double w = 100;
+        if (k == 20) {
+            boot += S(30); /* suspended 30 s: the counter kept counting */
+            w *= 31;
+        }
+        if (k == 40)
+            wall -= S(3600); /* NTP steps the wall clock back an hour */
+        mono += k ? S(1) : 0;
+        boot += k ? S(1) : 0;
+        wall += k ? S(1) : 0;
+        trun_tick(&t, mono, boot, wall, &w, 0.3);
+    }
+    trun_finish(&t);
+    replay_ideal(p);
+    wc_validation *v = calloc(1, sizeof *v);
+    char *text = validate_text(p, v);
+    cr_assert_eq(v->acc.tb.gaps.suspends, 1);
+    cr_assert_eq(v->acc.tb.gaps.clock_steps, 1);
+    NEAR(v->acc.tb.gaps.clock_step_seconds, 3600, 1e-6);
+    cr_assert_not_null(strstr(text, "note: dropped from scoring: 1 suspend(s) (30.0 s asleep) and"
+                                    " 0 gap(s) (0.0 s without samples): no power is derived across"
+                                    " them, no pair or window spanning them is scored\n"), "%s", text);
+    cr_assert_not_null(strstr(text, "note: the wall clock stepped 1 time(s) (3600.0 s in all):"
+                                    " nothing dropped, intervals come from the monotonic clock"),
+                       "%s", text);
     free(text);
     wc_validation_free(v);
     free(v);
