@@ -213,7 +213,9 @@ Test(field_reports, a_wrap_that_could_hide_in_a_long_interval_is_never_measured)
 
 /* A run of two packages from tests/fixtures/counter/hot-unplug/readings.csv
  * ("absent": the zone read ENOENT), written through the store. */
-static void build_hot_unplug(const char *path)
+/* A new run of two measured package zones (sockets 0 and 1); *first gets
+ * the first zone's id. */
+static wc_store *two_package_run(const char *path, int64_t *first)
 {
     wc_error err = {{0}};
     wc_store *st = wc_store_open(path, WC_STORE_CREATE, &err);
@@ -239,8 +241,15 @@ static void build_hot_unplug(const char *path)
     }
     static const wc_meter_ops ops = {.kind = "rapl"};
     wc_meter m = {.ops = &ops, .provenance = WC_PROV_MEASURED, .zones = zones, .nzones = 2};
+    cr_assert_eq(wc_store_put_zones(st, &m, first, &err), 0, "%s", err.msg);
+    return st;
+}
+
+static void build_hot_unplug(const char *path)
+{
+    wc_error err = {{0}};
     int64_t first = 0;
-    cr_assert_eq(wc_store_put_zones(st, &m, &first, &err), 0, "%s", err.msg);
+    wc_store *st = two_package_run(path, &first);
     char *text = wc_test_slurp(wc_own_fixture("counter/hot-unplug/readings.csv"), NULL);
     wc_cpu_times cpu;
     memset(&cpu, 0, sizeof cpu);

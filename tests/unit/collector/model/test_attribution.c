@@ -806,7 +806,6 @@ static tk backwards_tick(int n, const uint64_t cpu2[8])
 Test(attribution, kepler_ratio_outside_unit_interval_is_flagged)
 {
     static const uint64_t up2[8] = {19000, 0, 0, 10500, 0, 0, 0, 0};      /* r = 2 */
-    static const uint64_t neg2[8] = {19900, 0, 0, 10200, 0, 0, 0, 0};     /* r = −1 */
     const uint64_t two64_minus_1e6 = UINT64_C(18446744073708551616);       /* 2^64 − 10^6 */
     tk t[3] = {backwards_tick(1, up2), backwards_tick(2, up2), backwards_tick(3, up2)};
     wc_attr_out out;
@@ -848,14 +847,20 @@ Test(attribution, kepler_ratio_outside_unit_interval_is_flagged)
     cr_expect_eq(n->idle_uj, two64_minus_1e6);
     cr_expect_eq(n->idle_total_uj, 5000000); /* 6 000 000 + (2^64 − 10^6) mod 2^64 */
     wc_attrib_free(a);
+}
 
+Test(attribution, kepler_negative_ratio_wraps_active_energy)
+{
+    static const uint64_t neg2[8] = {19900, 0, 0, 10200, 0, 0, 0, 0};     /* r = −1 */
+    const uint64_t two64_minus_1e6 = UINT64_C(18446744073708551616);       /* 2^64 − 10^6 */
+    wc_attr_out out;
     /* r < 0 (user −1 s, idle +2 s: total 1, active −1): activeE = uint64(−ΔE)
      * = 2^64 − ΔE, idleE = ΔE − activeE wraps to 2 ΔE. */
     tk u[2] = {backwards_tick(1, neg2), backwards_tick(2, neg2)};
-    a = engine(WC_MODEL_KEPLER_HEAD);
+    wc_attrib *a = engine(WC_MODEL_KEPLER_HEAD);
     step(a, &u[0], &out);
     step(a, &u[1], &out);
-    n = &out.node[0];
+    const wc_attr_node_out *n = &out.node[0];
     cr_expect_eq(n->flags, WC_AF_RATIO_RANGE);
     cr_expect(n->ratio == -1.0);
     cr_expect_eq(n->active_uj, two64_minus_1e6);
@@ -864,12 +869,18 @@ Test(attribution, kepler_ratio_outside_unit_interval_is_flagged)
     expect_row(prow(&out, &u[1], 1, 0), UINT64_C(18446744073708552192),
                UINT64_C(18446744073708552192), -1000000.0);
     wc_attrib_free(a);
+}
 
+Test(attribution, ideal_interval_with_cpu_counters_backwards_is_all_unattributed)
+{
+    static const uint64_t up2[8] = {19000, 0, 0, 10500, 0, 0, 0, 0};      /* r = 2 */
+    tk t[2] = {backwards_tick(1, up2), backwards_tick(2, up2)};
+    wc_attr_out out;
     /* ideal: user went backwards, the interval is unusable. */
-    a = engine(WC_MODEL_IDEAL);
+    wc_attrib *a = engine(WC_MODEL_IDEAL);
     step(a, &t[0], &out);
     step(a, &t[1], &out);
-    n = &out.node[0];
+    const wc_attr_node_out *n = &out.node[0];
     cr_expect_eq(n->flags, WC_AF_UNMEASURABLE);
     cr_expect_eq(n->delta_uj, 1000000);
     /* issue 14 item 6: no usable ratio, so ΔE is all active, unattributed
