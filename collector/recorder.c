@@ -201,7 +201,6 @@ static int open_truth(recording *r, wc_error *err)
     wc_truth_config cfg = o->truth;
     const char *sim_root = wc_meter_sim_root(&r->meter);
     cfg.sysfs_root = sim_root ? sim_root : o->sysfs_root;
-    cfg.ceiling_watts = r->ceiling;
     for (size_t i = 0; i < o->ntruth; i++) {
         if (strncmp(o->truth_specs[i], "file:", 5) == 0) {
             int rc = check_truth_file(o->truth_specs[i] + 5, err);

@@ -63,7 +63,6 @@ typedef struct wc_truth_config {
     const char *truth_format;      /* --truth-format csv|ptd for file: sources */
     const char *sysfs_root;        /* for sim (reads the node's RAPL zones) */
     const char *ipmitool;          /* path of ipmitool (default "ipmitool" on PATH) */
-    double ceiling_watts;          /* for sim: the run's counter ceiling per zone; 0 = default */
 } wc_truth_config;
 
 /* Fills cfg with the defaults. */

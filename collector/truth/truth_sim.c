@@ -53,7 +53,6 @@ typedef struct sim_bmc {
     int64_t published_wall_ns;
     int have_published;
     uint64_t rng;
-    double ceiling_watts;       /* the run's counter ceiling per zone (cfg); 0 = default */
 } sim_bmc;
 
 /* One spec parameter: its name, where it goes, and its accepted range. */
@@ -153,8 +152,7 @@ static int sample_energy(sim_bmc *b, wc_error *err)
             uint64_t d = 0;
             wc_delta_status st = wc_counter_delta(b->prev[i].value, b->cur[i].value,
                                                   b->meter.zones[i].max_energy_range_uj,
-                                                  b->cur[i].mono_ns - b->prev[i].mono_ns,
-                                                  b->ceiling_watts, &d);
+                                                  b->cur[i].mono_ns - b->prev[i].mono_ns, 0, &d);
             if (wc_delta_usable(st))
                 b->cum_joules += (double)d / 1e6;
         }
@@ -237,7 +235,6 @@ static int sim_open(wc_truth_source *s, wc_error *err)
     if (rc)
         return rc;
     b->meter_open = 1;
-    b->ceiling_watts = s->cfg.ceiling_watts;
     rc = wc_meter_discover(&b->meter, err);
     if (rc)
         return wc_error_prefix(err, rc, "--truth sim reads the node's RAPL zones (use it with "
