@@ -117,7 +117,11 @@ static int create_schema(wc_store *st, wc_error *err)
         return wc_error_set(err, -EEXIST,
                             "%s is a SQLite database of another application (it has tables); "
                             "wattcal never writes into it: choose a new --db file", st->path);
-    int rc = wc_store_exec(st, "BEGIN", err);
+    /* WAL only once the file is known to be ours: a refused file keeps its
+     * journal mode and its bytes */
+    int rc = wc_store_exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err);
+    if (!rc)
+        rc = wc_store_exec(st, "BEGIN", err);
     if (!rc)
         rc = wc_store_exec(st, WC_SCHEMA_SQL, err);
     if (!rc)
@@ -160,8 +164,6 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
     /* SQLite silently falls back to read-only on read-only media. */
     if (!st->read_only && sqlite3_db_readonly(st->db, "main") == 1)
         rc = wc_error_set(err, -EROFS, "%s: the file or its medium is read-only", path);
-    if (!rc && mode == WC_STORE_CREATE)
-        rc = wc_store_exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err);
     int version = 0;
     if (!rc)
         rc = mode == WC_STORE_CREATE ? create_schema(st, err) : read_user_version(st, &version, err);
