@@ -121,9 +121,12 @@ static body generate(void)
 {
     body b = {0};
     static const char *const node_metrics[][2] = {
-        {"kepler_node_cpu_joules_total", "counter"}, {"kepler_node_cpu_active_joules_total", "counter"},
-        {"kepler_node_cpu_idle_joules_total", "counter"}, {"kepler_node_cpu_watts", "gauge"},
-        {"kepler_node_cpu_active_watts", "gauge"},   {"kepler_node_cpu_idle_watts", "gauge"}};
+        {"kepler_node_cpu_joules_total", "counter"},
+        {"kepler_node_cpu_active_joules_total", "counter"},
+        {"kepler_node_cpu_idle_joules_total", "counter"},
+        {"kepler_node_cpu_watts", "gauge"},
+        {"kepler_node_cpu_active_watts", "gauge"},
+        {"kepler_node_cpu_idle_watts", "gauge"}};
     for (size_t i = 0; i < 6; i++)
         node_series(&b, node_metrics[i][0], node_metrics[i][1]);
     family(&b, "kepler_node_cpu_usage_ratio", "gauge", "CPU usage ratio of a node");

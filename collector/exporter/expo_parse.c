@@ -137,9 +137,10 @@ static int meta_name(expo_parser *p, const char **ps, const char *kw, const char
 /* The type named by [s, e) in this format, or -1. */
 static int type_of(const expo_parser *p, const char *s, const char *e)
 {
+    size_t n = (size_t)(e - s);
     for (size_t i = 0; i < sizeof TYPES / sizeof TYPES[0]; i++)
-        if ((is_text(p) ? TYPES[i].text : TYPES[i].om) && strlen(TYPES[i].word) == (size_t)(e - s) &&
-            !memcmp(TYPES[i].word, s, (size_t)(e - s)))
+        if ((is_text(p) ? TYPES[i].text : TYPES[i].om) && strlen(TYPES[i].word) == n &&
+            !memcmp(TYPES[i].word, s, n))
             return (int)TYPES[i].type;
     return -1;
 }
@@ -297,7 +298,8 @@ static int label_name(expo_parser *p, sample_buf *b, const char **ps, const char
         return expo_qstring(p, ps, &b->w, p->le - p->ls, "the quoted name", NULL, n);
     if (e == s) {
         char q[32];
-        return expo_fail(p, s, "expected a label name, got '%s'", expo_excerpt(q, sizeof q, s, p->le));
+        return expo_fail(p, s, "expected a label name, got '%s'",
+                         expo_excerpt(q, sizeof q, s, p->le));
     }
     *n = (size_t)(e - s);
     memcpy(b->w, s, *n);

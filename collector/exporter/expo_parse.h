@@ -14,6 +14,18 @@
  * hostile or broken body from exhausting memory: a cap on distinct series
  * (beyond it samples are dropped and counted, one warning), on the body and
  * on one label value.
+ *
+ * Where the specs leave a choice (docs/kepler-model.md §11.1): a carriage
+ * return before a line feed is an error naming CRLF; a series repeated in
+ * one body is a duplicate, except OpenMetrics points with different
+ * timestamps; a label with an empty value is the same as no label (for
+ * duplicates and the canonical text, as in Prometheus); a backslash not
+ * followed by a backslash, a quote or n stands for itself; label values are
+ * UTF-8 without NUL bytes; the 0.0.4 text also takes today's quoted UTF-8
+ * metric and label names ({"my.name","a.b"="x"}), OpenMetrics does not;
+ * OpenMetrics timestamps become ms from their decimal digits (truncated).
+ * Columns count bytes. Implementation: expo_parse.c (lines), expo_lex.c
+ * (tokens), expo_series.c (series identity, canonical labels).
  */
 #ifndef WC_EXPO_PARSE_H
 #define WC_EXPO_PARSE_H
@@ -66,19 +78,23 @@ typedef struct wc_expo_stats {
     size_t duplicates;           /* repeated name+labels in one body (first kept) */
     size_t nonfinite;            /* NaN/Inf values passed on */
     int saw_eof;                 /* OpenMetrics "# EOF" seen */
-    char warning[256];           /* first warning (cap reached, duplicates), "" none */
+    char warning[256];           /* "SOURCE:LINE: ..." naming the first sample over the
+                                    series cap and the count dropped; else the first
+                                    duplicate and the count; "" none */
 } wc_expo_stats;
 
-/* Called per sample; return 0 to go on, non-zero to stop (returned as is). */
+/* Called per sample (not for duplicates or samples over the series cap);
+ * return 0 to go on, non-zero to stop (returned as is, err untouched). */
 typedef int (*wc_expo_cb)(void *ctx, const wc_expo_sample *s);
 
 /* Parses len bytes of buf (need not be NUL-terminated). source names the
- * body in errors ("http://h:28282/metrics"). Returns 0; -EINVAL with err
+ * body in errors ("http://h:28282/metrics"; NULL: "exposition"). lim, cb,
+ * st and err may be NULL (defaults; count only). Returns 0; -EINVAL with err
  * "SOURCE:LINE:COL: why" for malformed text (nothing after the error is
- * passed on; samples before it were); -EFBIG beyond max_body; -ENOMEM; or
- * the callback's non-zero return. A body cut mid-line is an error
- * ("truncated"), and an OpenMetrics body without "# EOF" is reported as
- * truncated too. */
+ * passed on; samples before it were); -EFBIG beyond max_body (nothing
+ * passed on); -ENOMEM; or the callback's non-zero return. A body cut
+ * mid-line is an error ("truncated"), and an OpenMetrics body without
+ * "# EOF" is reported as truncated too. st is filled in every case. */
 int wc_expo_parse(const char *buf, size_t len, wc_expo_format fmt, const char *source,
                   const wc_expo_limits *lim, wc_expo_cb cb, void *ctx, wc_expo_stats *st,
                   wc_error *err);
@@ -88,8 +104,10 @@ int wc_expo_parse(const char *buf, size_t len, wc_expo_format fmt, const char *s
 wc_expo_format wc_expo_format_of(const char *content_type);
 
 /* Writes the canonical label text {a="x",b="y"} (sorted by name, values
- * escaped as the exposition does) into buf. Returns the length, or -ENOSPC
- * when cap is too small (buf then holds a truncated, terminated text). */
+ * escaped as the exposition does; a label with an empty value left out; a
+ * name that is no legacy identifier quoted: {"a.b"="x"}) into buf. Returns
+ * the length, or -ENOSPC when cap is too small (buf then holds a truncated,
+ * terminated text when cap > 0). */
 int wc_expo_labels_canonical(const wc_expo_label *labels, size_t n, char *buf, size_t cap);
 
 #endif

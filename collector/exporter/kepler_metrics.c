@@ -219,9 +219,9 @@ static const kep_row *row_of(const wc_expo_sample *s)
     if (i < 0)
         return NULL;
     const kep_row *r = &CATALOGUE[order[i]];
-    if (r->layout == V && (size_t)i + 1 < NROWS && !strcmp(CATALOGUE[order[i + 1]].metric, r->metric) &&
-        label_value(s, "mode"))
-        r = &CATALOGUE[order[i + 1]];
+    const kep_row *next = (size_t)i + 1 < NROWS ? &CATALOGUE[order[i + 1]] : NULL;
+    if (r->layout == V && next && !strcmp(next->metric, r->metric) && label_value(s, "mode"))
+        r = next;
     return r;
 }
 
