@@ -12,13 +12,17 @@
  * are printed as Go prints float64 (17 significant digits, as Kepler's
  * counters mostly have). Then the median of 11 parses: the parser alone (a
  * callback that only sums values), and parse + wc_kepler_classify per
- * sample. Figures are printed; nothing asserts a timing.
+ * sample. Each parse is timed twice: by the thread's CPU time (the figure
+ * compared with the target: the machine is shared, and time spent waiting
+ * for a core is not the parser's) and by the wall clock. Figures are
+ * printed; nothing asserts a timing.
  */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "collector/exporter/expo_parse.h"
 #include "collector/exporter/kepler_metrics.h"
@@ -175,28 +179,39 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median MB/s of ROUNDS parses of the body with callback cb. */
+/* The calling thread's CPU time, ns. */
+static int64_t cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * WC_NS_PER_S + ts.tv_nsec;
+}
+
+/* Median MB/s of ROUNDS parses of the body with callback cb, by CPU time
+ * and by wall time. */
 static int measure(const body *b, wc_expo_cb cb, const char *what)
 {
-    int64_t t[ROUNDS];
+    int64_t cpu[ROUNDS], wall[ROUNDS];
     wc_expo_stats st;
     sink k = {0};
     for (int r = 0; r < ROUNDS; r++) {
         wc_error err = {{0}};
-        int64_t t0 = wc_mono_ns();
+        int64_t w0 = wc_mono_ns(), c0 = cpu_ns();
         int rc = wc_expo_parse(b->buf, b->len, WC_EXPO_TEXT_004, "bench", NULL, cb, &k, &st, &err);
-        t[r] = wc_mono_ns() - t0;
+        cpu[r] = cpu_ns() - c0;
+        wall[r] = wc_mono_ns() - w0;
         if (rc) {
             fprintf(stderr, "bench_expo: %s\n", err.msg);
             return -1;
         }
     }
-    qsort(t, ROUNDS, sizeof t[0], cmp_i64);
-    double mbs = (double)b->len / 1e6 / ((double)t[ROUNDS / 2] / 1e9);
-    printf("  %-18s %8.1f MB/s  (median %.1f ms; target >= 200 MB/s: %s)  %zu samples, %zu "
-           "duplicates\n",
-           what, mbs, t[ROUNDS / 2] / 1e6, mbs >= 200 ? "met" : "NOT met", st.samples,
-           st.duplicates);
+    qsort(cpu, ROUNDS, sizeof cpu[0], cmp_i64);
+    qsort(wall, ROUNDS, sizeof wall[0], cmp_i64);
+    double mb = (double)b->len / 1e6, c = (double)cpu[ROUNDS / 2] / 1e9,
+           w = (double)wall[ROUNDS / 2] / 1e9;
+    printf("  %-18s %7.1f MB/s of CPU time (%.1f ms; target >= 200 MB/s: %s), %7.1f MB/s by "
+           "the wall clock; %zu samples\n",
+           what, mb / c, c * 1e3, mb / c >= 200 ? "met" : "NOT met", mb / w, st.samples);
     return 0;
 }
 

@@ -107,6 +107,10 @@ int expo_ts_seconds(const char *s, const char *e, int64_t *out_ms);
 uint64_t expo_series_hash(const char *name, const wc_expo_label *labels, const size_t *lens,
                           size_t n);
 
+/* Sizes an empty set for about n series (fewer slots later mean rehashing
+ * while parsing). 0 or -ENOMEM. */
+int expo_set_reserve(expo_set *s, size_t n);
+
 /* Records a series hash. EXPO_NEW (added), EXPO_DUPLICATE (seen, and not a
  * new point: no timestamp on either, or the same one), EXPO_NEW_POINT (seen
  * with another timestamp: remembered as its latest), EXPO_FULL (new but the

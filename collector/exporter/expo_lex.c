@@ -298,6 +298,52 @@ static int number_strtod(const char *s, const char *e, double *out)
     return rc;
 }
 
+__extension__ typedef unsigned __int128 u128;
+
+/* v * 2^exp2 (+ a little more when sticky: a non-zero part below v's last
+ * bit), rounded to the nearest double, ties to even. v has 64 bits or more
+ * when sticky is set, so the sticky part is below the rounding bit. */
+static double round_u128(u128 v, int sticky, int exp2)
+{
+    uint64_t hi = (uint64_t)(v >> 64), lo = (uint64_t)v;
+    int bits = hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
+    if (bits <= 53)
+        return ldexp((double)(uint64_t)v, exp2);
+    int shift = bits - 53;
+    uint64_t keep = (uint64_t)(v >> shift);
+    u128 rem = v & (((u128)1 << shift) - 1), half = (u128)1 << (shift - 1);
+    if (rem > half || (rem == half && (sticky || (keep & 1))))
+        keep++; /* 2^53 after a carry is still exact */
+    return ldexp((double)keep, shift + exp2);
+}
+
+/* mant * 10^exp10 correctly rounded, exactly, when 10^|exp10| fits 64 bits
+ * (|exp10| <= 19): 1 and *out, else 0 (the caller uses strtod). */
+static int decimal_exact(const decimal *d, double *out)
+{
+    static const uint64_t p10[] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL,
+                                   1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL,
+                                   10000000000ULL, 100000000000ULL, 1000000000000ULL,
+                                   10000000000000ULL, 100000000000000ULL,
+                                   1000000000000000ULL, 10000000000000000ULL,
+                                   100000000000000000ULL, 1000000000000000000ULL,
+                                   10000000000000000000ULL};
+    if (d->sticky || d->exp10 > 19 || d->exp10 < -19)
+        return 0;
+    double v;
+    if (d->exp10 >= 0) {
+        v = round_u128((u128)d->mant * p10[d->exp10], 0, 0);
+    } else {
+        /* m normalised to 64 bits; q = m * 2^64 / 10^k has 64 bits or more */
+        int lz = __builtin_clzll(d->mant);
+        u128 n = (u128)(d->mant << lz) << 64;
+        uint64_t den = p10[-d->exp10];
+        v = round_u128(n / den, n % den != 0, -64 - lz);
+    }
+    *out = d->neg ? -v : v;
+    return 1;
+}
+
 int expo_number(const char *s, const char *e, double *out)
 {
     const char *t = s < e && (*s == '+' || *s == '-') ? s + 1 : s;
@@ -330,7 +376,8 @@ int expo_number(const char *s, const char *e, double *out)
         *out = d.neg ? -v : v;
         return 0;
     }
-    return number_strtod(s, e, out);
+    /* Go prints 17 significant digits: exact 128-bit arithmetic, else strtod */
+    return decimal_exact(&d, out) ? 0 : number_strtod(s, e, out);
 }
 
 /* Parses [+-]digits into an int64. 0, -EINVAL, -ERANGE. */

@@ -37,15 +37,24 @@ static inline uint64_t rotl(uint64_t x, int r)
  * untrusted, but a collision only merges two series of one scrape). */
 static uint64_t hash_bytes(const char *p, size_t n, uint64_t seed)
 {
-    uint64_t h = seed ^ ((uint64_t)n * K1);
-    for (; n >= 8; p += 8, n -= 8) {
-        uint64_t k;
-        memcpy(&k, p, 8);
-        h = rotl((h ^ k) * K1, 31);
+    uint64_t h = seed ^ ((uint64_t)n * K1), g = seed ^ K2;
+    for (; n >= 16; p += 16, n -= 16) { /* two independent lanes */
+        uint64_t a, b;
+        memcpy(&a, p, 8);
+        memcpy(&b, p + 8, 8);
+        h = rotl((h ^ a) * K1, 31);
+        g = rotl((g ^ b) * K2, 29);
+    }
+    if (n >= 8) {
+        uint64_t a;
+        memcpy(&a, p, 8);
+        h = rotl((h ^ a) * K1, 31);
+        p += 8;
+        n -= 8;
     }
     uint64_t k = 0;
     memcpy(&k, p, n);
-    return mix64(h ^ (k * K2) ^ n);
+    return mix64(h ^ rotl(g, 17) ^ (k * K2) ^ n);
 }
 
 uint64_t expo_series_hash(const char *name, const wc_expo_label *labels, const size_t *lens,
@@ -62,9 +71,8 @@ uint64_t expo_series_hash(const char *name, const wc_expo_label *labels, const s
     return h ? h : 1;
 }
 
-static int set_grow(expo_set *s)
+static int set_resize(expo_set *s, size_t ncap)
 {
-    size_t ncap = s->cap ? s->cap * 2 : 1024;
     expo_slot *ns = calloc(ncap, sizeof *ns);
     if (!ns)
         return -ENOMEM;
@@ -82,9 +90,18 @@ static int set_grow(expo_set *s)
     return 0;
 }
 
+int expo_set_reserve(expo_set *s, size_t n)
+{
+    size_t cap = 1024;
+    while (cap < 2 * n)
+        cap *= 2;
+    return cap > s->cap ? set_resize(s, cap) : 0;
+}
+
 int expo_set_add(expo_set *s, uint64_t hash, int has_ts, int64_t ts_ms, size_t max)
 {
-    if ((s->count + 1) * 2 > s->cap && s->count < max && set_grow(s))
+    if ((s->count + 1) * 2 > s->cap && s->count < max &&
+        set_resize(s, s->cap ? s->cap * 2 : 1024))
         return -ENOMEM;
     uint64_t h = hash & ~1ULL;
     h = h ? h : 2;

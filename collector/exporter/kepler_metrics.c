@@ -168,9 +168,21 @@ static const kep_row CATALOGUE[] = {
 };
 #define NROWS (sizeof CATALOGUE / sizeof CATALOGUE[0])
 
-/* Row indexes sorted by (metric, layout), built once. */
+/* Row indexes sorted by (metric, layout), and a hash table from a name to
+ * its first place in that order, built once. */
 static unsigned short order[NROWS];
+#define NSLOTS 512 /* a power of two, well above the number of names */
+static short slot[NSLOTS];
 static pthread_once_t order_once = PTHREAD_ONCE_INIT;
+
+/* FNV-1a of a name. */
+static unsigned name_hash(const char *s)
+{
+    unsigned h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
 
 static int row_cmp(const void *a, const void *b)
 {
@@ -185,21 +197,25 @@ static void order_init(void)
     for (size_t i = 0; i < NROWS; i++)
         order[i] = (unsigned short)i;
     qsort(order, NROWS, sizeof order[0], row_cmp);
+    memset(slot, 0xff, sizeof slot);
+    for (size_t i = 0; i < NROWS; i++) {
+        const char *m = CATALOGUE[order[i]].metric;
+        if (i && !strcmp(CATALOGUE[order[i - 1]].metric, m))
+            continue; /* the legacy twin follows its v0.10+ row */
+        unsigned j = name_hash(m) & (NSLOTS - 1);
+        while (slot[j] >= 0)
+            j = (j + 1) & (NSLOTS - 1);
+        slot[j] = (short)i;
+    }
 }
 
-/* The first row (v0.10+ before legacy) of this metric name, or -1. Every
- * name starts with "kepler_" (checked by the caller): compared after it. */
+/* The first place in order (v0.10+ before legacy) of this metric name, or -1. */
 static long find_row(const char *name)
 {
-    size_t lo = 0, hi = NROWS;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (strcmp(CATALOGUE[order[mid]].metric + 7, name + 7) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < NROWS && !strcmp(CATALOGUE[order[lo]].metric + 7, name + 7) ? (long)lo : -1;
+    for (unsigned j = name_hash(name) & (NSLOTS - 1); slot[j] >= 0; j = (j + 1) & (NSLOTS - 1))
+        if (!strcmp(CATALOGUE[order[slot[j]]].metric, name))
+            return slot[j];
+    return -1;
 }
 
 static const char *label_value(const wc_expo_sample *s, const char *name)

@@ -411,3 +411,63 @@ Test(expo_parse, format_of_content_type)
     cr_assert_eq(wc_expo_format_of(""), WC_EXPO_TEXT_004);
     cr_assert_eq(wc_expo_format_of(NULL), WC_EXPO_TEXT_004);
 }
+
+/* Samples "m{i="k"} v" of random decimals: every value as strtod reads it. */
+static int strtod_cb(void *ctx, const wc_expo_sample *s)
+{
+    char **vals = ctx;
+    char *end;
+    double want = strtod(vals[atoi(s->labels[0].value)], &end);
+    cr_assert(s->value == want || (isnan(s->value) && isnan(want)), "%s: %.17g, strtod %.17g",
+              vals[atoi(s->labels[0].value)], s->value, want);
+    return 0;
+}
+
+/* A random decimal of up to 21 digits, a point anywhere, an exponent. */
+static void random_decimal(char *out, size_t cap, unsigned *seed)
+{
+    int digits = 1 + rand_r(seed) % 21, point = rand_r(seed) % (digits + 1), n = 0;
+    if (rand_r(seed) % 4 == 0)
+        out[n++] = '-';
+    for (int i = 0; i < digits; i++) {
+        if (i == point && i > 0)
+            out[n++] = '.';
+        out[n++] = (char)('0' + rand_r(seed) % 10);
+    }
+    if (rand_r(seed) % 2)
+        n += snprintf(out + n, cap - (size_t)n, "e%d", rand_r(seed) % 61 - 30);
+    out[n] = '\0';
+}
+
+Test(expo_parse, values_are_correctly_rounded, .timeout = 60)
+{
+    enum { N = 200000 };
+    static const char *const fixed[] = {"9007199254740993", "9007199254740995",
+                                        "1.2345678901234567", "0.1000000000000000055511151231257827",
+                                        "486.63599999999997", "1e23", "8.98846567431158e307",
+                                        "2.4703282292062328e-324"};
+    char **vals = calloc(N, sizeof *vals);
+    size_t cap = (size_t)N * 64, len = 0;
+    char *body = malloc(cap);
+    cr_assert(vals && body);
+    unsigned seed = 20261201;
+    for (int i = 0; i < N; i++) {
+        char v[48];
+        random_decimal(v, sizeof v, &seed);
+        if (i < 8) /* halfway cases, 17-digit values as Go prints them, extremes */
+            snprintf(v, sizeof v, "%s", fixed[i]);
+        vals[i] = strdup(v);
+        len += (size_t)snprintf(body + len, cap - len, "m{i=\"%d\"} %s\n", i, v);
+    }
+    wc_expo_stats st;
+    wc_error err = {{0}};
+    wc_expo_limits lim = {.max_series = N};
+    cr_assert_eq(wc_expo_parse(body, len, WC_EXPO_TEXT_004, "rnd", &lim, strtod_cb, vals, &st,
+                               &err),
+                 0, "%s", err.msg);
+    cr_assert_eq(st.samples, N);
+    for (int i = 0; i < N; i++)
+        free(vals[i]);
+    free(vals);
+    free(body);
+}
