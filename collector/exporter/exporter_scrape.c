@@ -662,8 +662,7 @@ static int worker_init(worker *w, wc_exporter_scraper *s, size_t i, const char *
     return 0;
 }
 
-/* The configuration with its defaults and bounds applied. */
-static void settle_config(wc_exporter_config *c)
+void wc_exporter_config_settle(wc_exporter_config *c)
 {
     if (c->interval_ns <= 0)
         c->interval_ns = 5 * WC_NS_PER_S;
@@ -712,7 +711,7 @@ wc_exporter_scraper *wc_exporter_scraper_new(const char *const *specs, size_t n,
         s->cfg = *cfg;
     else
         wc_exporter_config_defaults(&s->cfg);
-    settle_config(&s->cfg);
+    wc_exporter_config_settle(&s->cfg);
     pthread_mutex_init(&s->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

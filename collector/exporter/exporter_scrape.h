@@ -54,6 +54,11 @@ typedef struct wc_exporter_config {
 /* Fills cfg with the defaults above. */
 void wc_exporter_config_defaults(wc_exporter_config *cfg);
 
+/* Replaces the zeros of cfg by what they stand for (the timeout: the
+ * interval, at most 10 s; the connect timeout: 3 s, at most the timeout) and
+ * bounds the rest, as the scraper will use them. */
+void wc_exporter_config_settle(wc_exporter_config *cfg);
+
 /* A scrape's outcome (stored as its name: wc_scrape_status_name). */
 typedef enum wc_scrape_status {
     WC_SCRAPE_OK = 0,            /* every sample parsed */

@@ -269,7 +269,8 @@ static void bind_fact(sqlite3_stmt *s, const wc_kep_fact *f)
     const wc_kep_fact *g = f ? f : &none;
     bind_text(s, 4, f ? wc_kep_level_name(g->level) : "");
     bind_text(s, 5, f ? wc_kep_quantity_name(g->quantity) : "");
-    bind_text(s, 6, f ? wc_kep_device_name(g->device) : "");
+    int workload = g->level >= WC_KEP_NODE && g->level <= WC_KEP_VM; /* has a device */
+    bind_text(s, 6, f && workload ? wc_kep_device_name(g->device) : "");
     bind_text(s, 7, g->zone);
     bind_text(s, 8, g->key);
     bind_text(s, 9, g->parent);
