@@ -470,6 +470,8 @@ static void http_error(worker *w, wc_scrape *sc)
         unsigned char ch = (unsigned char)w->body[i];
         excerpt[i] = ch < 0x20 || ch >= 0x7f ? ' ' : (char)ch;
     }
+    while (n > 0 && excerpt[n - 1] == ' ')
+        n--;
     excerpt[n] = '\0';
     wc_textf(sc->error, sizeof sc->error, "%.160s: HTTP %d%s%s", w->url, sc->http_status,
              n ? ": " : "", excerpt);

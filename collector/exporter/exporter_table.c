@@ -82,10 +82,10 @@ int wc_exporter_check_spec(const char *spec, wc_error *err)
         return wc_error_set(err, -EINVAL, "--exporter: empty spec");
     if (!wc_exporter_kind_find(spec, &url)) {
         char kinds[128];
-        char shown[64];
+        char shown[64]; /* the kind alone: the rest may hold a password */
         wc_copy_trunc(shown, sizeof shown, spec);
-        shown[strcspn(shown, "@")] = '\0'; /* never echo what may be a password */
-        return wc_error_set(err, -EINVAL, "--exporter %s: unknown exporter kind (one of: %s)",
+        shown[strcspn(shown, ":")] = '\0';
+        return wc_error_set(err, -EINVAL, "--exporter %s:...: unknown exporter kind (one of: %s)",
                             shown, wc_exporter_summaries(kinds, sizeof kinds));
     }
     int rc = check_url(spec, url, err);
