@@ -12,7 +12,7 @@
 command -v python3 >/dev/null 2>&1 || skip "python3 absent"
 command -v sqlite3 >/dev/null 2>&1 || skip "sqlite3 absent"
 RP= ST=
-trap 'for p in $RP $ST; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+trap 'for p in $RP $ST; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
 
 # credentials in the URL: refused, not echoed, no run file
 "$BIN" record --db "$T/creds.db" --meter sim --duration 1s --quiet \
