@@ -351,3 +351,27 @@ Test(exporter_scrape, token_file_empty_is_refused)
     cr_assert_null(wc_exporter_scraper_new(five, 5, &cfg, &err));
     cr_assert(strstr(err.msg, "at most 4"), "%s", err.msg);
 }
+
+Test(exporter_scrape, body_over_the_cap_is_refused, .timeout = 30)
+{
+    server srv;
+    server_start(&srv, SRV_OK);
+    wc_exporter_config cfg;
+    wc_exporter_config_defaults(&cfg);
+    cfg.max_body = 100; /* BODY is longer */
+    char spec[128];
+    wc_exporter_scraper *s = scraper_for(&srv, spec, sizeof spec, &cfg);
+    wc_scrape **q = NULL;
+    size_t n = 0;
+    for (int i = 0; i < 300 && n == 0; i++) {
+        usleep(10000);
+        n = wc_exporter_scraper_drain(s, &q);
+    }
+    cr_assert_eq(n, 1);
+    cr_assert_eq(q[0]->status, WC_SCRAPE_ERROR);
+    cr_assert(strstr(q[0]->error, "larger than 100 bytes"), "%s", q[0]->error);
+    cr_assert_eq(q[0]->nvalues, 0);
+    free_all(q, n);
+    wc_exporter_scraper_free(s);
+    server_stop(&srv);
+}

@@ -115,12 +115,14 @@ static int64_t put_scrape(wc_store *st, int64_t exporter, int t, const char *sta
     return m.id;
 }
 
-Test(store_exporter, round_trip)
+/* Three scrapes (ok, error, ok) of one exporter with a pod, a node and a
+ * foreign series; returns the exporter's id. */
+static int64_t three_scrapes(wc_store *st)
 {
-    wc_store *st = new_run(path_of("rt.db"));
-    wc_error err = {{0}};
     int64_t ex = put_exporter(st, "kepler:http://127.0.0.1:28282/metrics");
-    wc_kep_fact pod = pod_fact(), node = node_fact();
+    static wc_kep_fact pod, node;
+    pod = pod_fact();
+    node = node_fact();
     wc_exporter_sample_in v[3] = {
         {"kepler_pod_cpu_joules_total", "{pod_id=\"uid-1\",x=\"a\\\"b\"}", &pod, 12.5, 0, 0},
         {"kepler_node_cpu_active_joules_total", "{zone=\"package\"}", &node, NAN, 1, 1700000000123},
@@ -131,7 +133,14 @@ Test(store_exporter, round_trip)
     v[0].value = 13.0;
     v[1].value = 40.0;
     put_scrape(st, ex, 3, "ok", v, 2);
+    return ex;
+}
 
+Test(store_exporter, round_trip_exporters_and_scrapes)
+{
+    wc_store *st = new_run(path_of("rt.db"));
+    wc_error err = {{0}};
+    int64_t ex = three_scrapes(st);
     wc_exporter_info e = {0};
     snprintf(e.node, sizeof e.node, "n1");
     snprintf(e.version, sizeof e.version, "v0.11.4");
@@ -146,7 +155,6 @@ Test(store_exporter, round_trip)
     cr_assert_str_eq(got[0].origin, "live");
     cr_assert_str_eq(got[0].version, "v0.11.4");
     cr_assert_str_eq(got[0].provenance, "exporter kepler v0.11.4 (measured)");
-
     wc_scrape_meta *sc = NULL;
     cr_assert_eq(wc_store_scrapes(st, ex, &sc, &n, &err), 0, "%s", err.msg);
     cr_assert_eq(n, 3);
@@ -161,8 +169,16 @@ Test(store_exporter, round_trip)
     free(sc);
     cr_assert_eq(count(st, "SELECT COUNT(*) FROM exporter_scrape WHERE error IS NULL"), 2);
     cr_assert_eq(count(st, "SELECT COUNT(*) FROM exporter_scrape WHERE http_status IS NULL"), 1);
+    wc_store_close(st);
+}
 
+Test(store_exporter, round_trip_series_with_their_meaning)
+{
+    wc_store *st = new_run(path_of("series.db"));
+    wc_error err = {{0}};
+    int64_t ex = three_scrapes(st);
     wc_exporter_series_row *rows = NULL;
+    size_t n = 0;
     cr_assert_eq(wc_store_exporter_series(st, ex, &rows, &n, &err), 0, "%s", err.msg);
     cr_assert_eq(n, 3, "one row per series, not per scrape");
     cr_assert_str_eq(rows[0].labels, "{pod_id=\"uid-1\",x=\"a\\\"b\"}");
@@ -181,6 +197,9 @@ Test(store_exporter, round_trip)
     cr_assert_str_eq(rows[2].level, "", "not a Kepler series: stored without a meaning");
     free(rows);
     cr_assert_eq(count(st, "SELECT COUNT(*) FROM run"), 1);
+    cr_assert_eq(count(st, "SELECT COUNT(*) FROM exporter_sample WHERE value IS NULL"), 2,
+                 "NaN and +Inf stored as NULL");
+    cr_assert_eq(count(st, "SELECT COUNT(*) FROM exporter_sample WHERE ts_ms = 1700000000123"), 2);
     wc_store_close(st);
 }
 
