@@ -104,7 +104,9 @@ static const wc_cli_spec RECORD_SPEC = {
         "Samples the node's power meter, /proc/stat and every process on absolute\n"
         "monotonic deadlines, attributes energy with the chosen model and writes\n"
         "everything (raw counters included) into a new SQLite file, one transaction\n"
-        "per tick. SIGINT/SIGTERM finish the current tick and close the run cleanly.",
+        "per tick. SIGINT/SIGTERM finish the current tick and close the run cleanly.\n"
+        "With --exporter, the deployed exporter's own /metrics are scraped beside it\n"
+        "and stored as reported, so its numbers are validated, not only re-created.",
     .opts = RECORD_TABLES,
     .choices = RECORD_CHOICES,
     .col = 23,
