@@ -89,7 +89,8 @@ echo "largest tick gap: $gap ms"
       AND meter IN ('measured','aggregated')")" -ge 2 ] || fail "node series"
 [ "$(q "SELECT COUNT(*) FROM exporter_series WHERE level='process' AND quantity='joules' AND key != ''
       AND comm != '' AND state='running'")" -ge 3 ] || fail "process series"
-[ "$(q "SELECT COUNT(*) FROM exporter_series WHERE level='build_info'")" = 1 ] || fail "build info"
+[ "$(q "SELECT COUNT(*) FROM exporter_series WHERE metric='kepler_build_info' AND level != ''")" = 1 ] ||
+    fail "build info"
 [ "$(q "SELECT COUNT(*) FROM exporter_series WHERE labels NOT LIKE '{%}'")" = 0 ] || fail "labels text"
 bad=$(q "SELECT COUNT(*) FROM exporter_sample s JOIN exporter_series e ON e.id = s.series_id
     WHERE e.level = 'node' AND e.quantity = 'active_joules' AND NOT EXISTS (
