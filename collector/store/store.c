@@ -126,6 +126,8 @@ static int create_schema(wc_store *st, wc_error *err)
         rc = wc_store_exec(st, WC_SCHEMA_SQL, err);
     if (!rc)
         rc = wc_store_exec(st, WC_CALIBRATION_SQL, err);
+    if (!rc)
+        rc = wc_store_exec(st, WC_EXPORTER_SQL, err);
     if (!rc) {
         char pragma[64];
         snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", WC_STORE_SCHEMA_VERSION);
@@ -189,6 +191,7 @@ void wc_store_close(wc_store *st)
     for (int i = 0; i < Q_COUNT; i++)
         sqlite3_finalize(st->q[i]);
     sqlite3_finalize(st->proc_batch);
+    wc_store_exporter_free(st);
     if (st->db)
         sqlite3_close(st->db);
     free(st);
@@ -221,6 +224,8 @@ int wc_store_ensure_calibration(wc_store *st, wc_error *err)
     char pragma[64];
     snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", WC_STORE_SCHEMA_VERSION);
     int rc = wc_store_exec(st, WC_CALIBRATION_SQL, err);
+    if (!rc) /* version 5 promises the exporter tables too (empty here) */
+        rc = wc_store_exec(st, WC_EXPORTER_SQL, err);
     return rc ? rc : wc_store_exec(st, pragma, err);
 }
 
@@ -228,7 +233,10 @@ int wc_store_ensure_indexes(wc_store *st, wc_error *err)
 {
     if (st->read_only)
         return 0; /* queries still work, only slower */
-    return wc_store_exec(st, WC_INDEX_SQL, err);
+    int rc = wc_store_exec(st, WC_INDEX_SQL, err);
+    if (!rc && wc_store_has_object(st, "exporter_sample") == 1) /* version 5 */
+        rc = wc_store_exec(st, WC_EXPORTER_INDEX_SQL, err);
+    return rc;
 }
 
 int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_ns,

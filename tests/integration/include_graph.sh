@@ -94,10 +94,10 @@ function cycle(v,   k, s) {
 }
 BEGIN {
     L["common"] = 0; L["collector/procfs"] = 1; L["collector/meter"] = 2
-    L["collector/truth"] = 3; L["collector/model"] = 4; L["collector/store"] = 5
+    L["collector/truth"] = 3; L["collector/exporter"] = 3
+    L["collector/model"] = 4; L["collector/store"] = 5
     L["collector/import"] = 6; L["collector"] = 7; L["validator"] = 8
     L["workloads"] = 8; L["reports"] = 9; L["cli"] = 10
-    L["collector/exporter"] = 3
 }
 { is[$0] = 1; order[++nfiles] = $0 }
 END {
