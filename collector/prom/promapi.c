@@ -283,11 +283,11 @@ void wc_prom_get_counts(const wc_prom *p, wc_prom_counts *out) { *out = p->count
 static int transfer_error(wc_prom *p, CURLcode c, const char *what, wc_error *err)
 {
     const char *detail = p->errbuf[0] ? p->errbuf : curl_easy_strerror(c);
-    curl_off_t connect_us = 0;
+    long sent = 0; /* bytes of the request sent: 0 while still connecting */
     switch (c) {
     case CURLE_OPERATION_TIMEDOUT:
-        curl_easy_getinfo(p->curl, CURLINFO_CONNECT_TIME_T, &connect_us);
-        if (connect_us == 0)
+        curl_easy_getinfo(p->curl, CURLINFO_REQUEST_SIZE, &sent);
+        if (sent == 0)
             return wc_error_set(err, -ETIMEDOUT, "%s: connect timed out after %g s", what,
                                 p->connect_timeout_s);
         return wc_error_set(err, -ETIMEDOUT, "%s: no complete answer within the %g s timeout "
