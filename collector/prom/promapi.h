@@ -168,12 +168,12 @@ int wc_prom_parse_answer(const char *body, size_t len, long http_status, wc_prom
 
 /* Parses a time as the API takes it: RFC 3339 ("2026-11-29T16:47:17Z",
  * "2026-11-29T17:47:17.250+01:00") or Unix seconds with an optional
- * fraction ("1764434837.25"); into ms since the epoch (a finer fraction is
+ * fraction ("1795970837.25"); into ms since the epoch (a finer fraction is
  * rounded down). Returns 0 or -EINVAL (malformed, out of range, before
  * 1970). */
 int wc_prom_parse_time(const char *text, int64_t *ms);
 
-/* Writes ms as the API's Unix seconds ("1764434837.250"); returns buf. */
+/* Writes ms as the API's Unix seconds ("1795970837.250"); returns buf. */
 char *wc_prom_format_time(int64_t ms, char *buf, size_t cap);
 
 /* Quotes a label value as a PromQL string literal ("a\"b" for a"b: \\, \"
