@@ -62,8 +62,10 @@
  *    kepler_node_cpu_info, the legacy process/container/vm series), less
  *    those whose exported_instance names another node. Found with
  *    /api/v1/series over the range, pulled with /api/v1/query_range on the
- *    grid start, start + step, ... <= end, in chunks of at most 11,000
- *    instants and a bounded number of samples per request;
+ *    grid of the multiples of step (since the epoch) from start to end, as
+ *    VictoriaMetrics and Thanos align range queries (at least 2 instants),
+ *    in chunks of at most 11,000 instants and a bounded number of samples
+ *    per request;
  *  - what lands: run.meter_kind "prometheus", run.host the node, run.provenance
  *    measured / simulated / estimated for the exporter's power source
  *    measured / a replay or not measured / unknown, run.meter_description
@@ -208,8 +210,9 @@ typedef struct wc_import_prom_opts {
 /* Imports a node's exporter series and truth queries into a new run (see
  * the top of this file). Returns 0; -EINVAL for bad options or an answer
  * the import cannot use (a truth query of several series, labels too long);
- * -ENODATA when the node has no series or a query returns no sample in the
- * range (err names the query and, for an unknown node, the nodes there);
+ * -ENODATA for fewer than 2 instants or a query without a sample in the
+ * range (err names the query); -ENOENT for a node without series (err names
+ * the queries and the nodes there);
  * the client's errors (promapi.h: -EACCES, -ETIMEDOUT, -EIO, -EPROTO, ...)
  * with err naming the request; -EIO from the DB. Nothing is left on error. */
 int wc_import_prometheus(const wc_import_prom_opts *o, const wc_import_target *t,

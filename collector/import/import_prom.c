@@ -781,18 +781,38 @@ static void fill_summary(pimp *p)
              "status error)", (long long)p->sum->empty_instants, (long long)p->npoints);
 }
 
+/* The grid: multiples of the step since the epoch inside [start, end] (as
+ * VictoriaMetrics and Thanos's query frontend align a range query), at
+ * least 2 instants. */
+static int align(wc_import_prom_opts *o, int64_t *npoints, wc_error *err)
+{
+    int64_t s = (o->start_ms + o->step_ms - 1) / o->step_ms * o->step_ms;
+    int64_t e = o->end_ms / o->step_ms * o->step_ms;
+    wc_prom_range r = {s, e, o->step_ms, 0};
+    *npoints = wc_prom_range_points(&r);
+    if (*npoints < 2)
+        return wc_error_set(err, -ENODATA, "--start .. --end holds %lld instant%s of the --step "
+                            "grid (multiples of the step since the epoch): at least 2 are needed "
+                            "to measure an interval; nothing imported", (long long)*npoints,
+                            *npoints == 1 ? "" : "s");
+    o->start_ms = s;
+    o->end_ms = e;
+    return 0;
+}
+
 int wc_import_prometheus(const wc_import_prom_opts *o, const wc_import_target *t,
                          wc_import_summary *sum, wc_error *err)
 {
     pimp p;
+    wc_import_prom_opts grid = *o;
     memset(&p, 0, sizeof p);
     memset(sum, 0, sizeof *sum);
-    p.o = o;
+    p.o = &grid;
     p.t = t;
     p.sum = sum;
-    wc_prom_range r = {o->start_ms, o->end_ms, o->step_ms, 0};
-    p.npoints = wc_prom_range_points(&r);
     int rc = check_opts(o, err);
+    if (!rc)
+        rc = align(&grid, &p.npoints, err);
     if (!rc)
         rc = wc_prom_open(&o->prom, &p.api, err);
     if (!rc)
