@@ -1,13 +1,16 @@
 # `wattcal import --prometheus` against a REAL Prometheus (Debian's package,
-# lib/prometheus.sh) on 127.0.0.1 scraping a Kepler-style exposition server
+# lib/prometheus.sh) on 127.0.0.1 scraping two Kepler-style exposition servers
 # (tests/tools/expo_server.py: a node n1 with known numbers, one pod of another
-# node n2 on the same endpoint, an ipmi_exporter gauge) every second for ~15 s.
+# node n2 on the same endpoint, an ipmi_exporter gauge; and a node n3 in the
+# legacy <= 0.9 layout) every second for ~15 s.
 #
 # Then: the import lands every series and sample of n1 and the truth query
 # exactly as Prometheus answers them directly (tests/tools/prom_check_import.py),
 # nothing of n2, the exporter row (version, layout, power source), ticks and
 # the node's energy counter as a zone; validate runs on the new DB and finds
-# the known answer (the exporter's 50 W against the BMC's 120 W: -70 W).
+# the known answer (the exporter's 50 W against the BMC's 120 W: -70 W). The
+# legacy node n3 is found by exported_instance and its target, all of its
+# series and nothing of n1's.
 # Faults, through a fault proxy in front of Prometheus
 # (tests/tools/prom_fault_proxy.py), each a clear error naming the query and
 # NO database file left: HTTP 500 (JSON and plain-text bodies), a 10 s hang
@@ -28,9 +31,9 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 unset PROMETHEUS_TOKEN PROMETHEUS_USER PROMETHEUS_PASSWORD
 export NO_PROXY=127.0.0.1 no_proxy=127.0.0.1
 TOOLS=tests/tools
-EXPO_PID="" PROXY_PID=""
+EXPO_PID="" LEGACY_PID="" PROXY_PID=""
 cleanup() {
-    for p in $EXPO_PID $PROXY_PID; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+    for p in $EXPO_PID $LEGACY_PID $PROXY_PID; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
     prom_stop
     rm -rf "$T"
 }
@@ -50,7 +53,11 @@ python3 $TOOLS/expo_server.py --port-file "$T/expo.port" --node n1 --other-node 
     >/dev/null 2>"$T/expo.log" &
 EXPO_PID=$!
 wait_file "$T/expo.port" "the exposition server"
-prom_start "$T/prom" "127.0.0.1:$(cat "$T/expo.port")"
+python3 $TOOLS/expo_server.py --port-file "$T/legacy.port" --node n3 --pods 2 --layout legacy \
+    >/dev/null 2>"$T/legacy.log" &
+LEGACY_PID=$!
+wait_file "$T/legacy.port" "the legacy exposition server"
+prom_start "$T/prom" "127.0.0.1:$(cat "$T/expo.port")" "127.0.0.1:$(cat "$T/legacy.port")"
 : >"$T/requests"
 python3 $TOOLS/prom_fault_proxy.py --upstream "$PROM_URL" --control "$T/ctl.json" \
     --request-log "$T/requests" --port-file "$T/proxy.port" >/dev/null 2>"$T/proxy.log" &
@@ -112,6 +119,18 @@ expect_contains "$T/check" "ok: 27 series"
 expect_contains "$T/val" "exporter kepler test-static (measured)"
 awk '$1 == "meter:package" && $2 == "native" { b = $4 + 70; ok = $3 == 13 && b < 0.5 && b > -0.5 }
      END { exit !ok }' "$T/val" || { cat "$T/val"; fail "validate: expected a -70 W bias over 13 readings"; }
+
+# ---- a legacy (<= 0.9) node: found by exported_instance and its target -------
+"$BIN" import --db "$T/legacy.db" --prometheus "$PROM_URL" --node n3 --start "$START" \
+    --end "$END" --step 1s >"$T/out" 2>&1 || { cat "$T/out"; fail "legacy import"; }
+python3 $TOOLS/prom_check_import.py --prom "$PROM_URL" --db "$T/legacy.db" --node n3 \
+    --start "$START" --end "$END" --step 1 >"$T/check" 2>&1 ||
+    { cat "$T/check"; fail "the legacy DB differs from what Prometheus answers"; }
+expect_contains "$T/check" "ok: 7 series"
+[ "$(sql "$T/legacy.db" "SELECT count(*) FROM exporter_series WHERE labels LIKE '%node_name%' OR labels LIKE '%\"n1\"%'")" = 0 ] ||
+    fail "the legacy import took series of n1"
+[ "$(sql "$T/legacy.db" "SELECT layout||'|'||origin FROM exporter")" = "legacy|prometheus" ] ||
+    fail "legacy exporter row: $(sql "$T/legacy.db" "SELECT * FROM exporter")"
 
 # ---- faults through the proxy: a clear error naming the query, no DB left ----
 SEL='query_range `{__name__=~"kepler_.+",node_name="n1"}`'

@@ -19,6 +19,15 @@ Prometheus) holds:
   a pod of ANOTHER node (node_name OTHER) that an import of NODE must leave out
   ipmi_dcmi_power_consumption_watts 120 (ground truth, ipmi_exporter's name)
 
+With --layout legacy it serves Kepler <= 0.9's names instead (no node_name
+label; the node is the instance label of the node series, which Prometheus
+renames exported_instance): kepler_node_package_joules_total{instance=NODE,
+mode="dynamic"|"idle",package="0"} = 30 t | 20 t, per pod i one container
+(kepler_container_package_joules_total{container_id="lctr-i",pod_name=...,
+container_namespace=..., mode="dynamic"}) and one process
+(kepler_process_package_joules_total{pid=2000+i, command, container_id,
+mode="dynamic"}) = 30 t (i+1)/S, and kepler_exporter_build_info.
+
 Python 3 standard library only. Prints PORT=n on stdout when listening (and
 writes it to --port-file). Stops on SIGTERM/SIGINT.
 """
@@ -31,6 +40,29 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PATH = "/sys/class/powercap/intel-rapl:0"
+
+
+def legacy(node, pods, t):
+    """The body at t seconds in Kepler <= 0.9's layout."""
+    s = sum(range(1, pods + 1)) or 1
+    out = ["# TYPE kepler_node_package_joules_total counter"]
+    for mode, w in (("dynamic", 30.0), ("idle", 20.0)):
+        out.append('kepler_node_package_joules_total{instance="%s",mode="%s",package="0",'
+                   'source="rapl-sysfs"} %.6f' % (node, mode, w * t))
+    out.append("# TYPE kepler_container_package_joules_total counter")
+    for i in range(pods):
+        out.append('kepler_container_package_joules_total{command="",container_id="lctr-%d",'
+                   'container_name="c%d",container_namespace="ns-%d",mode="dynamic",'
+                   'pod_name="lp%d"} %.6f' % (i, i, i % 2, i, 30.0 * (i + 1) / s * t))
+    out.append("# TYPE kepler_process_package_joules_total counter")
+    for i in range(pods):
+        out.append('kepler_process_package_joules_total{command="lw%d",container_id="lctr-%d",'
+                   'mode="dynamic",pid="%d",source="rapl-sysfs"} %.6f'
+                   % (i, i, 2000 + i, 30.0 * (i + 1) / s * t))
+    out.append("# TYPE kepler_exporter_build_info gauge")
+    out.append('kepler_exporter_build_info{branch="",goversion="go1.20",revision="w3",'
+               'version="0.7.11-test"} 1')
+    return ("\n".join(out) + "\n").encode()
 
 
 def exposition(node, other, pods, t):
@@ -91,7 +123,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(404)
             self.end_headers()
             return
-        body = exposition(cfg["node"], cfg["other"], cfg["pods"], time.time() - cfg["t0"])
+        t = time.time() - cfg["t0"]
+        body = (legacy(cfg["node"], cfg["pods"], t) if cfg["layout"] == "legacy"
+                else exposition(cfg["node"], cfg["other"], cfg["pods"], t))
         self.send_response(200)
         self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
@@ -106,11 +140,12 @@ def main():
     ap.add_argument("--node", default="n1")
     ap.add_argument("--other-node", default="n2")
     ap.add_argument("--pods", type=int, default=3)
+    ap.add_argument("--layout", choices=("v0.11", "legacy"), default="v0.11")
     args = ap.parse_args()
     httpd = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     httpd.daemon_threads = True
     httpd.cfg = {"node": args.node, "other": args.other_node, "pods": args.pods,
-                 "t0": time.time()}
+                 "layout": args.layout, "t0": time.time()}
     port = httpd.server_address[1]
     if args.port_file:
         with open(args.port_file + ".tmp", "w", encoding="utf-8") as f:
