@@ -19,6 +19,7 @@
 #include "collector/meter/meter_table.h"
 #include "collector/procfs/proc_scan.h"
 #include "collector/procfs/procstat.h"
+#include "collector/recorder_exporter.h"
 #include "collector/store/store.h"
 #include "collector/truth/truth_file.h"
 #include "collector/truth/truth_poller.h"
@@ -36,6 +37,7 @@ void wc_record_defaults(wc_record_opts *o)
     o->sim = wc_sim_default_params();
     o->ceiling_watts = 0; /* the meter's own (simulated node) or WC_DEFAULT_CEILING_WATTS */
     wc_truth_config_defaults(&o->truth);
+    wc_exporter_config_defaults(&o->exporter);
 }
 
 /* Everything one recording holds open. */
@@ -64,6 +66,7 @@ typedef struct recording {
     int64_t *truth_ids;          /* their truth_source row ids */
     size_t ntruth;
     wc_truth_poller *poller;
+    wc_rec_exporters *exporters; /* --exporter: scraped on their own threads */
 } recording;
 
 /* Prints the first error of a kind to stderr (even with --quiet: an operator
@@ -314,6 +317,8 @@ static int write_run_info(recording *r, int64_t start_mono, wc_error *err)
         rc = wc_store_model_id(r->store, wc_model_name(o->model), &r->model_id, err);
     if (!rc)
         rc = register_truth(r, err);
+    if (!rc)
+        rc = wc_rec_exporters_register(r->exporters, r->store, err);
     return rc;
 }
 
@@ -340,8 +345,11 @@ static int setup(recording *r, wc_error *err)
     r->zone_in = calloc(nz ? nz : 1, sizeof *r->zone_in);
     if (!r->attrib || !r->readings || !r->prev_readings || !r->zone_in)
         return wc_error_set(err, -ENOMEM, "out of memory");
-    /* Every --truth is checked before the DB file is created. */
+    /* Every --truth and --exporter is checked before the DB file is created. */
     rc = open_truth(r, err);
+    if (!rc)
+        rc = wc_rec_exporters_open(o->exporter_specs, o->nexporter, &o->exporter,
+                                   &r->exporters, err);
     if (rc)
         return rc;
     r->store = wc_store_open(o->db_path, WC_STORE_CREATE, err);
@@ -350,6 +358,7 @@ static int setup(recording *r, wc_error *err)
 
 static void teardown(recording *r)
 {
+    wc_rec_exporters_free(r->exporters);
     wc_truth_poller_free(r->poller);
     for (size_t i = 0; i < r->ntruth; i++)
         wc_truth_close(&r->truth[i]);
@@ -509,6 +518,8 @@ static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err
         rc = wc_store_put_processes(r->store, tick_id, &r->snap, err);
     if (!rc)
         rc = write_truth(r, err);
+    if (!rc)
+        rc = wc_rec_exporters_write(r->exporters, r->store, r->res, err);
     wc_attr_tick_in in;
     wc_attr_out out;
     if (!rc)
@@ -635,6 +646,7 @@ int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record
     if (!rc) {
         rc = loop(&r, stop, err);
         rc = finish_truth(&r, rc, err);
+        rc = wc_rec_exporters_finish(r.exporters, r.store, res, rc, err);
         wc_error ferr;
         int frc = wc_store_finish_run(r.store, wc_wall_ns(), wc_mono_ns(), res->ticks, rc == 0,
                                       &ferr);

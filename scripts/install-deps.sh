@@ -3,7 +3,8 @@
 # demo need. Run as root on Debian/Ubuntu; elsewhere it only reports.
 set -eu
 PKGS="gcc make pkg-config libsqlite3-dev sqlite3 libcurl4-openssl-dev libcriterion-dev \
-libgsl-dev libcjson-dev libyaml-dev gnuplot-nox ipmitool openipmi python3 stress-ng procps chromium"
+libgsl-dev libcjson-dev libyaml-dev gnuplot-nox ipmitool openipmi python3 stress-ng procps chromium \
+prometheus"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -132,13 +132,19 @@ static int create_schema(wc_store *st, wc_error *err)
         return wc_error_set(err, -EEXIST,
                             "%s is a SQLite database of another application (it has tables); "
                             "wattcal never writes into it: choose a new --db file", st->path);
-    int rc = wc_store_exec(st, "BEGIN", err);
+    /* WAL only once the file is known to be ours: a refused file keeps its
+     * journal mode and its bytes */
+    int rc = wc_store_exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err);
+    if (!rc)
+        rc = wc_store_exec(st, "BEGIN", err);
     if (!rc)
         rc = wc_store_exec(st, WC_SCHEMA_SQL, err);
     if (!rc)
         rc = wc_store_exec(st, WC_FIELD_REPORT_SQL, err);
     if (!rc)
         rc = wc_store_exec(st, WC_CALIBRATION_SQL, err);
+    if (!rc)
+        rc = wc_store_exec(st, WC_EXPORTER_SQL, err);
     if (!rc) {
         char pragma[64];
         snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", WC_STORE_SCHEMA_VERSION);
@@ -177,8 +183,6 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
     /* SQLite silently falls back to read-only on read-only media. */
     if (!st->read_only && sqlite3_db_readonly(st->db, "main") == 1)
         rc = wc_error_set(err, -EROFS, "%s: the file or its medium is read-only", path);
-    if (!rc && mode == WC_STORE_CREATE)
-        rc = wc_store_exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err);
     int version = 0;
     if (!rc)
         rc = mode == WC_STORE_CREATE ? create_schema(st, err) : read_user_version(st, &version, err);
@@ -204,6 +208,7 @@ void wc_store_close(wc_store *st)
     for (int i = 0; i < Q_COUNT; i++)
         sqlite3_finalize(st->q[i]);
     sqlite3_finalize(st->proc_batch);
+    wc_store_exporter_free(st);
     if (st->db)
         sqlite3_close(st->db);
     free(st);
@@ -229,26 +234,52 @@ int wc_store_rollback(wc_store *st)
     return sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 
+/* Version 5's field-report columns (WC_FIELD_REPORT_SQL) on a version-3 or 4
+ * file being upgraded: each added only when absent, NULL in the old rows
+ * (readers take NULL as "not stored"). 0 or a negative errno. */
+static int add_field_report_columns(wc_store *st, wc_error *err)
+{
+    static const char *const cols[][3] = {{"run", "ceiling_watts", "REAL"},
+                                          {"zone", "die_count", "INTEGER"},
+                                          {"zone", "die_mirrored", "INTEGER"}};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+        int has = wc_store_has_column(st, cols[i][0], cols[i][1]);
+        if (has < 0)
+            return wc_store_fail(st, err, "reading the columns of table run/zone");
+        char sql[128];
+        snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", cols[i][0], cols[i][1],
+                 cols[i][2]);
+        int rc = has ? 0 : wc_store_exec(st, sql, err);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int wc_store_ensure_calibration(wc_store *st, wc_error *err)
 {
     if (st->read_only)
         return wc_error_set(err, -EROFS, "%s: opened read-only", st->path);
-    /* the tables are version 4's: a newer file keeps its version, an older
-     * one becomes 4 (it still lacks what later versions added) */
+    /* a file gaining the calibration tables becomes version 5 whole: the
+     * exporter tables and the field-report columns come with them */
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", WC_STORE_SCHEMA_VERSION);
     int rc = wc_store_exec(st, WC_CALIBRATION_SQL, err);
-    int version = 0;
-    if (!rc)
-        rc = read_user_version(st, &version, err);
-    if (rc || version >= 4)
-        return rc;
-    return wc_store_exec(st, "PRAGMA user_version=4", err);
+    if (!rc) /* version 5 promises the exporter tables too (empty here) */
+        rc = wc_store_exec(st, WC_EXPORTER_SQL, err);
+    if (!rc) /* ... and the field-report columns (NULL: not stored) */
+        rc = add_field_report_columns(st, err);
+    return rc ? rc : wc_store_exec(st, pragma, err);
 }
 
 int wc_store_ensure_indexes(wc_store *st, wc_error *err)
 {
     if (st->read_only)
         return 0; /* queries still work, only slower */
-    return wc_store_exec(st, WC_INDEX_SQL, err);
+    int rc = wc_store_exec(st, WC_INDEX_SQL, err);
+    if (!rc && wc_store_has_object(st, "exporter_sample") == 1) /* version 5 */
+        rc = wc_store_exec(st, WC_EXPORTER_INDEX_SQL, err);
+    return rc;
 }
 
 int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_ns,

@@ -32,8 +32,10 @@
 #include "common/wc_error.h"
 
 #define WC_STORE_SCHEMA_VERSION 5
-/* Oldest schema still read: version 3 lacks only the calibration tables;
- * versions 3 and 4 lack the run's ceiling and the zones' die layout. */
+/* Oldest schema still read: version 3 lacks the calibration tables, 3 and 4
+ * the exporter tables (store_exporter.h: such runs have no exporter) and
+ * the run's ceiling and the zones' die layout (readers check the columns).
+ * Calibrating a version-3 or 4 run makes it version 5 whole. */
 #define WC_STORE_SCHEMA_MIN_VERSION 3
 
 typedef struct wc_store wc_store;
@@ -65,8 +67,9 @@ int wc_store_commit(wc_store *st, wc_error *err);
  * or -EIO. */
 int wc_store_rollback(wc_store *st);
 
-/* Creates the calibration tables if missing (a version-3 run becomes version
- * 4). Returns 0, -EROFS on a read-only store, -EIO with err. */
+/* Creates the calibration tables if missing, with the exporter tables (a
+ * version-3 or 4 run becomes version 5). Returns 0, -EROFS on a read-only
+ * store, -EIO with err. */
 int wc_store_ensure_calibration(wc_store *st, wc_error *err);
 
 /* Builds the read-side indexes if missing (done by wc_store_finish_run; readers
