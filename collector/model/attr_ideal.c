@@ -43,13 +43,14 @@ static int ideal_layout(wc_attrib *a, const wc_attr_tick_in *t)
     size_t ns = a->nsock ? a->nsock : 1, nz = a->nzone ? a->nzone : 1;
     ideal_state *i = &a->i;
     i->base_uj = calloc(ns, sizeof *i->base_uj);
+    i->base_uw = calloc(ns, sizeof *i->base_uw);
     i->base_mono_ns = calloc(ns, sizeof *i->base_mono_ns);
     i->has_base = calloc(ns, sizeof *i->has_base);
     i->counter_uj = calloc(nz, sizeof *i->counter_uj);
     i->active_total_uj = calloc(nz, sizeof *i->active_total_uj);
     i->idle_total_uj = calloc(nz, sizeof *i->idle_total_uj);
     i->attributable = calloc(nz, sizeof *i->attributable);
-    return i->base_uj && i->base_mono_ns && i->has_base && i->counter_uj &&
+    return i->base_uj && i->base_uw && i->base_mono_ns && i->has_base && i->counter_uj &&
                    i->active_total_uj && i->idle_total_uj && i->attributable
                ? 0
                : -ENOMEM;
@@ -60,12 +61,13 @@ static void ideal_release(wc_attrib *a)
 {
     ideal_state *i = &a->i;
     void *p[] = {i->base_uj,       i->has_base,      i->counter_uj,   i->active_total_uj,
-                 i->idle_total_uj, i->attributable,  i->base_mono_ns};
+                 i->idle_total_uj, i->attributable,  i->base_mono_ns, i->base_uw};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++)
         free(p[k]);
     i->base_uj = i->counter_uj = i->active_total_uj = i->idle_total_uj = NULL;
     i->has_base = i->attributable = NULL;
     i->base_mono_ns = NULL;
+    i->base_uw = NULL;
 }
 
 /* The next snapshot's tables. */
@@ -151,6 +153,21 @@ typedef struct zone_interval {
  * applies to the longer interval); one that vanished (ENOENT, cases/B25)
  * loses its baseline, so its next interval is unmeasurable and a new baseline
  * starts. */
+/* A power gauge's energy over dt_ns (hwmon power sensors, kepler-model.md
+ * §2.4): the trapezoid of the previous and the current reading, where Kepler
+ * takes the current reading for the whole interval. A reading that is not a
+ * finite power in [0, ceiling] is unusable (UNMEASURABLE, never counted). */
+static wc_delta_status ideal_gauge_delta(double prev_uw, double cur_uw, int64_t dt_ns,
+                                         double ceiling_watts, uint64_t *d)
+{
+    double ceil_uw = (ceiling_watts > 0 ? ceiling_watts : WC_DEFAULT_CEILING_WATTS) * 1e6;
+    if (!(cur_uw >= 0 && cur_uw <= ceil_uw && prev_uw >= 0 && prev_uw <= ceil_uw) ||
+        dt_ns <= 0)
+        return WC_DELTA_IMPLAUSIBLE;
+    *d = ideal_trunc_uj((prev_uw + cur_uw) / 2.0 * go_duration_seconds(dt_ns));
+    return WC_DELTA_OK;
+}
+
 static int ideal_zone_delta(wc_attrib *a, const wc_attr_tick_in *t, size_t z, int first,
                             zone_interval *zi, unsigned *flags)
 {
@@ -169,18 +186,21 @@ static int ideal_zone_delta(wc_attrib *a, const wc_attr_tick_in *t, size_t z, in
             continue;
         }
         uint64_t prev = st->base_uj[s], d = 0;
+        double prev_uw = st->base_uw[s];
         int had = st->has_base[s];
         int64_t dt_ns = t->mono_ns - st->base_mono_ns[s];
         st->base_uj[s] = in->energy_uj;
+        st->base_uw[s] = in->power_uw;
         st->base_mono_ns[s] = t->mono_ns;
         st->has_base[s] = 1;
         if (first || !had) {
             complete = 0;
             continue;
         }
-        wc_delta_status ds = wc_counter_delta_checked(prev, in->energy_uj,
-                                                      in->max_energy_range_uj, dt_ns,
-                                                      a->ceiling_watts, &d);
+        wc_delta_status ds =
+            in->gauge ? ideal_gauge_delta(prev_uw, in->power_uw, dt_ns, a->ceiling_watts, &d)
+                      : wc_counter_delta_checked(prev, in->energy_uj, in->max_energy_range_uj,
+                                                 dt_ns, a->ceiling_watts, &d);
         if (!wc_delta_usable(ds)) {
             if (ds == WC_DELTA_AMBIGUOUS)
                 *flags |= WC_AF_WRAP_AMBIGUOUS;

@@ -1,6 +1,7 @@
 /*
  * attr_internal.h — what the attribution engine (attribution.c) and its model
- * variants (attr_kepler.c: kepler-0.11 and kepler-head; attr_ideal.c: ideal)
+ * variants (attr_kepler.c: kepler-0.10, kepler-0.11 and kepler-main;
+ * attr_ideal.c: ideal)
  * share: the engine's state, the keyed tables of running totals, the per-tick
  * scratch, each variant's state, the model table (attr_models.c) and the
  * helpers the variants call back into the engine for.
@@ -122,7 +123,9 @@ typedef struct kepler_state {
     /* meter (per zone name) */
     uint64_t *max_uj;     /* MaxEnergy(): socket max, or Σmax saturating */
     uint64_t *agg_uj;     /* AggregatedZone.currentEnergy */
-    uint64_t *read_uj;    /* this tick's reading */
+    uint64_t *read_uj;    /* this tick's reading (a gauge: its accumulated counter) */
+    double *read_uw;      /* this tick's gauge reading (Power()), µW; NAN: a counter */
+    int zone_types;       /* 1 from v0.11.4: range 0 and reading 0 = a power gauge (§2.6) */
     unsigned *pending;    /* WRAP seen by a read whose refresh failed */
     /* informer */
     proc_tab cache, cache_next;
@@ -141,6 +144,7 @@ typedef struct kepler_state {
 /* The ideal model's baselines and totals. */
 typedef struct ideal_state {
     uint64_t *base_uj;            /* per socket: last good reading */
+    double *base_uw;              /* per socket: last good gauge reading, µW */
     int64_t *base_mono_ns;        /* per socket: tick mono_ns of that reading */
     unsigned char *has_base;
     int have_prev;
@@ -179,6 +183,7 @@ typedef void (*attr_step_fn)(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out
 typedef struct attr_model {
     wc_model id;
     const char *name;              /* --model value, run.model, model.name */
+    const char *old_name;          /* the name older versions stored, or NULL */
     attr_step_fn step;
     const attr_state_ops *state;
     const char *description;       /* one line for humans */
@@ -239,10 +244,14 @@ void attr_commit_tables(wc_attrib *a, const wc_attr_tick_in *t, proc_tab *procs,
 
 /* ---- the variants (attr_kepler.c, attr_ideal.c) --------------------------- */
 
-/* Kepler v0.10.0–v0.11.4: the node first, split with the previous ratio. */
+/* Kepler v0.11.4 (the released order of v0.10.0–v0.11.4: the node first,
+ * split with the previous ratio), with its zone-type test. */
 void attr_kepler_011_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out);
 /* Kepler main after 81477124: the informer first, ratio of the same interval. */
 void attr_kepler_head_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out);
+/* kepler-0.10 (v0.10.0–v0.11.3): kepler-0.11 without the zone-type test
+ * (kepler-model.md §2.6): no power gauges. */
+void attr_kepler_010_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out);
 /* The meter, informer and snapshot state both Kepler variants keep. */
 extern const attr_state_ops attr_kepler_state;
 /* wattcal's corrected model. */

@@ -14,8 +14,14 @@
  *   kepler-0.11  released ordering (v0.10.0–v0.11.4): the node's active/idle
  *                split of interval k uses the usage ratio of interval k−1
  *                (tick 2 therefore uses 0: every workload skipped and reset).
- *   kepler-head  main after commit 81477124: ratio and deltas over the same
- *                interval.
+ *                From v0.11.4: a zone reading 0 with range 0 is a power
+ *                gauge (node.go isEnergySensor): RAPL then fails the refresh,
+ *                an hwmon gauge is integrated as P x interval.
+ *   kepler-0.10  v0.10.0–v0.11.3: the same without that zone-type test: a
+ *                zone reading 0 with range 0 is a counter at 0, and power
+ *                gauges are no meter (their zones fail every refresh).
+ *   kepler-main  main after commit 81477124 (followed up to 13944a69; was
+ *                kepler-head): ratio and deltas over the same interval.
  *   ideal        wattcal's corrected model: (pid, starttime) identity, no
  *                lifetime first Δ, ratio and deltas over the same interval,
  *                counters differenced per socket with wattcal's sane wrap rule
@@ -56,15 +62,25 @@
 #include "collector/procfs/procstat.h"
 #include "common/wc_error.h"
 
+/* The models, named by the Kepler releases they match (docs/kepler-model.md
+ * §5, §6 says what differs). Values are not stored (runs store the name);
+ * kepler-0.10 came last, so it is appended. */
 typedef enum wc_model {
     WC_MODEL_KEPLER_011 = 0,
-    WC_MODEL_KEPLER_HEAD,
-    WC_MODEL_IDEAL
+    WC_MODEL_KEPLER_MAIN,
+    WC_MODEL_IDEAL,
+    WC_MODEL_KEPLER_010,
+    WC_MODEL_KEPLER_HEAD = WC_MODEL_KEPLER_MAIN /* its old name */
 } wc_model;
 
-/* "kepler-0.11", "kepler-head", "ideal" ("unknown" outside the table). The
- * names, descriptions and steps come from one table (attr_models.c). */
+/* "kepler-0.10", "kepler-0.11", "kepler-main", "ideal" ("unknown" outside the
+ * table). The names, descriptions and steps come from one table
+ * (attr_models.c). */
 const char *wc_model_name(wc_model m);
+/* The name model m was stored under by older wattcal versions ("kepler-head"
+ * for kepler-main), or NULL when it never had another. Readers of old runs
+ * look rows up under it too; wc_model_parse accepts it. */
+const char *wc_model_old_name(wc_model m);
 /* One line for humans saying what model m does (for --help listings). */
 const char *wc_model_description(wc_model m);
 /* The exporter release a model reproduces, for reports ("Kepler v0.10.0 –
@@ -72,7 +88,8 @@ const char *wc_model_description(wc_model m);
 const char *wc_model_exporter(wc_model m);
 /* Number of models; they are the wc_model values 0 .. wc_model_count() − 1. */
 size_t wc_model_count(void);
-/* Parses a model name; returns 0 or -EINVAL. */
+/* Parses a model name, or an old name (wc_model_old_name); returns 0 or
+ * -EINVAL. */
 int wc_model_parse(const char *name, wc_model *out);
 
 /* Longest zone name, NUL included. */
@@ -93,6 +110,10 @@ typedef struct wc_attr_zone_in {
                                     transient failure, after which the ideal model differences
                                     the next reading against the last good one. Ignored when
                                     ok; the Kepler models ignore it */
+    int gauge;                   /* 1: a power gauge (hwmon powerN_input/average, V x I), not a
+                                    counter: energy_uj and max_energy_range_uj are 0 and power_uw
+                                    holds the reading; every socket of one name alike */
+    double power_uw;             /* gauge: the reading, µW */
 } wc_attr_zone_in;
 
 /* One process of one tick. pids are unique within a tick. */

@@ -112,7 +112,9 @@ int wc_store_get_run(wc_store *st, wc_run_meta *m, wc_error *err);
 /* Id of an existing model in the model table, without inserting (readers;
  * wc_store_model_id below inserts). Returns 0 with *model_id set, -ENOENT
  * when the model table has no such name (err: "no attribution rows of model
- * M"), -EIO. Whether a model has rows: wc_store_has_model_rows. */
+ * M"), -EIO. A model renamed since (wc_model_old_name) is found under its
+ * old name when the run has no rows under the new one. Whether a model has
+ * rows: wc_store_has_model_rows (which looks under both names too). */
 int wc_store_find_model(wc_store *st, const char *model_name, int64_t *model_id,
                         wc_error *err);
 

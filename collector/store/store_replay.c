@@ -30,10 +30,13 @@ static const char PROCS_SQL[] =
     " p.container_id, p.pod_uid, p.runtime_monitor FROM proc_sample ps"
     " JOIN process p ON p.id = ps.process_id ORDER BY ps.rowid";
 
-/* A counter zone of the run (gauge zones are not attributed). */
+/* A zone of the run the models attribute: its counter zones, or — on a node
+ * without any (no RAPL) — its power-gauge zones, as Kepler's preferred
+ * meters take RAPL before hwmon (kepler-model.md §2.1, §2.4). */
 typedef struct zone_meta {
     char name[32];
     uint64_t max_uj;
+    int gauge;
 } zone_meta;
 
 /* The source's cursors and the current tick's inputs. */
@@ -69,8 +72,10 @@ static int grow_zones(replay_src *r, size_t *cap, wc_error *err)
 static int load_zones(replay_src *r, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
-    int rc = wc_store_prepare(r->st, "SELECT id, name, max_energy_range_uj FROM zone"
-                                     " WHERE kind = 'counter_uj' ORDER BY id",
+    int rc = wc_store_prepare(r->st, "SELECT id, name, max_energy_range_uj, kind = 'gauge_uw'"
+                                     " FROM zone WHERE kind = (SELECT CASE WHEN EXISTS("
+                                     "SELECT 1 FROM zone WHERE kind = 'counter_uj') THEN"
+                                     " 'counter_uj' ELSE 'gauge_uw' END) ORDER BY id",
                               &s, err, "replay: reading zones");
     size_t cap = 0;
     int step = SQLITE_DONE;
@@ -79,6 +84,9 @@ static int load_zones(replay_src *r, wc_error *err)
         zone_meta *z = &r->zones[r->nzones++];
         wc_store_col_text(s, 1, z->name, sizeof z->name);
         z->max_uj = (uint64_t)sqlite3_column_int64(s, 2);
+        z->gauge = sqlite3_column_int(s, 3);
+        if (z->gauge)
+            z->max_uj = 0;
     }
     if (!rc && step != SQLITE_DONE)
         rc = wc_store_fail(r->st, err, "replay: reading zones");
@@ -86,13 +94,15 @@ static int load_zones(replay_src *r, wc_error *err)
     if (rc)
         return rc;
     if (r->nzones == 0)
-        return wc_error_set(err, -EINVAL, "replay: the run has no energy-counter zone to attribute");
+        return wc_error_set(err, -EINVAL, "replay: the run has no energy-counter or power-gauge "
+                                          "zone to attribute");
     r->zone_in = calloc(r->nzones, sizeof *r->zone_in);
     if (!r->zone_in)
         return wc_error_set(err, -ENOMEM, "out of memory");
     for (size_t i = 0; i < r->nzones; i++) {
         r->zone_in[i].name = r->zones[i].name;
         r->zone_in[i].max_energy_range_uj = r->zones[i].max_uj;
+        r->zone_in[i].gauge = r->zones[i].gauge;
     }
     return 0;
 }
@@ -184,8 +194,10 @@ static void read_zones(replay_src *r, int64_t tick_id)
     for (; r->zrc == SQLITE_ROW && sqlite3_column_int64(z, 0) == tick_id; r->zrc = sqlite3_step(z)) {
         int64_t idx = zone_index(r, sqlite3_column_int64(z, 1));
         if (idx < 0)
-            continue; /* a gauge zone */
-        r->zone_in[idx].energy_uj = (uint64_t)sqlite3_column_int64(z, 2);
+            continue; /* a zone not attributed (a gauge beside counters) */
+        wc_attr_zone_in *in = &r->zone_in[idx];
+        in->energy_uj = in->gauge ? 0 : (uint64_t)sqlite3_column_int64(z, 2);
+        in->power_uw = in->gauge ? sqlite3_column_double(z, 2) : 0.0;
         r->zone_in[idx].ok = sqlite3_column_int(z, 3) == 0 && sqlite3_column_type(z, 2) != SQLITE_NULL;
         r->zone_in[idx].vanished = sqlite3_column_int(z, 3) == -ENOENT;
     }
@@ -308,10 +320,14 @@ int wc_store_has_model_rows(wc_store *st, wc_model model, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
     int rc = wc_store_prepare(st, "SELECT 1 FROM node_attr n JOIN model m ON m.id = n.model_id"
-                                  " WHERE m.name = ? LIMIT 1", &s, err, "reading models");
+                                  " WHERE m.name IN (?1, ?2) LIMIT 1", &s, err,
+                          "reading models");
     if (rc)
         return rc;
+    /* a run of an older version holds the model's rows under its old name */
+    const char *old = wc_model_old_name(model);
     sqlite3_bind_text(s, 1, wc_model_name(model), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, old ? old : wc_model_name(model), -1, SQLITE_STATIC);
     int step = sqlite3_step(s);
     rc = step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0 : wc_store_fail(st, err, "reading models");
     sqlite3_finalize(s);

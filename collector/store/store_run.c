@@ -89,8 +89,9 @@ int wc_store_get_run(wc_store *st, wc_run_meta *m, wc_error *err)
     return step == SQLITE_ROW ? read_ceiling(st, m, err) : 0;
 }
 
-int wc_store_find_model(wc_store *st, const char *model_name, int64_t *model_id,
-                        wc_error *err)
+/* The id of the model row named exactly model_name; 0, -ENOENT or -EIO. */
+static int find_model_named(wc_store *st, const char *model_name, int64_t *model_id,
+                            wc_error *err)
 {
     sqlite3_stmt *s = NULL;
     int rc = wc_store_prepare(st, "SELECT id FROM model WHERE name = ?", &s, err,
@@ -108,4 +109,16 @@ int wc_store_find_model(wc_store *st, const char *model_name, int64_t *model_id,
         return wc_store_fail(st, err, "reading model");
     return wc_error_set(err, -ENOENT, "%s: no attribution rows of model %s", st->path,
                         model_name);
+}
+
+int wc_store_find_model(wc_store *st, const char *model_name, int64_t *model_id,
+                        wc_error *err)
+{
+    int rc = find_model_named(st, model_name, model_id, err);
+    wc_model m;
+    const char *old = rc == -ENOENT && wc_model_parse(model_name, &m) == 0
+                          ? wc_model_old_name(m) : NULL;
+    if (old && find_model_named(st, old, model_id, NULL) == 0)
+        return 0; /* a run of an older version: the model's rows under its old name */
+    return rc;
 }

@@ -1122,13 +1122,19 @@ Test(attribution, model_names)
     wc_model m;
     cr_expect_eq(wc_model_parse("kepler-0.11", &m), 0);
     cr_expect_eq(m, WC_MODEL_KEPLER_011);
-    cr_expect_eq(wc_model_parse("kepler-head", &m), 0);
-    cr_expect_eq(m, WC_MODEL_KEPLER_HEAD);
+    cr_expect_eq(wc_model_parse("kepler-main", &m), 0);
+    cr_expect_eq(m, WC_MODEL_KEPLER_MAIN);
+    cr_expect_eq(wc_model_parse("kepler-head", &m), 0, "the old name still reads");
+    cr_expect_eq(m, WC_MODEL_KEPLER_MAIN);
+    cr_expect_str_eq(wc_model_old_name(WC_MODEL_KEPLER_MAIN), "kepler-head");
+    cr_expect_null(wc_model_old_name(WC_MODEL_KEPLER_011));
+    cr_expect_eq(wc_model_parse("kepler-0.10", &m), 0);
+    cr_expect_eq(m, WC_MODEL_KEPLER_010);
     cr_expect_eq(wc_model_parse("ideal", &m), 0);
     cr_expect_eq(m, WC_MODEL_IDEAL);
     cr_expect_eq(wc_model_parse("kepler", &m), -EINVAL);
     cr_expect_eq(wc_model_parse(NULL, &m), -EINVAL);
-    cr_expect_str_eq(wc_model_name(WC_MODEL_KEPLER_HEAD), "kepler-head");
+    cr_expect_str_eq(wc_model_name(WC_MODEL_KEPLER_HEAD), "kepler-main");
     cr_expect_null(wc_attrib_new((wc_model)42));
     wc_attrib_free(NULL);
 }
@@ -1137,7 +1143,7 @@ Test(attribution, model_names)
  * it and a description; a value outside it has neither. */
 Test(attribution, model_table)
 {
-    cr_assert_eq(wc_model_count(), 3);
+    cr_assert_eq(wc_model_count(), 4);
     for (size_t i = 0; i < wc_model_count(); i++) {
         wc_model m = (wc_model)i, back;
         cr_expect_eq(wc_model_parse(wc_model_name(m), &back), 0, "%s", wc_model_name(m));
