@@ -84,7 +84,8 @@ int wc_cli_parse_zone_list(const char *text, char *buf, size_t cap, const char *
                            size_t max);
 
 /* The names of the attribution models from the model table, "kepler-0.11,
- * kepler-head or ideal", into buf (cap bytes; cut when short). Returns buf. */
+ * kepler-main, ideal or kepler-0.10", into buf (cap bytes; cut when short).
+ * Returns buf. */
 const char *wc_cli_model_names(char *buf, size_t cap);
 
 /* Joins argv into buf with spaces (for the run's stored command line). */

@@ -28,7 +28,8 @@ static const wc_cli_spec ATTRIBUTE_SPEC = {
     .about =
         "Recomputes the attribution of a recorded run from its raw samples under\n"
         "each model given (replacing that model's previous rows), so one recording\n"
-        "can be compared across exporter versions: kepler-0.11, kepler-head, ideal.",
+        "can be compared across exporter versions: kepler-0.10, kepler-0.11,\n"
+        "kepler-main (formerly kepler-head, a name still accepted), ideal.",
     .opts = ATTRIBUTE_TABLES,
     .choices = ATTRIBUTE_CHOICES,
     .col = 16,
