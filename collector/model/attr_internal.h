@@ -45,17 +45,22 @@ typedef struct proc_rec {
     double cpu_s;        /* Kepler informer: cached CPUTotalTime, seconds */
 } proc_rec;
 
-/* Processes sorted by (pid, start) with nzone totals each (tot_uj[k*nz + z]). */
+/* Processes sorted by (pid, start) with nzone totals each (tot_uj[k*nz + z])
+ * and the power of their last row (pw_uw, same layout: Kepler's terminated
+ * tracker exports it). */
 typedef struct proc_tab {
     proc_rec *rec;
     uint64_t *tot_uj;
+    double *pw_uw;
     size_t n, cap;
 } proc_tab;
 
-/* Strings (container ids, pod uids) sorted by strcmp, with nzone totals each. */
+/* Strings (container ids, pod uids) sorted by strcmp, with nzone totals and
+ * last powers each. */
 typedef struct str_tab {
     size_t *off;         /* key offsets into pool */
     uint64_t *tot_uj;
+    double *pw_uw;
     char *pool;
     size_t n, cap, pool_len, pool_cap;
 } str_tab;
@@ -75,6 +80,8 @@ int attr_str_tab_reserve(str_tab *t, size_t n, size_t nz, size_t pool_bytes);
 void attr_str_tab_free(str_tab *t);
 /* The nz totals of key in t (a previous snapshot), or NULL when absent. */
 const uint64_t *attr_str_prev(const str_tab *t, const char *key, size_t nz);
+/* Key i of t (i < t->n). */
+const char *attr_str_key(const str_tab *t, size_t i);
 
 /* ---- the engine's state -------------------------------------------------- */
 
@@ -139,6 +146,11 @@ typedef struct kepler_state {
     uint64_t *snap_counter_uj, *snap_active_uj, *snap_idle_uj;
     proc_tab procs, procs_next;
     str_tab cont, cont_next, pod, pod_next;
+    /* terminated workloads (attr_terminated.c) */
+    wc_attr_term_out *term;
+    size_t term_cap;
+    struct term_heap_item *heap;
+    size_t heap_cap;
 } kepler_state;
 
 /* The ideal model's baselines and totals. */
@@ -198,6 +210,8 @@ struct wc_attrib {
     const attr_model *def;        /* its row of the model table */
     double ceiling_watts;         /* ideal: counter ceiling per zone (wc_attrib_set_ceiling);
                                      0 = counter.h's default */
+    int max_terminated;           /* Kepler: terminated workloads kept per kind (<0: all) */
+    uint64_t min_terminated_uj;   /* Kepler: below it in the primary zone: not kept */
     int have_layout;
     size_t nsock;                 /* input zones per tick */
     char (*sock_name)[WC_ATTR_ZONE_NAME_MAX];
@@ -254,6 +268,16 @@ void attr_kepler_head_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *
 void attr_kepler_010_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out);
 /* The meter, informer and snapshot state both Kepler variants keep. */
 extern const attr_state_ops attr_kepler_state;
+/* Room for the terminated rows of the next step (attr_terminated.c): the
+ * current snapshot's workloads, each a candidate; 0 or -ENOMEM. */
+int attr_term_reserve(wc_attrib *a);
+/* Kepler's terminated-workload trackers after a committed refresh
+ * (attr_terminated.c): the workloads of the previous snapshot (the *_next
+ * tables after attr_commit_tables) that no longer run, kept as
+ * terminated_resource_tracker.go keeps them, into out->term. */
+void attr_term_collect(wc_attrib *a, wc_attr_out *out);
+/* Frees the tracker's arrays. */
+void attr_term_free(wc_attrib *a);
 /* wattcal's corrected model. */
 void attr_ideal_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out);
 /* The ideal model's baselines, totals and tables. */

@@ -149,6 +149,8 @@ static int kepler_reserve(wc_attrib *a, size_t n, size_t cont_bytes, size_t pod_
         rc = attr_str_tab_reserve(&k->pod_next, n, a->nzone, pod_bytes);
     if (!rc)
         rc = attr_proc_tab_reserve(&k->cache_next, n, 0);
+    if (!rc)
+        rc = attr_term_reserve(a);
     return rc;
 }
 
@@ -164,6 +166,7 @@ static void kepler_free(wc_attrib *a)
     attr_str_tab_free(&k->cont_next);
     attr_str_tab_free(&k->pod);
     attr_str_tab_free(&k->pod_next);
+    attr_term_free(a);
 }
 
 const attr_state_ops attr_kepler_state = {kepler_layout, kepler_release, kepler_reserve,
@@ -570,6 +573,8 @@ static void kepler_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out
     }
     out->nwork = kepler_rows(a, t, first);
     kepler_commit(a, t);
+    if (!first) /* calculate*Power (not the first read) feed the trackers */
+        attr_term_collect(a, out);
     out->flags = first ? WC_AF_FIRST : 0u;
     out->cpu_delta_sum_s = k->d_sum_s;
     out->node_busy_s = k->busy_s;

@@ -68,6 +68,7 @@ int attr_proc_tab_reserve(proc_tab *t, size_t n, size_t nz)
         return -ENOMEM;
     GROW_OR_FAIL(t->rec, n);
     GROW_OR_FAIL(t->tot_uj, ntot);
+    GROW_OR_FAIL(t->pw_uw, ntot);
     t->cap = n;
     return 0;
 }
@@ -76,6 +77,7 @@ void attr_proc_tab_free(proc_tab *t)
 {
     free(t->rec);
     free(t->tot_uj);
+    free(t->pw_uw);
 }
 
 /* Index of pid (and start when by_start) or NPOS; binary search. */
@@ -105,6 +107,7 @@ int attr_str_tab_reserve(str_tab *t, size_t n, size_t nz, size_t pool_bytes)
             return -ENOMEM;
         GROW_OR_FAIL(t->off, n);
         GROW_OR_FAIL(t->tot_uj, ntot);
+        GROW_OR_FAIL(t->pw_uw, ntot);
         t->cap = n;
     }
     if (pool_bytes > t->pool_cap || !t->pool) {
@@ -118,12 +121,18 @@ void attr_str_tab_free(str_tab *t)
 {
     free(t->off);
     free(t->tot_uj);
+    free(t->pw_uw);
     free(t->pool);
 }
 
 static const char *str_tab_key(const str_tab *t, size_t i)
 {
     return t->pool + t->off[i];
+}
+
+const char *attr_str_key(const str_tab *t, size_t i)
+{
+    return str_tab_key(t, i);
 }
 
 /* Appends a key (callers push in strcmp order; capacity was reserved). */
@@ -191,8 +200,18 @@ wc_attrib *wc_attrib_new(wc_model model)
     if (a) {
         a->model = model;
         a->def = def;
+        a->max_terminated = WC_KEPLER_MAX_TERMINATED;
+        a->min_terminated_uj = WC_KEPLER_MIN_TERMINATED_UJ;
     }
     return a;
+}
+
+void wc_attrib_set_terminated(wc_attrib *a, int max_terminated, uint64_t min_energy_uj)
+{
+    if (a) {
+        a->max_terminated = max_terminated;
+        a->min_terminated_uj = min_energy_uj;
+    }
 }
 
 void wc_attrib_set_ceiling(wc_attrib *a, double watts)
@@ -572,8 +591,10 @@ static void commit_str(str_tab *next, const wc_attr_work_out *rows, const size_t
     for (size_t j = 0; j < ng; j++) {
         const wc_attr_work_out *w = rows + sorted[j] * nz;
         size_t k = str_tab_push(next, w->key);
-        for (size_t z = 0; z < nz; z++)
+        for (size_t z = 0; z < nz; z++) {
             next->tot_uj[k * nz + z] = w[z].total_uj;
+            next->pw_uw[k * nz + z] = w[z].power_uw;
+        }
     }
 }
 
@@ -588,8 +609,10 @@ void attr_commit_tables(wc_attrib *a, const wc_attr_tick_in *t, proc_tab *procs,
         size_t i = s->ord[j];
         const wc_attr_proc_in *p = &t->procs[i];
         pnext->rec[j] = (proc_rec){p->pid, p->starttime, p->cpu_ticks, 0.0};
-        for (size_t z = 0; z < nz; z++)
+        for (size_t z = 0; z < nz; z++) {
             pnext->tot_uj[j * nz + z] = a->work[i * nz + z].total_uj;
+            pnext->pw_uw[j * nz + z] = a->work[i * nz + z].power_uw;
+        }
     }
     pnext->n = n;
     attr_proc_tab_swap(procs, pnext);

@@ -161,6 +161,8 @@ enum {
                                        went backwards): Kepler's active/idle split is
                                        meaningless, idle may underflow to ≈2^64 µJ. Set on each
                                        node zone whose split used such a ratio (§3.1) */
+    WC_AF_TERMINATED     = 1u << 12,/* Kepler: a workload that exited, exported once with its
+                                       last total and power (state="terminated", §4.3) */
     WC_AF_WRAP_AMBIGUOUS = 1u << 11 /* ideal: a socket's counter interval was long enough for a
                                        whole wrap to hide in it at the run's ceiling
                                        (counter.h WC_DELTA_AMBIGUOUS): its energy is not
@@ -208,6 +210,25 @@ typedef struct wc_attr_work_out {
     unsigned flags;
 } wc_attr_work_out;
 
+/* One zone of a terminated workload as the Kepler models export it
+ * (internal/monitor/terminated_resource_tracker.go, kepler-model.md §4.3):
+ * a workload of the previous snapshot that no longer runs, frozen at its last
+ * total and last power, kept when its total in the primary zone reaches
+ * min_terminated (10 J) and it is among the max_terminated (500) largest of
+ * its kind, exported with the refresh that found it gone and cleared at the
+ * next one (every refresh is taken as scraped before the next). Rows: every
+ * kept process, then containers, then pods, each with one row per node zone;
+ * no interval energy (its energy was counted while it ran). */
+typedef struct wc_attr_term_out {
+    wc_attr_level level;
+    int32_t pid;                 /* process: its pid (Kepler's key); else 0 */
+    uint64_t starttime;          /* process: its starttime when last seen; else 0 */
+    const char *key;             /* container id or pod uid; "" for a process (engine-owned) */
+    size_t zone;                 /* index into the node output array */
+    uint64_t total_uj;           /* its last exported total, µJ */
+    double power_uw;             /* its last power, µW (Kepler exports it, not 0) */
+} wc_attr_term_out;
+
 /* The output of one step; arrays owned by the engine, valid until the next step. */
 typedef struct wc_attr_out {
     wc_attr_node_out *node;
@@ -218,6 +239,8 @@ typedef struct wc_attr_out {
     double node_busy_s;          /* busy CPU seconds from /proc/stat over the interval of this
                                     tick's CPU deltas (total − idle − iowait ticks / 100) */
     unsigned flags;              /* flags of the whole tick: FIRST, REFRESH_FAILED, CPU_MISSING */
+    const wc_attr_term_out *term;/* Kepler models: terminated workloads exported this tick */
+    size_t nterm;
 } wc_attr_out;
 
 typedef struct wc_attrib wc_attrib;
@@ -232,6 +255,18 @@ wc_attrib *wc_attrib_new(wc_model model);
  * before the first step. The Kepler models use no ceiling (any decrease is
  * one wrap). */
 void wc_attrib_set_ceiling(wc_attrib *a, double watts);
+
+/* Kepler's defaults for the terminated-workload trackers (config/config.go:
+ * monitor.maxTerminated 500 — 100 in the shipped manifests — and
+ * monitor.minTerminatedEnergyThreshold 10 J). */
+#define WC_KEPLER_MAX_TERMINATED 500
+#define WC_KEPLER_MIN_TERMINATED_UJ UINT64_C(10000000)
+
+/* Sets the Kepler models' terminated-workload trackers: at most
+ * max_terminated per kind (0 disables them, < 0 keeps all), those below
+ * min_energy_uj in the primary zone dropped. Defaults above; call before the
+ * first step. The ideal model keeps no tracker. */
+void wc_attrib_set_terminated(wc_attrib *a, int max_terminated, uint64_t min_energy_uj);
 
 /* Advances by one tick. Returns 0; -EINVAL with err set when the zone list
  * changed (length or names) since the first tick, a zone name is too long,

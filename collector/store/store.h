@@ -170,7 +170,9 @@ int wc_store_model_id(wc_store *st, const char *model_name, int64_t *model_id, w
 /* Inserts one attribution step: node rows per zone and workload rows (only
  * rows with a non-zero CPU delta, energy or power, or a flag; a missing row
  * means 0 this tick). proc_ids[i] is the process row id of the tick's i-th
- * attribution input process. */
+ * attribution input process. The Kepler models' terminated workloads
+ * (out->term) become rows flagged WC_AF_TERMINATED (energy 0, their frozen
+ * total and last power; a process row found by pid and starttime). */
 int wc_store_put_attribution(wc_store *st, int64_t model_id, int64_t tick_id,
                              const wc_attr_out *out, const int64_t *proc_ids,
                              wc_error *err);

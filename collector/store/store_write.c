@@ -397,6 +397,52 @@ static int put_node_attr(wc_store *st, int64_t model_id, int64_t tick_id,
     return 0;
 }
 
+/* The process row of a terminated process, by (pid, starttime); NULL when
+ * the run holds none (it cannot happen for a recorded one). */
+static void bind_term_process(sqlite3_stmt *w, sqlite3_stmt *find, const wc_attr_term_out *t)
+{
+    sqlite3_bind_null(w, 4);
+    if (t->level != WC_LEVEL_PROCESS || !find)
+        return;
+    sqlite3_bind_int64(find, 1, t->pid);
+    bind_u64(find, 2, t->starttime);
+    if (sqlite3_step(find) == SQLITE_ROW)
+        sqlite3_bind_int64(w, 4, sqlite3_column_int64(find, 0));
+    sqlite3_reset(find);
+}
+
+/* The Kepler models' terminated workloads of the tick (out->term): work_attr
+ * rows flagged WC_AF_TERMINATED with their frozen total and last power, no
+ * interval energy or CPU (readers of interval energy skip them). */
+static int put_term_attr(wc_store *st, int64_t model_id, int64_t tick_id,
+                         const wc_attr_out *out, wc_error *err)
+{
+    sqlite3_stmt *s = st->q[Q_WORK_ATTR], *find = NULL;
+    if (out->nterm == 0)
+        return 0;
+    if (sqlite3_prepare_v2(st->db, "SELECT id FROM process WHERE pid = ? AND starttime = ?"
+                                   " ORDER BY id DESC LIMIT 1", -1, &find, NULL) != SQLITE_OK)
+        return wc_store_fail(st, err, "writing terminated workloads");
+    int rc = 0;
+    for (size_t i = 0; i < out->nterm && !rc; i++) {
+        const wc_attr_term_out *t = &out->term[i];
+        sqlite3_bind_int64(s, 1, model_id);
+        sqlite3_bind_int64(s, 2, tick_id);
+        sqlite3_bind_int(s, 3, (int)t->level);
+        bind_term_process(s, find, t);
+        bind_text(s, 5, t->key);
+        bind_text(s, 6, t->zone < out->nnode ? out->node[t->zone].zone : "");
+        sqlite3_bind_double(s, 7, 0.0);
+        bind_u64(s, 8, 0);
+        bind_u64(s, 9, t->total_uj);
+        sqlite3_bind_double(s, 10, t->power_uw);
+        sqlite3_bind_int(s, 11, (int)WC_AF_TERMINATED);
+        rc = step_reset(st, s, err, "writing terminated workloads");
+    }
+    sqlite3_finalize(find);
+    return rc;
+}
+
 int wc_store_put_attribution(wc_store *st, int64_t model_id, int64_t tick_id,
                              const wc_attr_out *out, const int64_t *proc_ids, wc_error *err)
 {
@@ -426,7 +472,7 @@ int wc_store_put_attribution(wc_store *st, int64_t model_id, int64_t tick_id,
         if (rc)
             return rc;
     }
-    return 0;
+    return put_term_attr(st, model_id, tick_id, out, err);
 }
 
 int wc_store_put_truth_source(wc_store *st, const char *spec, const char *kind,
