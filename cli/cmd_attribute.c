@@ -9,11 +9,15 @@
 #include "collector/store/store.h"
 #include "collector/store/store_replay.h"
 
-enum { OPT_DB = 1, OPT_MODEL };
+enum { OPT_DB = 1, OPT_MODEL, OPT_KEPLER_CONFIG };
 
 static const wc_cli_opt ATTRIBUTE_OPTS[] = {
     {"db", "FILE", OPT_DB, "a run written by `wattcal record`"},
     {"model", "M", OPT_MODEL, "a model to compute (repeatable), one of:"},
+    {"kepler-config", "FILE", OPT_KEPLER_CONFIG,
+     "the deployed Kepler's config.yaml: its terminated-\n"
+     "workload limits, and its preferred meter (hwmon\n"
+     "first: a run's power gauges are attributed)"},
     WC_CLI_OPT_END,
 };
 
@@ -32,7 +36,7 @@ static const wc_cli_spec ATTRIBUTE_SPEC = {
         "kepler-main (formerly kepler-head, a name still accepted), ideal.",
     .opts = ATTRIBUTE_TABLES,
     .choices = ATTRIBUTE_CHOICES,
-    .col = 16,
+    .col = 22,
     .footer = "exit codes: 0 attributed, 2 usage error, unreadable or read-only DB",
 };
 
@@ -41,6 +45,8 @@ typedef struct attribute_cli {
     const char *db;
     wc_model models[8];
     int nmodels;
+    wc_kepler_config kepler;      /* --kepler-config */
+    int have_kepler;
 } attribute_cli;
 
 /* One option (wc_cli_handler) into the attribute_cli ctx. */
@@ -49,6 +55,15 @@ static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
     attribute_cli *c = ctx;
     if (opt->id == OPT_DB) {
         c->db = arg;
+        return 0;
+    }
+    if (opt->id == OPT_KEPLER_CONFIG) {
+        wc_error e = {{0}};
+        if (wc_kepler_config_load(arg, &c->kepler, &e)) {
+            fprintf(stderr, "wattcal attribute: --kepler-config: %s\n", e.msg);
+            return WC_EXIT_USAGE;
+        }
+        c->have_kepler = 1;
         return 0;
     }
     if (c->nmodels == 8 || wc_model_parse(arg, &c->models[c->nmodels])) {
@@ -82,7 +97,8 @@ int cmd_attribute(int argc, char **argv)
     int exit_code = WC_EXIT_OK;
     for (int i = 0; i < nmodels && exit_code == WC_EXIT_OK; i++) {
         int64_t ticks = 0;
-        if (wc_store_replay(st, models[i], &ticks, &err)) {
+        if (wc_store_replay_config(st, models[i], c.have_kepler ? &c.kepler : NULL, &ticks,
+                                   &err)) {
             wc_cli_error("attribute", err.msg);
             exit_code = WC_EXIT_USAGE;
         } else {

@@ -18,7 +18,7 @@
 
 enum { OPT_DB = 1, OPT_INTERVAL, OPT_DURATION, OPT_METER, OPT_MODEL, OPT_CEILING, OPT_SIM_SEED,
        OPT_QUIET, OPT_TRUTH, OPT_TRUTH_FORMAT, OPT_TRUTH_INTERVAL, OPT_EXPORTER,
-       OPT_EXPORTER_INTERVAL, OPT_EXPORTER_TIMEOUT, OPT_EXPORTER_TOKEN };
+       OPT_EXPORTER_INTERVAL, OPT_EXPORTER_TIMEOUT, OPT_EXPORTER_TOKEN, OPT_KEPLER_CONFIG };
 
 #define MAX_TRUTH 16
 
@@ -32,6 +32,10 @@ static const wc_cli_opt RECORD_OPTS[] = {
      "meter record exits 2. One of:"},
     {"model", "M", OPT_MODEL,
      "attribution model (default kepler-0.11), one of:"},
+    {"kepler-config", "FILE", OPT_KEPLER_CONFIG,
+     "the deployed Kepler's config.yaml: its terminated-\n"
+     "workload limits shape the Kepler models, and its\n"
+     "monitor.interval is the default --interval"},
     WC_CLI_OPT_END,
 };
 
@@ -131,6 +135,8 @@ static int bad_choice(const char *opt, const char *choices, const char *val)
 }
 
 static const char *truth_specs[MAX_TRUTH];
+static wc_kepler_config kepler_cfg; /* --kepler-config, read once */
+static int interval_given;
 static const char *exporter_specs[WC_EXPORTER_MAX];
 
 /* What and how to sample: the run file, timing, meter, model, roots.
@@ -149,7 +155,17 @@ static int sampling_option(wc_record_opts *o, int opt, const char *arg)
     case OPT_INTERVAL:
         if (wc_parse_duration_ns(arg, &o->interval_ns) || o->interval_ns < 1000000)
             return bad("--interval (at least 1ms)", arg);
+        interval_given = 1;
         return 0;
+    case OPT_KEPLER_CONFIG: {
+        wc_error e = {{0}};
+        if (wc_kepler_config_load(arg, &kepler_cfg, &e)) {
+            fprintf(stderr, "wattcal record: --kepler-config: %s\n", e.msg);
+            return WC_EXIT_USAGE;
+        }
+        o->kepler = &kepler_cfg;
+        return 0;
+    }
     case OPT_DURATION:
         if (wc_parse_duration_ns(arg, &o->duration_ns) || o->duration_ns <= 0)
             return bad("--duration (a positive duration)", arg);
@@ -254,6 +270,28 @@ static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
     return rc < 0 ? exporter_option(ctx, opt->id, arg) : rc;
 }
 
+/* --kepler-config without --interval: record at the deployment's
+ * monitor.interval; one Kepler cannot refresh (0: only on scrapes, or below
+ * 1 ms) is refused. With --interval below monitor.staleness, Kepler could not
+ * refresh that often: said. */
+static int kepler_interval(wc_record_opts *o)
+{
+    const wc_kepler_config *k = &kepler_cfg;
+    if (!interval_given && k->interval_ns < 1000000) {
+        fprintf(stderr, "wattcal record: --kepler-config: monitor.interval is %lld ns (0: Kepler "
+                        "refreshes only when scraped; a bare integer is nanoseconds): give "
+                        "--interval\n", (long long)k->interval_ns);
+        return WC_EXIT_USAGE;
+    }
+    if (!interval_given)
+        o->interval_ns = k->interval_ns;
+    if (o->interval_ns < k->staleness_ns)
+        fprintf(stderr, "wattcal record: warning: --interval %.3f s is below the deployment's "
+                        "monitor.staleness %.3f s: Kepler never refreshes that often\n",
+                (double)o->interval_ns / 1e9, (double)k->staleness_ns / 1e9);
+    return 0;
+}
+
 int wc_cli_parse_record_opts(int argc, char **argv, wc_record_opts *o)
 {
     int next = 0;
@@ -268,7 +306,7 @@ int wc_cli_parse_record_opts(int argc, char **argv, wc_record_opts *o)
         fprintf(stderr, "wattcal record: --db FILE is required\n");
         return WC_EXIT_USAGE;
     }
-    return 0;
+    return o->kepler ? kepler_interval(o) : 0;
 }
 
 void wc_cli_exporter_counts(const wc_record_opts *o, const wc_record_result *res, char *buf,

@@ -338,6 +338,8 @@ static int setup(recording *r, wc_error *err)
     if (!r->scanner)
         return -EIO;
     r->attrib = wc_attrib_new(o->model);
+    if (r->attrib && o->kepler)
+        wc_kepler_config_apply(o->kepler, r->attrib);
     wc_attrib_set_ceiling(r->attrib, r->ceiling);
     size_t nz = r->meter.nzones;
     r->readings = calloc(nz ? nz : 1, sizeof *r->readings);

@@ -15,6 +15,7 @@
 
 #include "collector/exporter/exporter_scrape.h"
 #include "collector/model/attribution.h"
+#include "collector/model/kepler_config.h"
 #include "collector/meter/meter_sim.h"
 #include "collector/truth/truth.h"
 #include "common/wc_error.h"
@@ -26,6 +27,8 @@ typedef struct wc_record_opts {
     int64_t duration_ns;         /* 0 = until stopped */
     const char *meter;           /* "rapl", "sim", or NULL = detect hardware (no silent fallback) */
     wc_model model;
+    const wc_kepler_config *kepler; /* --kepler-config: the deployed exporter's settings (its
+                                       terminated trackers); NULL = Kepler's defaults */
     const char *procfs_root;     /* "/proc" */
     const char *sysfs_root;      /* "/sys" */
     int quiet;                   /* no progress line */

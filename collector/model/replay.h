@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "collector/model/attribution.h"
+#include "collector/model/kepler_config.h"
 #include "common/wc_error.h"
 
 /* One recorded tick, as a source hands it over. */
@@ -35,6 +36,8 @@ typedef struct wc_replay_source {
     void *ctx;
     int (*next)(void *ctx, wc_replay_tick *t, wc_error *err);
     double ceiling_watts;
+    const wc_kepler_config *kepler; /* the deployment's config (--kepler-config), NULL =
+                                       Kepler's defaults: the terminated trackers */
 } wc_replay_source;
 
 /* Where each tick's attribution goes. put returns 0 or a negative errno with

@@ -69,14 +69,20 @@ static int grow_zones(replay_src *r, size_t *cap, wc_error *err)
     return z && ids ? 0 : wc_error_set(err, -ENOMEM, "out of memory");
 }
 
-static int load_zones(replay_src *r, wc_error *err)
+/* The zones the models attribute: the counters (RAPL), or the gauges
+ * (hwmon) when there is no counter or the deployment prefers hwmon and has
+ * one (?1 = 1). */
+static int load_zones(replay_src *r, int prefer_gauges, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
     int rc = wc_store_prepare(r->st, "SELECT id, name, max_energy_range_uj, kind = 'gauge_uw'"
-                                     " FROM zone WHERE kind = (SELECT CASE WHEN EXISTS("
-                                     "SELECT 1 FROM zone WHERE kind = 'counter_uj') THEN"
-                                     " 'counter_uj' ELSE 'gauge_uw' END) ORDER BY id",
+                                     " FROM zone WHERE kind = (SELECT CASE WHEN ?1 AND EXISTS("
+                                     "SELECT 1 FROM zone WHERE kind = 'gauge_uw') THEN 'gauge_uw'"
+                                     " WHEN EXISTS(SELECT 1 FROM zone WHERE kind = 'counter_uj')"
+                                     " THEN 'counter_uj' ELSE 'gauge_uw' END) ORDER BY id",
                               &s, err, "replay: reading zones");
+    if (!rc)
+        sqlite3_bind_int(s, 1, prefer_gauges);
     size_t cap = 0;
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW && !(rc = grow_zones(r, &cap, err))) {
@@ -275,7 +281,8 @@ static void src_free(replay_src *r)
 }
 
 /* Clears the model's rows and replays into it (inside the transaction). */
-static int replay_into(replay_src *r, wc_model model, int64_t *ticks, wc_error *err)
+static int replay_into(replay_src *r, wc_model model, const wc_kepler_config *kc,
+                       int64_t *ticks, wc_error *err)
 {
     replay_sink k = {.st = r->st};
     int rc = wc_store_model_id(r->st, wc_model_name(model), &k.model_id, err);
@@ -289,7 +296,7 @@ static int replay_into(replay_src *r, wc_model model, int64_t *ticks, wc_error *
     /* a run without a stored ceiling is replayed as it was recorded: the
      * default ceiling, no hidden-wrap check (counter.h) */
     double ceiling = !rc && m.ceiling_stored ? m.ceiling_watts : 0.0;
-    wc_replay_source src = {.ctx = r, .next = src_next, .ceiling_watts = ceiling};
+    wc_replay_source src = {.ctx = r, .next = src_next, .ceiling_watts = ceiling, .kepler = kc};
     wc_replay_sink sink = {.ctx = &k, .put = sink_put};
     if (!rc)
         rc = wc_replay_run(model, &src, &sink, ticks, err);
@@ -298,15 +305,21 @@ static int replay_into(replay_src *r, wc_model model, int64_t *ticks, wc_error *
 
 int wc_store_replay(wc_store *st, wc_model model, int64_t *ticks, wc_error *err)
 {
+    return wc_store_replay_config(st, model, NULL, ticks, err);
+}
+
+int wc_store_replay_config(wc_store *st, wc_model model, const wc_kepler_config *kc,
+                           int64_t *ticks, wc_error *err)
+{
     replay_src r;
     memset(&r, 0, sizeof r);
     r.st = st;
     *ticks = 0;
-    int rc = load_zones(&r, err);
+    int rc = load_zones(&r, kc && wc_kepler_config_prefers_hwmon(kc), err);
     if (!rc)
         rc = wc_store_begin(st, err);
     if (!rc) {
-        rc = replay_into(&r, model, ticks, err);
+        rc = replay_into(&r, model, kc, ticks, err);
         if (!rc)
             rc = wc_store_commit(st, err);
         else
