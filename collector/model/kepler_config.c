@@ -14,7 +14,9 @@
 #include <yaml.h>
 
 /* The type a key's value must have. */
-typedef enum kc_type { KC_MAP, KC_STR, KC_BOOL, KC_DUR, KC_INT, KC_NUM, KC_STRLIST, KC_ANY } kc_type;
+typedef enum kc_type {
+    KC_MAP, KC_STR, KC_BOOL, KC_DUR, KC_INT, KC_NUM, KC_STRLIST, KC_ANY
+} kc_type;
 
 /* Kepler's schema: every key config.go declares (union of v0.11.4 and main). */
 static const struct {
@@ -279,9 +281,10 @@ static int walk_pair(const kc_walk *w, const yaml_node_pair_t *p, const char *pr
     if (i == NSCHEMA)
         return kc_fail(w, k, key, "unknown key (not in Kepler's config.go)");
     kc_type t = SCHEMA[i].type;
+    if (t == KC_MAP && (is_null(v) || v->type == YAML_MAPPING_NODE))
+        return is_null(v) ? 0 : walk_map(w, v, key);
     if (t == KC_MAP)
-        return is_null(v) ? 0 : v->type == YAML_MAPPING_NODE ? walk_map(w, v, key)
-                                                             : kc_fail(w, v, key, "a mapping expected");
+        return kc_fail(w, v, key, "a mapping expected");
     if (t == KC_STRLIST && !is_null(v) && v->type != YAML_SEQUENCE_NODE)
         return kc_fail(w, v, key, "a list expected");
     if (t == KC_STRLIST || (t == KC_ANY && v->type != YAML_SCALAR_NODE))
