@@ -13,6 +13,8 @@
 #include "collector/serve/serve_http.h"
 #include "collector/serve/serve_state.h"
 #include "collector/serve/web_config.h"
+#include "collector/store/store.h"
+#include "collector/store/store_pod_identity.h"
 #include "common/wc_clock.h"
 
 #ifndef WATTCAL_VERSION
@@ -39,6 +41,40 @@ static wc_serve_state *new_state(const wc_serve_opts *o, wc_error *err)
                            .model = o->record.model, .version = WATTCAL_VERSION,
                            .expire_ns = o->expire_ns, .max_workloads = o->max_workloads};
     return wc_serve_state_new(&cfg, err);
+}
+
+typedef struct ident_sink {
+    wc_store *st;
+    wc_error *err;
+    int rc;
+} ident_sink;
+
+static int put_one(void *ctx, const char *uid, const char *name, const char *ns,
+                   const char *source)
+{
+    ident_sink *k = ctx;
+    k->rc = wc_store_put_pod_identity(k->st, uid, name, ns, source, k->err);
+    return k->rc;
+}
+
+/* With --db: the pod identities learnt while serving, into the run (one
+ * transaction, after the run is closed). */
+static int store_identities(const wc_serve_opts *o, wc_serve_state *st, wc_error *err)
+{
+    if (!o->record.db_path)
+        return 0;
+    ident_sink k = {.st = wc_store_open(o->record.db_path, WC_STORE_WRITE, err), .err = err};
+    if (!k.st)
+        return -EIO;
+    k.rc = wc_store_begin(k.st, err);
+    if (!k.rc)
+        wc_serve_state_each_identity(st, put_one, &k);
+    if (!k.rc)
+        k.rc = wc_store_commit(k.st, err);
+    else
+        wc_store_rollback(k.st);
+    wc_store_close(k.st);
+    return k.rc;
 }
 
 /* Everything around the recording; the recording itself. */
@@ -68,7 +104,7 @@ static int run(const wc_serve_opts *o, const wc_web_config *web, wc_serve_state 
     rc = wc_record(&rec, stop, res, err);
     wc_serve_http_stop(h);
     wc_kubelet_stop(kl);
-    return rc;
+    return rc ? rc : store_identities(o, st, err);
 }
 
 int wc_serve(const wc_serve_opts *o, volatile sig_atomic_t *stop, wc_record_result *res,

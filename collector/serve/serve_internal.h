@@ -31,6 +31,7 @@ typedef struct serve_wl {
 /* A pod's name and namespace (exporter labels or the kubelet). */
 typedef struct serve_ident {
     char uid[64], name[256], ns[128];
+    const char *source;          /* "exporter" or "kubelet" */
 } serve_ident;
 
 /* One node zone as the model saw it, and its gap per level and kind. */

@@ -210,7 +210,8 @@ const serve_ident *wc_serve_find_ident(const wc_serve_state *s, const char *uid)
 }
 
 /* wc_serve_state_put_identity with the lock held. */
-static int put_ident(wc_serve_state *s, const char *uid, const char *name, const char *ns)
+static int put_ident(wc_serve_state *s, const char *uid, const char *name, const char *ns,
+                     const char *source)
 {
     if (!uid || !*uid)
         return -EINVAL;
@@ -228,6 +229,7 @@ static int put_ident(wc_serve_state *s, const char *uid, const char *name, const
     }
     wc_copy_trunc(e->name, sizeof e->name, name ? name : "");
     wc_copy_trunc(e->ns, sizeof e->ns, ns ? ns : "");
+    e->source = source;
     qsort(s->ident, s->nident, sizeof *s->ident, ident_cmp);
     return 0;
 }
@@ -236,7 +238,7 @@ int wc_serve_state_put_identity(wc_serve_state *s, const char *uid, const char *
                                 const char *ns)
 {
     pthread_mutex_lock(&s->mu);
-    int rc = put_ident(s, uid, name, ns);
+    int rc = put_ident(s, uid, name, ns, "kubelet");
     pthread_mutex_unlock(&s->mu);
     return rc;
 }
@@ -250,6 +252,20 @@ int wc_serve_state_identity(wc_serve_state *s, const char *uid, char *name, char
     wc_copy_trunc(ns, cap, e ? e->ns : "");
     pthread_mutex_unlock(&s->mu);
     return e != NULL;
+}
+
+size_t wc_serve_state_each_identity(wc_serve_state *s,
+                                    int (*each)(void *ctx, const char *uid, const char *name,
+                                                const char *ns, const char *source),
+                                    void *ctx)
+{
+    pthread_mutex_lock(&s->mu);
+    size_t n = 0;
+    for (; n < s->nident; n++)
+        if (each(ctx, s->ident[n].uid, s->ident[n].name, s->ident[n].ns, s->ident[n].source))
+            break;
+    pthread_mutex_unlock(&s->mu);
+    return n;
 }
 
 int64_t wc_serve_state_ticks(wc_serve_state *s, int64_t *last_mono_ns)
@@ -270,7 +286,7 @@ static void fold_exporter_value(wc_serve_state *s, serve_exporter *e, const wc_s
     if (!f || f->device != WC_KEP_CPU)
         return;
     if (f->level == WC_KEP_POD && f->key[0] && (f->name[0] || f->ns[0]))
-        put_ident(s, f->key, f->name, f->ns);
+        put_ident(s, f->key, f->name, f->ns, "exporter");
     if (f->quantity != WC_KEP_WATTS)
         return;
     if (f->level == WC_KEP_NODE && e->nnode < SERVE_ZONES) {

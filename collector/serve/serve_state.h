@@ -54,6 +54,14 @@ int wc_serve_state_put_identity(wc_serve_state *s, const char *uid, const char *
 int wc_serve_state_identity(wc_serve_state *s, const char *uid, char *name, char *ns,
                             size_t cap);
 
+/* Calls each(ctx, uid, name, namespace, source) for every known pod
+ * identity (source "exporter" or "kubelet") until it returns non-zero;
+ * returns how many were visited completely. */
+size_t wc_serve_state_each_identity(wc_serve_state *s,
+                                    int (*each)(void *ctx, const char *uid, const char *name,
+                                                const char *ns, const char *source),
+                                    void *ctx);
+
 /* Ticks folded so far and the monotonic ns of the last (0 before the first). */
 int64_t wc_serve_state_ticks(wc_serve_state *s, int64_t *last_mono_ns);
 
