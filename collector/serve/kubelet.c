@@ -166,7 +166,7 @@ static int load_token(wc_kubelet *k, const char *file, wc_error *err)
 static int check_url(const char *url, wc_error *err)
 {
     if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
-        return wc_error_set(err, -EINVAL, "--kubelet %s: expected http[s]://HOST:PORT/pods", url);
+        return wc_error_set(err, -EINVAL, "--kubelet: expected http[s]://HOST:PORT/pods");
     const char *host = strstr(url, "://") + 3;
     const char *at = strchr(host, '@'), *slash = strchr(host, '/');
     if (at && (!slash || at < slash))
