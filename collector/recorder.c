@@ -144,17 +144,21 @@ static int count_sockets(const wc_meter *m)
     return n;
 }
 
-/* A file: log is imported after the run: check now that it can be. */
-static int check_truth_file(const char *path, wc_error *err)
+/* A file: log is imported after the run: check now that it can be, and
+ * what it already holds (header, units, first lines: wc_truth_file_check_start),
+ * before hours of recording. */
+static int check_truth_file(const char *path, const char *format, wc_error *err)
 {
     struct stat st;
+    size_t nread = 0;
     if (!*path)
         return wc_error_set(err, -EINVAL, "--truth file: needs a path (file:PATH)");
     if (stat(path, &st) != 0)
         return wc_error_set(err, -errno, "--truth file:%s: %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode) || access(path, R_OK) != 0)
         return wc_error_set(err, -EINVAL, "--truth file:%s: not a readable regular file", path);
-    return 0;
+    int rc = wc_truth_file_check_start(path, format ? format : "csv", 200, &nread, err);
+    return rc ? wc_error_prefix(err, rc, "--truth file: checked before recording: ") : 0;
 }
 
 /* Opens every polled ground-truth source (file: logs are imported at the
@@ -172,7 +176,7 @@ static int open_truth(recording *r, wc_error *err)
     cfg.sysfs_root = sim_root ? sim_root : o->sysfs_root;
     for (size_t i = 0; i < o->ntruth; i++) {
         if (strncmp(o->truth_specs[i], "file:", 5) == 0) {
-            int rc = check_truth_file(o->truth_specs[i] + 5, err);
+            int rc = check_truth_file(o->truth_specs[i] + 5, o->truth.truth_format, err);
             if (rc)
                 return rc;
             continue;
