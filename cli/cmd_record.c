@@ -296,7 +296,7 @@ static int summary(const wc_record_opts *o, const wc_record_result *res, int64_t
     wc_cli_exporter_counts(o, res, scrapes, sizeof scrapes);
     int interrupted = wc_cli_stop && o->duration_ns > 0 && elapsed_ns < o->duration_ns;
     if (!o->quiet || interrupted || res->missed_deadlines || res->scan_errors ||
-        res->meter_errors || res->exporter_failed || res->truth_errors)
+        res->meter_errors || res->exporter_failed)
         fprintf(stderr,
                 "wattcal record: %lld ticks written to %s (%s model; missed deadlines %lld, "
                 "process read errors %lld, zone read errors %lld; ground-truth samples %lld,"

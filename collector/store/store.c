@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
 #include "collector/store/store_internal.h"
 #include "collector/store/store_schema.sql.h"
@@ -150,6 +150,7 @@ static void missing_wal_hint(const char *path, wc_error *err)
 {
     unsigned char head[100];
     char wal[4200];
+    struct stat st;
     FILE *f = fopen(path, "rb");
     if (!f || !err)
         goto out;
@@ -159,9 +160,10 @@ static void missing_wal_hint(const char *path, wc_error *err)
     if (n > 0 && n < sizeof head)
         snprintf(err->msg + used, sizeof err->msg - used,
                  "; the file is %zu bytes, shorter than SQLite's 100-byte header: a cut copy", n);
-    else if (n == sizeof head && head[18] == 2 && head[19] == 2 && access(wal, F_OK) != 0)
+    else if (n == sizeof head && head[18] == 2 && head[19] == 2 &&
+             (stat(wal, &st) != 0 || st.st_size == 0)) /* SQLite may create it empty */
         snprintf(err->msg + used, sizeof err->msg - used,
-                 "; it was written in WAL mode and no %s lies beside it: a run copied while "
+                 "; it was written in WAL mode and its -wal file %s is missing or empty: a run copied while "
                  "it was recorded (or whose recorder was killed) keeps its data in that -wal "
                  "file: copy it too, next to the file", wal);
 out:
