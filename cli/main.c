@@ -37,7 +37,8 @@ static void usage(FILE *out)
         fprintf(out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fprintf(out, "  %-10s %s\n", "version", "print the version");
     fprintf(out, "\nexit codes: 0 ok, 1 check failed, 2 usage or environment error, "
-                 "3 nothing measurable\n");
+                 "3 nothing measurable\n(or a record/run stopped early), 4 a --truth source "
+                 "delivered no reading\n");
 }
 
 int main(int argc, char **argv)

@@ -62,6 +62,7 @@ typedef struct recording {
     int warned_meter, warned_cpu, warned_scan; /* first error of each kind printed */
     wc_truth_source *truth;      /* polled ground-truth sources */
     int64_t *truth_ids;          /* their truth_source row ids */
+    int64_t *truth_ok, *truth_polls; /* per source: readings ok, polls (progress line) */
     size_t ntruth;
     wc_truth_poller *poller;
     wc_truth_queued *truth_q;    /* the samples drained this tick (for on_tick) */
@@ -146,17 +147,21 @@ static int count_sockets(const wc_meter *m)
     return n;
 }
 
-/* A file: log is imported after the run: check now that it can be. */
-static int check_truth_file(const char *path, wc_error *err)
+/* A file: log is imported after the run: check now that it can be, and
+ * what it already holds (header, units, first lines: wc_truth_file_check_start),
+ * before hours of recording. */
+static int check_truth_file(const char *path, const char *format, wc_error *err)
 {
     struct stat st;
+    size_t nread = 0;
     if (!*path)
         return wc_error_set(err, -EINVAL, "--truth file: needs a path (file:PATH)");
     if (stat(path, &st) != 0)
         return wc_error_set(err, -errno, "--truth file:%s: %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode) || access(path, R_OK) != 0)
         return wc_error_set(err, -EINVAL, "--truth file:%s: not a readable regular file", path);
-    return 0;
+    int rc = wc_truth_file_check_start(path, format ? format : "csv", 200, &nread, err);
+    return rc ? wc_error_prefix(err, rc, "--truth file: checked before recording: ") : 0;
 }
 
 /* Opens every polled ground-truth source (file: logs are imported at the
@@ -167,7 +172,9 @@ static int open_truth(recording *r, wc_error *err)
     const wc_record_opts *o = r->opts;
     r->truth = calloc(o->ntruth ? o->ntruth : 1, sizeof *r->truth);
     r->truth_ids = calloc(o->ntruth ? o->ntruth : 1, sizeof *r->truth_ids);
-    if (!r->truth || !r->truth_ids)
+    r->truth_ok = calloc(o->ntruth ? o->ntruth : 1, sizeof *r->truth_ok);
+    r->truth_polls = calloc(o->ntruth ? o->ntruth : 1, sizeof *r->truth_polls);
+    if (!r->truth || !r->truth_ids || !r->truth_ok || !r->truth_polls)
         return wc_error_set(err, -ENOMEM, "out of memory");
     wc_truth_config cfg = o->truth;
     const char *sim_root = wc_meter_sim_root(&r->meter);
@@ -178,7 +185,7 @@ static int open_truth(recording *r, wc_error *err)
                 return wc_error_set(err, -EINVAL, "--truth %s: a file: log is imported into "
                                     "the run database after the run: it needs --db",
                                     o->truth_specs[i]);
-            int rc = check_truth_file(o->truth_specs[i] + 5, err);
+            int rc = check_truth_file(o->truth_specs[i] + 5, o->truth.truth_format, err);
             if (rc)
                 return rc;
             continue;
@@ -223,6 +230,8 @@ static int write_truth(recording *r, wc_error *err)
         r->res->truth_samples++;
         r->res->truth_errors += q[i].sample.status == WC_TRUTH_ERROR ||
                                 q[i].sample.status == WC_TRUTH_UNAVAILABLE;
+        r->truth_polls[q[i].source]++;
+        r->truth_ok[q[i].source] += q[i].sample.status == WC_TRUTH_OK;
     }
     return rc;
 }
@@ -344,6 +353,8 @@ static void teardown(recording *r)
         wc_truth_close(&r->truth[i]);
     free(r->truth);
     free(r->truth_ids);
+    free(r->truth_ok);
+    free(r->truth_polls);
     wc_store_close(r->store);
     wc_attrib_free(r->attrib);
     wc_proc_scanner_free(r->scanner);
@@ -435,19 +446,53 @@ static double node_watts(recording *r, int64_t dt_ns)
     return (double)sum / 1e6 / ((double)dt_ns / 1e9);
 }
 
+/* "  truth SPEC ok N/M[ FAILING]" per polled source (file: logs come at the
+ * end) into buf. */
+static void truth_progress(const recording *r, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < r->ntruth; i++)
+        wc_append(buf, cap, &used, "  truth %.24s ok %lld/%lld%s", r->truth[i].spec,
+                  (long long)r->truth_ok[i], (long long)r->truth_polls[i],
+                  r->truth_polls[i] >= 3 && r->truth_ok[i] == 0 ? " FAILING" : "");
+}
+
+/* "12.0/60 s, ETA 48 s" against the planned length, or "12.0 s" without one. */
+static void time_progress(const recording *r, int64_t elapsed_ns, char *buf, size_t cap)
+{
+    int64_t total = r->opts->planned_ns ? r->opts->planned_ns : r->opts->duration_ns;
+    if (total <= 0) {
+        snprintf(buf, cap, "%.1f s", elapsed_ns / 1e9);
+        return;
+    }
+    double left = (double)(total - elapsed_ns) / 1e9;
+    snprintf(buf, cap, "%.1f/%.0f s, ETA %.0f s", elapsed_ns / 1e9, total / 1e9,
+             left > 0 ? left : 0);
+}
+
 static void progress(recording *r, int64_t elapsed_ns, int64_t dt_ns)
 {
     if (r->opts->quiet || !isatty(STDERR_FILENO))
         return;
     double w = node_watts(r, dt_ns);
-    char wbuf[64];
+    char wbuf[64], tbuf[64], phase[96] = "", truth[512];
     if (w < 0)
         snprintf(wbuf, sizeof wbuf, "node -- W");
     else
         snprintf(wbuf, sizeof wbuf, "node %.1f W (%s)", w,
                  wc_provenance_name(r->meter.provenance));
-    fprintf(stderr, "\r\033[Kwattcal record: %6.1f s  %s  %zu processes", elapsed_ns / 1e9,
-            wbuf, r->snap.count);
+    time_progress(r, elapsed_ns, tbuf, sizeof tbuf);
+    if (r->opts->phase_label) {
+        char label[80] = "";
+        r->opts->phase_label(r->opts->ctx, label, sizeof label);
+        if (label[0])
+            snprintf(phase, sizeof phase, "phase %s  ", label);
+    }
+    truth_progress(r, truth, sizeof truth);
+    fprintf(stderr, "\r\033[Kwattcal record: %s%s  %s  %zu processes", phase, tbuf, wbuf,
+            r->snap.count);
+    wc_fputs_safe(truth, stderr);
     fflush(stderr);
 }
 

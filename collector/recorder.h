@@ -4,8 +4,10 @@
  * Each tick, on absolute monotonic deadlines (no drift): read every meter
  * zone, /proc/stat and every process; run the attribution model; write it all
  * in ONE SQLite transaction. Power always divides by monotonic time. A stop
- * request (SIGINT/SIGTERM) lets the current tick finish, then the run is
- * closed cleanly.
+ * request (SIGINT/SIGTERM/SIGHUP) lets the current tick finish, then the run
+ * is closed cleanly. On a terminal (unless quiet) one progress line shows the
+ * phase, elapsed/total time and ETA, node power and each truth source's
+ * readings so far.
  */
 #ifndef WC_RECORDER_H
 #define WC_RECORDER_H
@@ -74,6 +76,11 @@ typedef struct wc_record_opts {
     void *ctx;
     void (*on_tick)(void *ctx, const wc_record_tick *t); /* called after every tick (e.g.
                                          `wattcal serve` publishes it); may be NULL */
+    int64_t planned_ns;          /* the length the progress line counts down to (a
+                                    scenario's); 0: duration_ns, or none */
+    void (*phase_label)(void *ctx, char *buf, size_t cap); /* the phase now running, for
+                                    the progress line (called from the recorder's
+                                    thread); may be NULL */
 } wc_record_opts;
 
 /* Summary of a finished recording. */
