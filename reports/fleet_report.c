@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/wc_text.h"
 #include "reports/doc.h"
 #include "reports/report_io.h"
 
@@ -46,6 +47,7 @@ static void breakdown(wc_doc *d, const wc_fleet_node *nodes, size_t n, int by_ve
 {
     static group_row g[MAX_GROUPS];
     size_t ng = 0;
+    memset(g, 0, sizeof g);
     for (size_t i = 0; i < n; i++) {
         const wc_fleet_node *x = &nodes[i];
         const char *key = by_version ? (x->nversions ? x->versions[x->nversions - 1] : "unknown")
@@ -89,12 +91,16 @@ static void summary(wc_doc *d, const wc_fleet_summary *s, const wc_fleet_report_
                 (long long)s->requests, (double)s->bytes / 1e6, s->http_s, s->total_s);
 }
 
+/* "5.0 / -": package / dram, "-" where the zone has no active energy. */
 static void gap_text(const wc_fleet_node *x, char *buf, size_t cap)
 {
-    if (!isfinite(x->gap_pct[0]) && !isfinite(x->gap_pct[1]))
-        snprintf(buf, cap, "-");
-    else
-        snprintf(buf, cap, "%.1f / %.1f", x->gap_pct[0], x->gap_pct[1]);
+    char z[2][24];
+    for (int i = 0; i < 2; i++)
+        if (isfinite(x->gap_pct[i]))
+            snprintf(z[i], sizeof z[i], "%.1f", x->gap_pct[i]);
+        else
+            snprintf(z[i], sizeof z[i], "-");
+    wc_textf(buf, cap, "%s / %s", z[0], z[1]);
 }
 
 static void node_row(wc_doc *d, const wc_fleet_node *x)

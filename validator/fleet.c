@@ -512,9 +512,9 @@ static void check_accuracy(const wc_fleet_opts *o, wc_fleet_node *n)
             continue;
         wc_tol_stat_value(t->stat, &n->acc, &ck);
         if (isfinite(ck.value) && ck.value > t->threshold)
-            reason(n, WC_FLEET_NODE_ERROR, "%s %s %.2f%s beyond %s (95%% CI %.2f .. %.2f)",
-                   t->stat->tol_what ? t->stat->tol_what : t->stat->key, t->stat->key,
-                   ck.value, t->stat->unit, t->text, ck.lo, ck.hi);
+            reason(n, WC_FLEET_NODE_ERROR, "%s %.2f%s beyond %s (95%% CI %.2f .. %.2f)",
+                   t->stat->tol_what ? t->stat->tol_what : t->stat->key, ck.value,
+                   t->stat->unit, t->text, ck.lo, ck.hi);
     }
 }
 
