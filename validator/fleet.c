@@ -178,7 +178,8 @@ static int find_nodes(fctx *c, wc_error *err)
     int rc = q_series(c, "kepler_node_cpu_joules_total", name_cb, err);
     if (rc)
         return rc;
-    qsort(c->names, c->nnames, sizeof *c->names, cmp_str);
+    if (c->nnames)
+        qsort(c->names, c->nnames, sizeof *c->names, cmp_str);
     size_t k = 0;
     for (size_t i = 0; i < c->nnames; i++) {
         if (k && !strcmp(c->names[k - 1], c->names[i]))
@@ -685,7 +686,8 @@ static int cmp_node(const void *a, const void *b)
 
 void wc_fleet_sort(wc_fleet_node *nodes, size_t n)
 {
-    qsort(nodes, n, sizeof *nodes, cmp_node);
+    if (n)
+        qsort(nodes, n, sizeof *nodes, cmp_node);
 }
 
 const char *wc_fleet_risk_name(wc_fleet_risk r)
