@@ -5,7 +5,7 @@
 # 24 h run. `make deps` installs what is missing.
 
 CC      ?= cc
-PKGS    := sqlite3 libcurl libcjson yaml-0.1 gsl
+PKGS    := sqlite3 libcurl libcjson yaml-0.1 gsl libmicrohttpd libxcrypt
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 VERSION := 0.1.0

@@ -30,6 +30,7 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 /* Set by SIGINT/SIGTERM once wc_cli_install_stop_handlers has run. */
 extern volatile sig_atomic_t wc_cli_stop;
@@ -46,6 +47,13 @@ struct wc_record_opts;
 /* Parses `wattcal record` options into o (defaults already set); shared by
  * `record` and `run`. Returns 0, -1 after --help, or WC_EXIT_USAGE. */
 int wc_cli_parse_record_opts(int argc, char **argv, struct wc_record_opts *o);
+
+/* record's option tables (NULL-terminated), their choice lists and the
+ * handler that applies one of them to a struct wc_record_opts ctx: `serve`
+ * takes every record option (cmd_record.c). */
+extern const wc_cli_opt *const *const wc_cli_record_tables;
+extern const wc_cli_choices *const wc_cli_record_choices;
+int wc_cli_record_option(void *ctx, const wc_cli_opt *opt, const char *arg);
 
 struct wc_record_result;
 /* "; exporter scrapes N ok, N failed[, N dropped ...]" for the summary line

@@ -319,3 +319,12 @@ int cmd_record(int argc, char **argv)
                 o.meter && !strcmp(o.meter, "sim") ? " — node power is SIMULATED" : "");
     return WC_EXIT_OK;
 }
+
+/* record's option tables, choices and handler, for `serve` (cli.h). */
+const wc_cli_opt *const *const wc_cli_record_tables = RECORD_TABLES;
+const wc_cli_choices *const wc_cli_record_choices = RECORD_CHOICES;
+
+int wc_cli_record_option(void *ctx, const wc_cli_opt *opt, const char *arg)
+{
+    return option(ctx, opt, arg);
+}

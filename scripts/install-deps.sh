@@ -4,7 +4,7 @@
 set -eu
 PKGS="gcc make pkg-config libsqlite3-dev sqlite3 libcurl4-openssl-dev libcriterion-dev \
 libgsl-dev libcjson-dev libyaml-dev gnuplot-nox ipmitool openipmi python3 stress-ng procps chromium \
-prometheus"
+prometheus libmicrohttpd-dev libcrypt-dev curl yamllint python3-yaml"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
