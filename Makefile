@@ -100,12 +100,14 @@ demo: demo-deps wattcal
 # bench_validate then times `./wattcal validate` on a synthetic 24 h run it
 # generates (extra validate options: WATTCAL_BENCH_VALIDATE_ARGS; keep the DB:
 # WATTCAL_BENCH_KEEP=1); bench_prom_import.sh times `wattcal import --prometheus`
-# of 24 h at 5 s, 50 pods, from a local Prometheus holding backfilled blocks.
+# of 24 h at 5 s, 50 pods, from a local Prometheus holding backfilled blocks;
+# bench_fleet.sh times `wattcal fleet` over 1,000 nodes x 24 h at 30 s.
 bench: deps wattcal $(B)/bench-bench_sampler $(B)/bench-bench_validate $(B)/bench-bench_expo
 	@$(B)/bench-bench_sampler
 	@$(B)/bench-bench_validate
 	@$(B)/bench-bench_expo
 	@sh bench/bench_prom_import.sh
+	@sh bench/bench_fleet.sh
 
 # The docs keep the README's layout (its links to docs/*.md resolve); the man
 # page's FILES section names PREFIX's paths; the bash completion is generated

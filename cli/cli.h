@@ -33,6 +33,7 @@ int cmd_run(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_fleet(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 
 /* Set by SIGINT/SIGTERM/SIGHUP once wc_cli_install_stop_handlers has run. */

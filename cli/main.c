@@ -23,6 +23,7 @@ static const struct {
     {"stress", cmd_stress, "run a built-in stress workload (cpu, avx, membound, idle, burst)"},
     {"probe", cmd_probe, "list the node's power sources (RAPL, hwmon, IPMI, BMCs, VM guest): measure or estimate"},
     {"import", cmd_import, "bring a run recorded elsewhere (CSV, Green Metrics Tool logs) into a wattcal DB"},
+    {"fleet", cmd_fleet, "check every node an exporter reports to Prometheus: source, version, error vs truth, gap"},
     {"serve", cmd_serve, "a second-opinion exporter: sample like record, expose /metrics for Prometheus"},
 };
 
