@@ -5,7 +5,7 @@
 # 24 h run. `make deps` installs what is missing.
 
 CC      ?= cc
-PKGS    := sqlite3 libcurl libcjson yaml-0.1 gsl
+PKGS    := sqlite3 libcurl libcjson yaml-0.1 gsl libmicrohttpd libxcrypt
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 VERSION := 0.1.0
@@ -45,7 +45,7 @@ SCLI_OBJ := $(CLI_LIB_SRC:%.c=$(S)/%.o)
 
 export WATTCAL_FIXTURES ?= $(abspath ../shared/fixtures)
 
-.PHONY: all deps test unit unit-asan demo bench install clean
+.PHONY: all deps demo-deps test unit unit-asan demo bench install clean
 all: wattcal
 
 $(B)/%.o: %.c
@@ -81,7 +81,9 @@ $(B)/bench-%: bench/%.c $(B)/libwattcal.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(B)/libwattcal.a $(LDLIBS_ALL)
 
 deps:
-	@sh scripts/install-deps.sh
+	@sh scripts/install-deps.sh test
+demo-deps:
+	@sh scripts/install-deps.sh demo
 
 unit: deps $(B)/unit-tests
 	$(B)/unit-tests
@@ -92,24 +94,34 @@ unit-asan: deps $(S)/unit-tests
 test: deps wattcal $(B)/unit-tests $(S)/unit-tests $(S)/wattcal
 	@sh tests/run-all.sh
 
-demo: deps wattcal
+demo: demo-deps wattcal
 	@sh scripts/demo.sh
 
 # bench_validate then times `./wattcal validate` on a synthetic 24 h run it
 # generates (extra validate options: WATTCAL_BENCH_VALIDATE_ARGS; keep the DB:
 # WATTCAL_BENCH_KEEP=1); bench_prom_import.sh times `wattcal import --prometheus`
-# of 24 h at 5 s, 50 pods, from a local Prometheus holding backfilled blocks.
+# of 24 h at 5 s, 50 pods, from a local Prometheus holding backfilled blocks;
+# bench_fleet.sh times `wattcal fleet` over 1,000 nodes x 24 h at 30 s.
 bench: deps wattcal $(B)/bench-bench_sampler $(B)/bench-bench_validate $(B)/bench-bench_expo
 	@$(B)/bench-bench_sampler
 	@$(B)/bench-bench_validate
 	@$(B)/bench-bench_expo
 	@sh bench/bench_prom_import.sh
+	@sh bench/bench_fleet.sh
 
+# The docs keep the README's layout (its links to docs/*.md resolve); the man
+# page's FILES section names PREFIX's paths; the bash completion is generated
+# from the CLI's --help (its option tables) by scripts/gen-completion.sh.
+DOCDIR  := $(PREFIX)/share/doc/wattcal
+COMPDIR := $(PREFIX)/share/bash-completion/completions
 install: wattcal
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/wattcal
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(COMPDIR)
 	install -m 0755 wattcal $(DESTDIR)$(PREFIX)/bin/wattcal
-	install -m 0644 docs/wattcal.1 $(DESTDIR)$(PREFIX)/share/man/man1/wattcal.1
-	install -m 0644 README.md runbook.md docs/schema.md docs/scenarios.md docs/kepler-model.md $(DESTDIR)$(PREFIX)/share/doc/wattcal/
+	sed 's#/usr/local/#$(PREFIX)/#g' docs/wattcal.1 >$(DESTDIR)$(PREFIX)/share/man/man1/wattcal.1
+	chmod 0644 $(DESTDIR)$(PREFIX)/share/man/man1/wattcal.1
+	install -m 0644 README.md runbook.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 docs/schema.md docs/scenarios.md docs/kepler-model.md $(DESTDIR)$(DOCDIR)/docs/
+	sh scripts/gen-completion.sh ./wattcal >$(DESTDIR)$(COMPDIR)/wattcal
 
 clean:
 	rm -rf build wattcal

@@ -16,7 +16,11 @@
 #include "collector/store/store.h"
 #include "common/wc_error.h"
 
-enum { WC_EXIT_OK = 0, WC_EXIT_CHECK_FAILED = 1, WC_EXIT_USAGE = 2, WC_EXIT_NO_DATA = 3 };
+/* WC_EXIT_NO_DATA also ends a record/run stopped by a signal before its planned
+ * length (--duration, the scenario); WC_EXIT_NO_TRUTH: a recording asked for
+ * ground truth (--truth) and a source delivered no reading. */
+enum { WC_EXIT_OK = 0, WC_EXIT_CHECK_FAILED = 1, WC_EXIT_USAGE = 2, WC_EXIT_NO_DATA = 3,
+       WC_EXIT_NO_TRUTH = 4 };
 
 /* Each command takes argv with argv[0] = the command name; returns an exit code. */
 int cmd_record(int argc, char **argv);
@@ -29,12 +33,14 @@ int cmd_run(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_fleet(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
-/* Set by SIGINT/SIGTERM once wc_cli_install_stop_handlers has run. */
+/* Set by SIGINT/SIGTERM/SIGHUP once wc_cli_install_stop_handlers has run. */
 extern volatile sig_atomic_t wc_cli_stop;
 
-/* Installs SIGINT/SIGTERM handlers (no SA_RESTART, so sleeps wake up) that set
- * wc_cli_stop. */
+/* Installs SIGINT/SIGTERM/SIGHUP handlers (no SA_RESTART, so sleeps wake up)
+ * that set wc_cli_stop; a SIGHUP already ignored (nohup) stays ignored. */
 void wc_cli_install_stop_handlers(void);
 
 /* Prints "wattcal CMD: MSG" to stderr with control characters in MSG (which
@@ -46,11 +52,30 @@ struct wc_record_opts;
  * `record` and `run`. Returns 0, -1 after --help, or WC_EXIT_USAGE. */
 int wc_cli_parse_record_opts(int argc, char **argv, struct wc_record_opts *o);
 
+/* record's option tables (NULL-terminated), their choice lists and the
+ * handler that applies one of them to a struct wc_record_opts ctx: `serve`
+ * takes every record option (cmd_record.c). */
+extern const wc_cli_opt *const *const wc_cli_record_tables;
+extern const wc_cli_choices *const wc_cli_record_choices;
+int wc_cli_record_option(void *ctx, const wc_cli_opt *opt, const char *arg);
+
 struct wc_record_result;
 /* "; exporter scrapes N ok, N failed[, N dropped ...]" for the summary line
  * of `record` and `run` into buf (cap bytes); "" without --exporter. */
 void wc_cli_exporter_counts(const struct wc_record_opts *o, const struct wc_record_result *res,
                             char *buf, size_t cap);
+
+/* After a recording into o->db_path: one line per --truth source on stderr
+ * (N of M polls delivered a reading, stale, unavailable, errors, the last
+ * error) read back from the run; with o->quiet only the sources that
+ * delivered none. Returns how many delivered no reading (0 without --truth). */
+int wc_cli_truth_status(const char *cmd, const struct wc_record_opts *o);
+
+/* Before a recording with --exporter: when --interval differs from the
+ * exporter's interval (--exporter-interval, default Kepler's 5 s), a warning
+ * saying what that changes (burst coverage, the first-interval quirk, which
+ * numbers stay comparable). Returns 1 when it warned, else 0. */
+int wc_cli_interval_warning(const char *cmd, const struct wc_record_opts *o);
 
 /* Opens the run at path for analysis under model_name (NULL: the model it was
  * recorded with, ideal for an imported run) and stores that model in *model.

@@ -1,6 +1,6 @@
 /*
  * cli_common.c — what every command shares at run time (cli.h): the stop
- * flag SIGINT/SIGTERM set, error lines safe for a terminal, and the command
+ * flag SIGINT/SIGTERM/SIGHUP set, error lines safe for a terminal, and the command
  * line as stored with a run, and the model names listed from the model table.
  */
 #include <signal.h>
@@ -26,6 +26,11 @@ void wc_cli_install_stop_handlers(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* A hangup (the terminal or SSH session closed) ends the run cleanly too,
+     * unless it is ignored: under nohup the run goes on. */
+    struct sigaction old;
+    if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+        sigaction(SIGHUP, &sa, NULL);
 }
 
 void wc_cli_error(const char *cmd, const char *msg)

@@ -8,7 +8,7 @@
  * options of `validate` and `report`, cli_validation.h), listed in each
  * command's spec.
  *
- * Long options only, with getopt_long's rules and messages: "--opt VALUE" or
+ * Long options only, with getopt_long's rules: "--opt VALUE" or
  * "--opt=VALUE", unique prefixes ("--int 1s"), arguments in any order (the
  * positional ones are moved to the end of argv), "--" ends the options.
  */
@@ -70,8 +70,11 @@ enum { WC_CLI_MAX_OPTS = 63 };
 /* Parses argv (argv[0] the command name, as getopt's messages show it)
  * against spec, in the order given, calling handle(ctx, ...) for each option.
  * --help prints wc_cli_help to stdout and returns -1 (the command then exits
- * 0). An unknown option, a missing argument or an ambiguous prefix: getopt's
- * message, then the help on stderr, and WC_EXIT_USAGE. A handler's non-zero
+ * 0). An unknown option, a missing argument or an ambiguous prefix: one line
+ * on stderr ("wattcal CMD: unknown option '--intervall'; did you mean
+ * --interval? (wattcal CMD --help lists them)"), never the whole help, and
+ * WC_EXIT_USAGE. A handler's WC_EXIT_USAGE for an option whose placeholder
+ * holds "DUR" adds a line listing the units of durations (WC_DURATION_UNITS). A handler's non-zero
  * return stops the parse and is returned. On 0, *next is the index of the
  * first positional argument (argc when none): the command decides about them.
  */

@@ -96,13 +96,24 @@ static int parse_windows(const char *v, wc_acc_opts *a)
     return a->nwindows ? 0 : -1;
 }
 
+/* Appends the thresholds of spec; a metric given twice (in one --tolerance,
+ * two of them, or --max-*-pct beside gap=/over=) is refused, naming both. */
 static int add_tolerance(const char *cmd, wc_cli_validation *c, const char *spec)
 {
     wc_error err = {{0}};
+    size_t before = c->o.ntol;
     if (wc_tolerance_parse(spec, c->o.tol, &c->o.ntol, &err)) {
         fprintf(stderr, "wattcal %s: %s\n", cmd, err.msg);
         return WC_EXIT_USAGE;
     }
+    for (size_t i = before; i < c->o.ntol; i++)
+        for (size_t j = 0; j < i; j++)
+            if (c->o.tol[j].metric == c->o.tol[i].metric && c->o.tol[j].stat == c->o.tol[i].stat) {
+                fprintf(stderr, "wattcal %s: --tolerance: %s given twice ('%s' and '%s'): "
+                                "give each metric once\n",
+                        cmd, wc_tolerance_name(&c->o.tol[i]), c->o.tol[j].text, c->o.tol[i].text);
+                return WC_EXIT_USAGE;
+            }
     return 0;
 }
 

@@ -23,7 +23,8 @@ enum {
     OPT_COUNTER, OPT_ENERGY, OPT_POWER, OPT_TRUTH, OPT_UTIL, OPT_PHASE,
     OPT_HOST_COL, OPT_CPU_COL, OPT_GMT, OPT_GMT_RAPL, OPT_GMT_PSU, OPT_GMT_UTIL, OPT_GMT_PHASES,
     OPT_GMT_PSU_UNIT, OPT_GMT_CEILING, OPT_PROM, OPT_NODE, OPT_START, OPT_END, OPT_STEP,
-    OPT_TRUTH_QUERY, OPT_TOKEN_FILE, OPT_USER, OPT_PASSWORD_FILE, OPT_TIMEOUT, OPT_INSECURE
+    OPT_TRUTH_QUERY, OPT_TOKEN_FILE, OPT_USER, OPT_PASSWORD_FILE, OPT_TIMEOUT, OPT_INSECURE,
+    OPT_TRUTH_INTO, OPT_TRUTH_SPEC, OPT_TRUTH_FORMAT, OPT_REPLACE_TRUTH
 };
 
 /* The run to create: either import. */
@@ -146,15 +147,33 @@ static const wc_cli_opt PROM_OPTS[] = {
     WC_CLI_OPT_END,
 };
 
+/* A wall-meter log attached to a run that already exists (import_truth.c). */
+static const wc_cli_opt ATTACH_OPTS[] = {
+    WC_CLI_TEXT(""),
+    WC_CLI_TEXT("Ground truth attached to an EXISTING run (a wall-meter log the recording\n"
+                "could not import, or a corrected one); nothing else of the run is written:"),
+    {"truth-into", "FILE", OPT_TRUTH_INTO, "the run to attach it to (instead of --db)"},
+    {"truth", "SPEC", OPT_TRUTH_SPEC, "the log, file:PATH (the rules of record --truth file:)"},
+    {"truth-format", "F", OPT_TRUTH_FORMAT,
+     "csv (default), csv:OFFSET or ptd:OFFSET, as for\n"
+     "record --truth-format"},
+    {"replace-truth", NULL, OPT_REPLACE_TRUTH,
+     "replace a source of the same spec that already holds\n"
+     "samples (refused without it)"},
+    WC_CLI_OPT_END,
+};
+
 static const wc_cli_opt *const IMPORT_TABLES[] = {TARGET_OPTS, CSV_OPTS, GMT_OPTS, PROM_OPTS,
-                                                  NULL};
+                                                  ATTACH_OPTS, NULL};
 
 static const wc_cli_spec IMPORT_SPEC = {
     .name = "import",
     .usage = "wattcal import --db FILE --csv FILE --time-col NAME [column mapping...]\n"
              "       wattcal import --db FILE --gmt DIR [options]\n"
              "       wattcal import --db FILE --prometheus URL --node NAME --start T --end T\n"
-             "                      [--step DUR] [--truth-query PROMQL]... [options]",
+             "                      [--step DUR] [--truth-query PROMQL]... [options]\n"
+             "       wattcal import --truth-into RUN --truth file:PATH [--truth-format F]\n"
+             "                      [--replace-truth]",
     .about =
         "Brings a run recorded by another tool into a NEW run database so that\n"
         "`wattcal validate` and reports work on it: meter series become zones\n"
@@ -184,6 +203,8 @@ typedef struct import_cli {
     const char *gmt_only;     /* last GMT-only option seen */
     const char *prom_only;    /* last Prometheus-only option seen */
     const char *start, *end;  /* --start, --end as given */
+    wc_truth_attach_opts attach; /* --truth-into */
+    const char *attach_only;  /* last attach-only option seen */
     char util_col[256];
 } import_cli;
 
@@ -401,9 +422,33 @@ static int check_prom(const import_cli *c)
     return 0;
 }
 
+/* --truth-into RUN --truth file:PATH, alone. */
+static int check_attach(const import_cli *c)
+{
+    const char *other = c->target.db_path    ? "db"
+                        : c->csv_only        ? c->csv_only
+                        : c->gmt_only        ? c->gmt_only
+                        : c->prom_only       ? c->prom_only
+                        : c->provenance_given ? "provenance"
+                                             : c->target.host ? "host" : NULL;
+    if (other) {
+        fprintf(stderr, "wattcal import: --%s does not apply to --truth-into: a log is attached "
+                        "to the run as it is\n", other);
+        return WC_EXIT_USAGE;
+    }
+    if (!c->attach.db_path || !c->attach.spec) {
+        fprintf(stderr, "wattcal import: attaching ground truth needs --truth-into RUN and "
+                        "--truth file:PATH\n");
+        return WC_EXIT_USAGE;
+    }
+    return 0;
+}
+
 /* The options of one kind may not be mixed with another's. */
 static int check_mode(const import_cli *c)
 {
+    if (c->attach_only)
+        return check_attach(c);
     const char *seen[3] = {c->csv_only, c->gmt_only, c->prom_only};
     static const char *const KIND[3] = {"CSV import", "GMT import", "Prometheus import"};
     if (!c->target.db_path) {
@@ -437,6 +482,21 @@ static int check_mode(const import_cli *c)
 static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
 {
     import_cli *c = ctx;
+    if (opt->id >= OPT_TRUTH_INTO) {
+        c->attach_only = opt->name;
+        if (opt->id == OPT_TRUTH_INTO)
+            c->attach.db_path = arg;
+        else if (opt->id == OPT_TRUTH_SPEC)
+            c->attach.spec = arg;
+        else if (opt->id == OPT_TRUTH_FORMAT)
+            c->attach.format = arg;
+        else
+            c->attach.replace = 1;
+        wc_error e = {{0}};
+        if (opt->id == OPT_TRUTH_FORMAT && wc_truth_file_check_format(arg, &e))
+            return wc_cli_error("import", e.msg), WC_EXIT_USAGE;
+        return 0;
+    }
     int rc = parse_common(c, opt->id, arg);
     if (rc < 0 && opt->id >= OPT_PROM)
         rc = parse_prom_opt(c, opt->id, arg, opt->name);
@@ -519,6 +579,27 @@ static void print_summary(const import_cli *c, const wc_import_summary *s)
     print_notes(s);
 }
 
+/* --truth-into: attach the log, say what was written. */
+static int attach_truth(const import_cli *c)
+{
+    wc_truth_attach_result r;
+    wc_error err = {{0}};
+    int rc = wc_import_truth_into(&c->attach, &r, &err);
+    if (rc) {
+        wc_cli_error("import", err.msg);
+        return rc == -ENODATA ? WC_EXIT_NO_DATA : WC_EXIT_USAGE;
+    }
+    char line[700];
+    wc_textf(line, sizeof line,
+             "%s: ground truth %s attached: %lld samples (%lld unavailable)%s; nothing else of "
+             "the run was written",
+             c->attach.db_path, c->attach.spec, (long long)r.samples, (long long)r.unavailable,
+             r.replaced ? ", replacing the source of the same spec" : "");
+    wc_fputs_safe(line, stdout);
+    fputc('\n', stdout);
+    return WC_EXIT_OK;
+}
+
 int cmd_import(int argc, char **argv)
 {
     import_cli c;
@@ -530,6 +611,8 @@ int cmd_import(int argc, char **argv)
     int rc = parse(argc, argv, &c);
     if (rc)
         return rc < 0 ? WC_EXIT_OK : rc;
+    if (c.attach_only)
+        return attach_truth(&c);
     char cmdline[512];
     wc_cli_join_argv(argc, argv, cmdline, sizeof cmdline);
     c.target.command_line = cmdline;

@@ -26,7 +26,7 @@ enum { OPT_DB = 1, OPT_INTERVAL, OPT_DURATION, OPT_METER, OPT_MODEL, OPT_CEILING
 static const wc_cli_opt RECORD_OPTS[] = {
     {"db", "FILE", OPT_DB, "SQLite file to create (must not already hold a run)"},
     {"interval", "DUR", OPT_INTERVAL, "sampling interval (default 1s; e.g. 500ms, 5s)"},
-    {"duration", "DUR", OPT_DURATION, "stop after DUR (default: until SIGINT/SIGTERM)"},
+    {"duration", "DUR", OPT_DURATION, "stop after DUR (default: until SIGINT/SIGTERM/SIGHUP)"},
     {"meter", "NAME", OPT_METER,
      "power source; there is no silent fallback: without a\n"
      "meter record exits 2. One of:"},
@@ -110,7 +110,8 @@ static const wc_cli_spec RECORD_SPEC = {
         "Samples the node's power meter, /proc/stat and every process on absolute\n"
         "monotonic deadlines, attributes energy with the chosen model and writes\n"
         "everything (raw counters included) into a new SQLite file, one transaction\n"
-        "per tick. SIGINT/SIGTERM finish the current tick and close the run cleanly.\n"
+        "per tick. SIGINT/SIGTERM/SIGHUP finish the current tick and close the run\n"
+        "cleanly (under nohup, SIGHUP is ignored and the run goes on).\n"
         "With --exporter, the deployed exporter's own /metrics are scraped beside it\n"
         "and stored as reported, so its numbers are validated, not only re-created.",
     .opts = RECORD_TABLES,
@@ -118,7 +119,9 @@ static const wc_cli_spec RECORD_SPEC = {
     .col = 23,
     .footer =
         "exit codes: 0 recorded, 2 usage error, no meter, unreadable energy_uj, a DB\n"
-        "that already holds a run, or a store failure (ticks already written are kept)",
+        "that already holds a run, or a store failure (ticks already written are kept),\n"
+        "3 a signal stopped a --duration run early (closed cleanly and kept), 4 a\n"
+        "--truth source delivered no reading (the run is complete and kept)",
 };
 
 static int bad(const char *opt, const char *val)
@@ -323,6 +326,36 @@ void wc_cli_exporter_counts(const wc_record_opts *o, const wc_record_result *res
                   (long long)res->exporter_dropped);
 }
 
+/* The closing line (always when something went wrong, else unless --quiet),
+ * then one line per ground-truth source (cli_record_notes.c). Returns the
+ * exit code: WC_EXIT_NO_DATA when a signal stopped a --duration run early,
+ * else WC_EXIT_NO_TRUTH when a --truth source delivered no reading, else 0. */
+static int summary(const wc_record_opts *o, const wc_record_result *res, int64_t elapsed_ns)
+{
+    char scrapes[160];
+    wc_cli_exporter_counts(o, res, scrapes, sizeof scrapes);
+    int interrupted = wc_cli_stop && o->duration_ns > 0 && elapsed_ns < o->duration_ns;
+    if (!o->quiet || interrupted || res->missed_deadlines || res->scan_errors ||
+        res->meter_errors || res->exporter_failed)
+        fprintf(stderr,
+                "wattcal record: %lld ticks written to %s (%s model; missed deadlines %lld, "
+                "process read errors %lld, zone read errors %lld; ground-truth samples %lld,"
+                " of which error/unavailable %lld%s)%s\n",
+                (long long)res->ticks, o->db_path, wc_model_name(o->model),
+                (long long)res->missed_deadlines, (long long)res->scan_errors,
+                (long long)res->meter_errors, (long long)res->truth_samples,
+                (long long)res->truth_errors, scrapes,
+                o->meter && !strcmp(o->meter, "sim") ? " — node power is SIMULATED" : "");
+    int no_truth = wc_cli_truth_status("record", o);
+    if (interrupted) {
+        fprintf(stderr, "wattcal record: interrupted after %.1f s of the %.1f s asked for; the "
+                        "run is closed cleanly and kept (exit %d)\n",
+                (double)elapsed_ns / 1e9, (double)o->duration_ns / 1e9, WC_EXIT_NO_DATA);
+        return WC_EXIT_NO_DATA;
+    }
+    return no_truth ? WC_EXIT_NO_TRUTH : WC_EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
     wc_record_opts o;
@@ -334,8 +367,10 @@ int cmd_record(int argc, char **argv)
     wc_cli_join_argv(argc, argv, cmdline, sizeof cmdline);
     o.command_line = cmdline;
     wc_cli_install_stop_handlers();
+    wc_cli_interval_warning("record", &o);
     wc_record_result res;
     wc_error err = {{0}};
+    int64_t t0 = wc_mono_ns();
     rc = wc_record(&o, &wc_cli_stop, &res, &err);
     if (rc) {
         wc_cli_error("record", err.msg);
@@ -344,18 +379,14 @@ int cmd_record(int argc, char **argv)
                     (long long)res.ticks, o.db_path);
         return WC_EXIT_USAGE;
     }
-    char scrapes[160];
-    wc_cli_exporter_counts(&o, &res, scrapes, sizeof scrapes);
-    if (!o.quiet || res.missed_deadlines || res.scan_errors || res.meter_errors ||
-        res.exporter_failed)
-        fprintf(stderr,
-                "wattcal record: %lld ticks written to %s (%s model; missed deadlines %lld, "
-                "process read errors %lld, zone read errors %lld; ground-truth samples %lld,"
-                " of which error/unavailable %lld%s)%s\n",
-                (long long)res.ticks, o.db_path, wc_model_name(o.model),
-                (long long)res.missed_deadlines, (long long)res.scan_errors,
-                (long long)res.meter_errors, (long long)res.truth_samples,
-                (long long)res.truth_errors, scrapes,
-                o.meter && !strcmp(o.meter, "sim") ? " — node power is SIMULATED" : "");
-    return WC_EXIT_OK;
+    return summary(&o, &res, wc_mono_ns() - t0);
+}
+
+/* record's option tables, choices and handler, for `serve` (cli.h). */
+const wc_cli_opt *const *const wc_cli_record_tables = RECORD_TABLES;
+const wc_cli_choices *const wc_cli_record_choices = RECORD_CHOICES;
+
+int wc_cli_record_option(void *ctx, const wc_cli_opt *opt, const char *arg)
+{
+    return option(ctx, opt, arg);
 }

@@ -43,7 +43,8 @@ static const wc_cli_spec RUN_SPEC = {
     .col = 17,
     .footer =
         "exit codes: 0 replayed, 2 usage error, bad scenario or recording error\n"
-        "(what was recorded is kept), 3 interrupted (what was recorded is kept)",
+        "(what was recorded is kept), 3 interrupted by SIGINT, SIGTERM or SIGHUP (the\n"
+        "run is closed cleanly and kept), 4 a --truth source delivered no reading",
 };
 
 /* Takes every "--backend B" (RUN_OPTS) out of argv[2..], applying B to each
@@ -92,11 +93,14 @@ static int replay(wc_scenario *sc, wc_record_opts *o)
     if (!o->quiet)
         fprintf(stderr, "wattcal run: scenario %s (%s): %d phases, %.0f s\n", sc->name, sc->origin,
                 sc->n_phases, (double)wc_scenario_total_ns(sc) / 1e9);
+    wc_cli_interval_warning("run", o);
     wc_run_result res;
     int rc = wc_run_scenario(sc, o, &wc_cli_stop, &res, &err);
     if (rc == -EINTR) {
-        fprintf(stderr, "wattcal run: interrupted after %d phase repetitions; %lld ticks kept in %s\n",
-                res.phases_done, (long long)res.record.ticks, o->db_path);
+        wc_cli_truth_status("run", o);
+        fprintf(stderr, "wattcal run: interrupted after %d phase repetitions; the run is closed "
+                        "cleanly and its %lld ticks kept in %s (exit %d)\n",
+                res.phases_done, (long long)res.record.ticks, o->db_path, WC_EXIT_NO_DATA);
         return WC_EXIT_NO_DATA;
     }
     if (rc) {
@@ -109,7 +113,7 @@ static int replay(wc_scenario *sc, wc_record_opts *o)
             "wattcal run: %d phase repetitions, %d workloads (%d crashed workers), %lld ticks in %s%s%s\n",
             res.phases_done, res.workloads, res.crashed, (long long)res.record.ticks, o->db_path,
             scrapes, o->meter && !strcmp(o->meter, "sim") ? " — node power is SIMULATED" : "");
-    return WC_EXIT_OK;
+    return wc_cli_truth_status("run", o) ? WC_EXIT_NO_TRUTH : WC_EXIT_OK;
 }
 
 int cmd_run(int argc, char **argv)

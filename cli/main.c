@@ -23,6 +23,8 @@ static const struct {
     {"stress", cmd_stress, "run a built-in stress workload (cpu, avx, membound, idle, burst)"},
     {"probe", cmd_probe, "list the node's power sources (RAPL, hwmon, IPMI, BMCs, VM guest): measure or estimate"},
     {"import", cmd_import, "bring a run recorded elsewhere (CSV, Green Metrics Tool logs) into a wattcal DB"},
+    {"fleet", cmd_fleet, "check every node an exporter reports to Prometheus: source, version, error vs truth, gap"},
+    {"serve", cmd_serve, "a second-opinion exporter: sample like record, expose /metrics for Prometheus"},
 };
 
 static void usage(FILE *out)
@@ -36,7 +38,8 @@ static void usage(FILE *out)
         fprintf(out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fprintf(out, "  %-10s %s\n", "version", "print the version");
     fprintf(out, "\nexit codes: 0 ok, 1 check failed, 2 usage or environment error, "
-                 "3 nothing measurable\n");
+                 "3 nothing measurable\n(or a record/run stopped early), 4 a --truth source "
+                 "delivered no reading\n");
 }
 
 int main(int argc, char **argv)

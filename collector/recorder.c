@@ -64,8 +64,11 @@ typedef struct recording {
     unsigned zones_version;      /* meter.layout_version the zone rows were written at */
     wc_truth_source *truth;      /* polled ground-truth sources */
     int64_t *truth_ids;          /* their truth_source row ids */
+    int64_t *truth_ok, *truth_polls; /* per source: readings ok, polls (progress line) */
     size_t ntruth;
     wc_truth_poller *poller;
+    wc_truth_queued *truth_q;    /* the samples drained this tick (for on_tick) */
+    size_t ntruth_q;
     wc_rec_exporters *exporters; /* --exporter: scraped on their own threads */
 } recording;
 
@@ -178,17 +181,21 @@ static void pick_ceiling(recording *r)
             (unsigned long long)z->max_energy_range_uj, (double)z->max_energy_range_uj / 1e6);
 }
 
-/* A file: log is imported after the run: check now that it can be. */
-static int check_truth_file(const char *path, wc_error *err)
+/* A file: log is imported after the run: check now that it can be, and
+ * what it already holds (header, units, first lines: wc_truth_file_check_start),
+ * before hours of recording. */
+static int check_truth_file(const char *path, const char *format, wc_error *err)
 {
     struct stat st;
+    size_t nread = 0;
     if (!*path)
         return wc_error_set(err, -EINVAL, "--truth file: needs a path (file:PATH)");
     if (stat(path, &st) != 0)
         return wc_error_set(err, -errno, "--truth file:%s: %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode) || access(path, R_OK) != 0)
         return wc_error_set(err, -EINVAL, "--truth file:%s: not a readable regular file", path);
-    return 0;
+    int rc = wc_truth_file_check_start(path, format ? format : "csv", 200, &nread, err);
+    return rc ? wc_error_prefix(err, rc, "--truth file: checked before recording: ") : 0;
 }
 
 /* Opens every polled ground-truth source (file: logs are imported at the
@@ -199,14 +206,20 @@ static int open_truth(recording *r, wc_error *err)
     const wc_record_opts *o = r->opts;
     r->truth = calloc(o->ntruth ? o->ntruth : 1, sizeof *r->truth);
     r->truth_ids = calloc(o->ntruth ? o->ntruth : 1, sizeof *r->truth_ids);
-    if (!r->truth || !r->truth_ids)
+    r->truth_ok = calloc(o->ntruth ? o->ntruth : 1, sizeof *r->truth_ok);
+    r->truth_polls = calloc(o->ntruth ? o->ntruth : 1, sizeof *r->truth_polls);
+    if (!r->truth || !r->truth_ids || !r->truth_ok || !r->truth_polls)
         return wc_error_set(err, -ENOMEM, "out of memory");
     wc_truth_config cfg = o->truth;
     const char *sim_root = wc_meter_sim_root(&r->meter);
     cfg.sysfs_root = sim_root ? sim_root : o->sysfs_root;
     for (size_t i = 0; i < o->ntruth; i++) {
         if (strncmp(o->truth_specs[i], "file:", 5) == 0) {
-            int rc = check_truth_file(o->truth_specs[i] + 5, err);
+            if (!o->db_path)
+                return wc_error_set(err, -EINVAL, "--truth %s: a file: log is imported into "
+                                    "the run database after the run: it needs --db",
+                                    o->truth_specs[i]);
+            int rc = check_truth_file(o->truth_specs[i] + 5, o->truth.truth_format, err);
             if (rc)
                 return rc;
             continue;
@@ -221,7 +234,7 @@ static int open_truth(recording *r, wc_error *err)
 
 static int register_truth(recording *r, wc_error *err)
 {
-    for (size_t i = 0; i < r->ntruth; i++) {
+    for (size_t i = 0; i < r->ntruth && r->store; i++) {
         wc_truth_source *t = &r->truth[i];
         int rc = wc_store_put_truth_source(r->store, t->spec, t->ops->kind, t->provenance,
                                            t->description, &r->truth_ids[i], err);
@@ -235,19 +248,25 @@ static int register_truth(recording *r, wc_error *err)
 }
 
 /* Writes the ground-truth samples gathered since the last call (inside the
- * tick's transaction). */
+ * tick's transaction; none without a store) and keeps them for on_tick until
+ * the next call. */
 static int write_truth(recording *r, wc_error *err)
 {
-    wc_truth_queued *q = NULL;
-    size_t n = wc_truth_poller_drain(r->poller, &q);
+    free(r->truth_q);
+    r->truth_q = NULL;
+    size_t n = r->ntruth_q = wc_truth_poller_drain(r->poller, &r->truth_q);
+    const wc_truth_queued *q = r->truth_q;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        rc = wc_store_put_truth_sample(r->store, r->truth_ids[q[i].source], &q[i].sample, err);
+        if (r->store)
+            rc = wc_store_put_truth_sample(r->store, r->truth_ids[q[i].source], &q[i].sample,
+                                           err);
         r->res->truth_samples++;
         r->res->truth_errors += q[i].sample.status == WC_TRUTH_ERROR ||
                                 q[i].sample.status == WC_TRUTH_UNAVAILABLE;
+        r->truth_polls[q[i].source]++;
+        r->truth_ok[q[i].source] += q[i].sample.status == WC_TRUTH_OK;
     }
-    free(q);
     return rc;
 }
 
@@ -310,6 +329,10 @@ static int write_run_info(recording *r, int64_t start_mono, wc_error *err)
     snprintf(info.command_line, sizeof info.command_line, "%s",
              o->command_line ? o->command_line : "");
     info.ceiling_watts = r->ceiling;
+    if (!r->store) { /* nothing stored: start the pollers and scrapers only */
+        int rc = register_truth(r, err);
+        return rc ? rc : wc_rec_exporters_register(r->exporters, NULL, err);
+    }
     int rc = wc_store_put_run(r->store, &info, err);
     if (!rc)
         rc = wc_store_put_zones(r->store, &r->meter, &r->first_zone_id, err);
@@ -354,6 +377,8 @@ static int setup(recording *r, wc_error *err)
                                    &r->exporters, err);
     if (rc)
         return rc;
+    if (!o->db_path)
+        return 0; /* nothing stored (serve without --db) */
     r->store = wc_store_open(o->db_path, WC_STORE_CREATE, err);
     return r->store ? 0 : -EIO;
 }
@@ -362,10 +387,13 @@ static void teardown(recording *r)
 {
     wc_rec_exporters_free(r->exporters);
     wc_truth_poller_free(r->poller);
+    free(r->truth_q);
     for (size_t i = 0; i < r->ntruth; i++)
         wc_truth_close(&r->truth[i]);
     free(r->truth);
     free(r->truth_ids);
+    free(r->truth_ok);
+    free(r->truth_polls);
     wc_store_close(r->store);
     wc_attrib_free(r->attrib);
     wc_proc_scanner_free(r->scanner);
@@ -458,19 +486,53 @@ static double node_watts(recording *r, int64_t dt_ns)
     return (double)sum / 1e6 / ((double)dt_ns / 1e9);
 }
 
+/* "  truth SPEC ok N/M[ FAILING]" per polled source (file: logs come at the
+ * end) into buf. */
+static void truth_progress(const recording *r, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < r->ntruth; i++)
+        wc_append(buf, cap, &used, "  truth %.24s ok %lld/%lld%s", r->truth[i].spec,
+                  (long long)r->truth_ok[i], (long long)r->truth_polls[i],
+                  r->truth_polls[i] >= 3 && r->truth_ok[i] == 0 ? " FAILING" : "");
+}
+
+/* "12.0/60 s, ETA 48 s" against the planned length, or "12.0 s" without one. */
+static void time_progress(const recording *r, int64_t elapsed_ns, char *buf, size_t cap)
+{
+    int64_t total = r->opts->planned_ns ? r->opts->planned_ns : r->opts->duration_ns;
+    if (total <= 0) {
+        snprintf(buf, cap, "%.1f s", elapsed_ns / 1e9);
+        return;
+    }
+    double left = (double)(total - elapsed_ns) / 1e9;
+    snprintf(buf, cap, "%.1f/%.0f s, ETA %.0f s", elapsed_ns / 1e9, total / 1e9,
+             left > 0 ? left : 0);
+}
+
 static void progress(recording *r, int64_t elapsed_ns, int64_t dt_ns)
 {
     if (r->opts->quiet || !isatty(STDERR_FILENO))
         return;
     double w = node_watts(r, dt_ns);
-    char wbuf[64];
+    char wbuf[64], tbuf[64], phase[96] = "", truth[512];
     if (w < 0)
         snprintf(wbuf, sizeof wbuf, "node -- W");
     else
         snprintf(wbuf, sizeof wbuf, "node %.1f W (%s)", w,
                  wc_provenance_name(r->meter.provenance));
-    fprintf(stderr, "\r\033[Kwattcal record: %6.1f s  %s  %zu processes", elapsed_ns / 1e9,
-            wbuf, r->snap.count);
+    time_progress(r, elapsed_ns, tbuf, sizeof tbuf);
+    if (r->opts->phase_label) {
+        char label[80] = "";
+        r->opts->phase_label(r->opts->ctx, label, sizeof label);
+        if (label[0])
+            snprintf(phase, sizeof phase, "phase %s  ", label);
+    }
+    truth_progress(r, truth, sizeof truth);
+    fprintf(stderr, "\r\033[Kwattcal record: %s%s  %s  %zu processes", phase, tbuf, wbuf,
+            r->snap.count);
+    wc_fputs_safe(truth, stderr);
     fflush(stderr);
 }
 
@@ -485,64 +547,112 @@ static int write_zone_samples(recording *r, int64_t tick_id, wc_error *err)
     return rc;
 }
 
-static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err)
+/* Reads the meter, /proc/stat and every process for one tick; a failed zone
+ * or /proc/stat is not fatal (its status is stored with the tick). */
+static int read_tick(recording *r, int *cpu_ok, int64_t *scan_ns, wc_error *err)
 {
-    int64_t mono = wc_mono_ns(), boot = wc_boot_ns(), wall = wc_wall_ns();
     wc_error why = {{0}};
-    /* A failed zone is not fatal: its status is stored with the tick. */
     if (wc_meter_read(&r->meter, r->readings, &why) != 0)
         warn_once(&r->warned_meter, &why);
     for (size_t i = 0; i < r->meter.nzones; i++)
         r->res->meter_errors += r->readings[i].status != 0;
     wc_procstat_free(&r->stat);
     why.msg[0] = '\0';
-    int cpu_ok = wc_procstat_read(r->opts->procfs_root, &r->stat, &why) == 0;
-    if (!cpu_ok)
+    *cpu_ok = wc_procstat_read(r->opts->procfs_root, &r->stat, &why) == 0;
+    if (!*cpu_ok)
         warn_once(&r->warned_cpu, &why);
     int64_t t0 = wc_mono_ns();
     int rc = wc_proc_scan(r->scanner, &r->snap, err);
     if (rc)
         return rc;
-    int64_t scan_ns = wc_mono_ns() - t0;
+    *scan_ns = wc_mono_ns() - t0;
     r->res->scan_errors += (int64_t)r->snap.errors;
     if (r->snap.errors)
         warn_once(&r->warned_scan, &r->snap.first_error);
+    return 0;
+}
 
-    rc = wc_store_begin(r->store, err);
+/* The tick's raw rows (none without a store), inside its transaction. */
+static int store_raw(recording *r, int64_t seq, const int64_t clk[3], int cpu_ok,
+                     int64_t scan_ns, int64_t *tick_id, wc_error *err)
+{
+    if (!r->store)
+        return 0;
+    int rc = wc_store_put_tick(r->store, seq, clk[0], clk[1], clk[2], &r->stat.total, cpu_ok,
+                               r->snap.count, scan_ns, tick_id, err);
+    if (!rc)
+        rc = write_zone_samples(r, *tick_id, err);
+    if (!rc)
+        rc = wc_store_put_processes(r->store, *tick_id, &r->snap, err);
+    return rc;
+}
+
+/* Writes and attributes one tick (clk: mono, boot, wall) in ONE transaction:
+ * never half a tick (earlier ticks stay, this one is dropped on error). */
+static int write_tick(recording *r, int64_t seq, const int64_t clk[3], int cpu_ok,
+                      int64_t scan_ns, wc_attr_tick_in *in, wc_attr_out *out, wc_error *err)
+{
+    int rc = r->store ? wc_store_begin(r->store, err) : 0;
     if (rc)
         return rc;
     int64_t tick_id = 0;
-    rc = wc_store_put_tick(r->store, seq, mono, boot, wall, &r->stat.total, cpu_ok,
-                           r->snap.count, scan_ns, &tick_id, err);
-    if (!rc)
-        rc = write_zone_samples(r, tick_id, err);
-    if (!rc)
-        rc = wc_store_put_processes(r->store, tick_id, &r->snap, err);
+    rc = store_raw(r, seq, clk, cpu_ok, scan_ns, &tick_id, err);
     if (!rc)
         rc = write_truth(r, err);
     if (!rc)
         rc = wc_rec_exporters_write(r->exporters, r->store, r->res, err);
-    wc_attr_tick_in in;
-    wc_attr_out out;
     if (!rc)
-        rc = build_attr_input(r, mono, boot, cpu_ok, &in, err);
+        rc = build_attr_input(r, clk[0], clk[1], cpu_ok, in, err);
     if (!rc)
-        rc = wc_attrib_step(r->attrib, &in, &out, err);
-    if (!rc)
-        rc = wc_store_put_attribution(r->store, r->model_id, tick_id, &out, r->proc_ids, err);
+        rc = wc_attrib_step(r->attrib, in, out, err);
+    if (!rc && r->store)
+        rc = wc_store_put_attribution(r->store, r->model_id, tick_id, out, r->proc_ids, err);
     if (rc) {
-        /* Never commit half a tick: earlier ticks stay, this one is dropped. */
-        wc_store_rollback(r->store);
+        if (r->store)
+            wc_store_rollback(r->store);
         return rc;
     }
-    rc = wc_store_commit(r->store, err);
+    return r->store ? wc_store_commit(r->store, err) : 0;
+}
+
+/* Hands the tick to opts->on_tick (when set). */
+static void publish_tick(recording *r, int64_t seq, const int64_t clk[3], int64_t dt_ns,
+                         const wc_attr_tick_in *in, const wc_attr_out *out)
+{
+    const wc_record_opts *o = r->opts;
+    if (!o->on_tick)
+        return;
+    wc_record_tick t = {.seq = seq, .mono_ns = clk[0], .wall_ns = clk[2],
+                        .dt_ns = r->have_prev ? dt_ns : 0, .meter = &r->meter,
+                        .readings = r->readings,
+                        .prev_readings = r->have_prev ? r->prev_readings : NULL,
+                        .ceiling_watts = r->ceiling, .in = in, .out = out,
+                        .snap = &r->snap, .truth = r->truth, .ntruth = r->ntruth,
+                        .truth_samples = r->truth_q, .ntruth_samples = r->ntruth_q,
+                        .exporter_specs = o->exporter_specs, .nexporters = o->nexporter};
+    t.scrapes = wc_rec_exporters_last(r->exporters, &t.nscrapes);
+    o->on_tick(o->ctx, &t);
+}
+
+static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err)
+{
+    int64_t clk[3] = {wc_mono_ns(), wc_boot_ns(), wc_wall_ns()};
+    int cpu_ok = 0;
+    int64_t scan_ns = 0;
+    int rc = read_tick(r, &cpu_ok, &scan_ns, err);
     if (rc)
         return rc;
-    r->zones_version = r->meter.layout_version;
-    progress(r, mono - r->start_mono, mono - *prev_mono);
+    wc_attr_tick_in in;
+    wc_attr_out out;
+    rc = write_tick(r, seq, clk, cpu_ok, scan_ns, &in, &out, err);
+    if (rc)
+        return rc;
+    r->zones_version = r->meter.layout_version; /* the zone rows follow a returned zone */
+    publish_tick(r, seq, clk, clk[0] - *prev_mono, &in, &out);
+    progress(r, clk[0] - r->start_mono, clk[0] - *prev_mono);
     memcpy(r->prev_readings, r->readings, r->meter.nzones * sizeof *r->readings);
     r->have_prev = 1;
-    *prev_mono = mono;
+    *prev_mono = clk[0];
     return 0;
 }
 
@@ -599,6 +709,8 @@ static int finish_truth(recording *r, int rc, wc_error *err)
     wc_truth_poller_stop(p); /* joins the threads; their last samples stay queued */
     if (rc)
         return rc;
+    if (p && !r->store)
+        return write_truth(r, err); /* counted, nothing stored */
     if (p) {
         rc = wc_store_begin(r->store, err);
         if (!rc)
@@ -650,14 +762,14 @@ int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record
         rc = finish_truth(&r, rc, err);
         rc = wc_rec_exporters_finish(r.exporters, r.store, res, rc, err);
         wc_error ferr;
-        int frc = wc_store_finish_run(r.store, wc_wall_ns(), wc_mono_ns(), res->ticks, rc == 0,
-                                      &ferr);
+        int frc = !r.store ? 0 : wc_store_finish_run(r.store, wc_wall_ns(), wc_mono_ns(),
+                                                     res->ticks, rc == 0, &ferr);
         if (!rc && frc) {
             rc = frc;
             if (err)
                 *err = ferr;
         }
-        if (!rc)
+        if (!rc && r.store)
             rc = import_truth_files(&r, err);
         if (!opts->quiet && isatty(STDERR_FILENO))
             fputc('\n', stderr);

@@ -4,8 +4,10 @@
  * Each tick, on absolute monotonic deadlines (no drift): read every meter
  * zone, /proc/stat and every process; run the attribution model; write it all
  * in ONE SQLite transaction. Power always divides by monotonic time. A stop
- * request (SIGINT/SIGTERM) lets the current tick finish, then the run is
- * closed cleanly.
+ * request (SIGINT/SIGTERM/SIGHUP) lets the current tick finish, then the run
+ * is closed cleanly. On a terminal (unless quiet) one progress line shows the
+ * phase, elapsed/total time and ETA, node power and each truth source's
+ * readings so far.
  */
 #ifndef WC_RECORDER_H
 #define WC_RECORDER_H
@@ -14,15 +16,44 @@
 #include <stdint.h>
 
 #include "collector/exporter/exporter_scrape.h"
+#include "collector/meter/meter.h"
 #include "collector/model/attribution.h"
 #include "collector/model/kepler_config.h"
 #include "collector/meter/meter_sim.h"
+#include "collector/model/attribution.h"
+#include "collector/procfs/proc_scan.h"
 #include "collector/truth/truth.h"
+#include "collector/truth/truth_poller.h"
 #include "common/wc_error.h"
+
+/* What one tick read and attributed, handed to wc_record_opts.on_tick after
+ * the tick was committed (or, without a DB, after it was attributed). Every
+ * pointer is valid during the call only; nothing may be modified. */
+typedef struct wc_record_tick {
+    int64_t seq;                 /* tick number, 0.. */
+    int64_t mono_ns, wall_ns;    /* when the node was read */
+    int64_t dt_ns;               /* monotonic ns since the previous tick; 0 on the first */
+    const wc_meter *meter;       /* zones (meter->zones[i] for readings[i]) and provenance */
+    const wc_reading *readings;  /* this tick's raw zone readings */
+    const wc_reading *prev_readings; /* the previous tick's; NULL on the first */
+    double ceiling_watts;        /* the counter plausibility ceiling (wc_counter_delta) */
+    const wc_attr_tick_in *in;   /* the model's input: in->procs[i] is snap->samples[i] */
+    const wc_attr_out *out;      /* the model's output for this tick */
+    const wc_proc_snapshot *snap; /* the processes (comm, cgroup ids) */
+    const wc_truth_source *truth; /* polled sources; truth_samples[k].source indexes them */
+    size_t ntruth;
+    const wc_truth_queued *truth_samples; /* ground-truth samples drained this tick */
+    size_t ntruth_samples;
+    wc_scrape *const *scrapes;   /* exporter scrapes finished since the previous tick */
+    size_t nscrapes;
+    const char *const *exporter_specs; /* scrapes[k]->exporter indexes them */
+    size_t nexporters;
+} wc_record_tick;
 
 /* Options of one recording (CLI flags of `wattcal record`). */
 typedef struct wc_record_opts {
-    const char *db_path;
+    const char *db_path;         /* NULL: nothing stored (serve without --db); file: truth
+                                    logs then are refused */
     int64_t interval_ns;         /* > 0 */
     int64_t duration_ns;         /* 0 = until stopped */
     const char *meter;           /* "rapl", "sim", or NULL = detect hardware (no silent fallback) */
@@ -50,6 +81,13 @@ typedef struct wc_record_opts {
     void (*on_first_tick)(void *ctx); /* called once the run row and first tick are
                                          committed (e.g. to start a scenario); may be NULL */
     void *ctx;
+    void (*on_tick)(void *ctx, const wc_record_tick *t); /* called after every tick (e.g.
+                                         `wattcal serve` publishes it); may be NULL */
+    int64_t planned_ns;          /* the length the progress line counts down to (a
+                                    scenario's); 0: duration_ns, or none */
+    void (*phase_label)(void *ctx, char *buf, size_t cap); /* the phase now running, for
+                                    the progress line (called from the recorder's
+                                    thread); may be NULL */
 } wc_record_opts;
 
 /* Summary of a finished recording. */

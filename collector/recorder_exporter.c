@@ -22,7 +22,19 @@ struct wc_rec_exporters {
     wc_exporter_info info[WC_EXPORTER_MAX]; /* as stored (ids set at register) */
     wc_exporter_sample_in *in;   /* one scrape's samples for the store */
     size_t in_cap;
+    wc_scrape **last;            /* the scrapes drained by the last write (wc_rec_exporters_last) */
+    size_t nlast;
 };
+
+/* Frees the scrapes kept from the last write. */
+static void drop_last(wc_rec_exporters *x)
+{
+    for (size_t i = 0; i < x->nlast; i++)
+        wc_scrape_free(x->last[i]);
+    free(x->last);
+    x->last = NULL;
+    x->nlast = 0;
+}
 
 int wc_rec_exporters_open(const char *const *specs, size_t n, const wc_exporter_config *cfg,
                           wc_rec_exporters **out, wc_error *err)
@@ -79,7 +91,7 @@ int wc_rec_exporters_register(wc_rec_exporters *x, wc_store *st, wc_error *err)
         wc_exporter_provenance(e->kind, e->version, e->revision, e->power_source, e->provenance,
                                sizeof e->provenance);
         describe(x, e, url);
-        int rc = wc_store_put_exporter(st, e, err);
+        int rc = st ? wc_store_put_exporter(st, e, err) : 0;
         if (rc)
             return rc;
     }
@@ -112,7 +124,7 @@ static int learn(wc_rec_exporters *x, wc_store *st, size_t i, const wc_exporter_
     wc_exporter_provenance(e->kind, e->version, e->revision, e->power_source, e->provenance,
                            sizeof e->provenance);
     describe(x, e, url);
-    return wc_store_update_exporter(st, e, err);
+    return st ? wc_store_update_exporter(st, e, err) : 0;
 }
 
 /* One scrape's samples as the store takes them (x->in, grown). */
@@ -152,10 +164,10 @@ static int write_scrape(wc_rec_exporters *x, wc_store *st, const wc_scrape *sc,
     m.samples = (int64_t)sc->nvalues;
     wc_copy_trunc(m.status, sizeof m.status, wc_scrape_status_name(sc->status));
     wc_copy_trunc(m.error, sizeof m.error, sc->error);
-    int rc = wc_store_put_scrape(st, &m, err);
-    if (!rc)
+    int rc = st ? wc_store_put_scrape(st, &m, err) : 0;
+    if (!rc && st)
         rc = samples_in(x, sc, err);
-    if (!rc)
+    if (!rc && st)
         rc = wc_store_put_exporter_samples(st, m.exporter_id, m.id, x->in, sc->nvalues, err);
     if (!rc)
         rc = learn(x, st, sc->exporter, &sc->learnt, err);
@@ -170,15 +182,14 @@ int wc_rec_exporters_write(wc_rec_exporters *x, wc_store *st, wc_record_result *
 {
     if (!x)
         return 0;
+    drop_last(x);
     wc_scrape **q = NULL;
     size_t n = wc_exporter_scraper_drain(x->scraper, &q);
     int rc = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!rc)
-            rc = write_scrape(x, st, q[i], res, err);
-        wc_scrape_free(q[i]);
-    }
-    free(q);
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = write_scrape(x, st, q[i], res, err);
+    x->last = q; /* kept for wc_rec_exporters_last until the next write */
+    x->nlast = n;
     res->exporter_dropped = wc_exporter_scraper_dropped(x->scraper);
     return rc;
 }
@@ -191,6 +202,8 @@ int wc_rec_exporters_finish(wc_rec_exporters *x, wc_store *st, wc_record_result 
     wc_exporter_scraper_stop(x->scraper); /* joins the threads; their last scrapes stay queued */
     if (rc)
         return rc;
+    if (!st)
+        return wc_rec_exporters_write(x, NULL, res, err); /* counted, nothing stored */
     rc = wc_store_begin(st, err);
     if (rc)
         return rc;
@@ -207,6 +220,13 @@ void wc_rec_exporters_free(wc_rec_exporters *x)
     if (!x)
         return;
     wc_exporter_scraper_free(x->scraper);
+    drop_last(x);
     free(x->in);
     free(x);
+}
+
+wc_scrape *const *wc_rec_exporters_last(const wc_rec_exporters *x, size_t *n)
+{
+    *n = x ? x->nlast : 0;
+    return x ? x->last : NULL;
 }

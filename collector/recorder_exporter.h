@@ -29,13 +29,14 @@ typedef struct wc_rec_exporters wc_rec_exporters;
 int wc_rec_exporters_open(const char *const *specs, size_t n, const wc_exporter_config *cfg,
                           wc_rec_exporters **out, wc_error *err);
 
-/* Writes one exporter row each and starts the scraping threads. Safe on
- * NULL. Returns 0 or -errno with err. */
+/* Writes one exporter row each (none when st is NULL: nothing is stored) and
+ * starts the scraping threads. Safe on NULL. Returns 0 or -errno with err. */
 int wc_rec_exporters_register(wc_rec_exporters *x, wc_store *st, wc_error *err);
 
 /* Writes the scrapes finished since the last call (call inside the tick's
- * transaction) and counts them in res. Safe on NULL. Returns 0 or the
- * store's -errno. */
+ * transaction; st NULL: only counted) and counts them in res; they stay
+ * readable through wc_rec_exporters_last until the next call. Safe on NULL.
+ * Returns 0 or the store's -errno. */
 int wc_rec_exporters_write(wc_rec_exporters *x, wc_store *st, wc_record_result *res,
                            wc_error *err);
 
@@ -47,5 +48,9 @@ int wc_rec_exporters_finish(wc_rec_exporters *x, wc_store *st, wc_record_result 
 
 /* Stops the threads if needed and frees everything. Safe on NULL. */
 void wc_rec_exporters_free(wc_rec_exporters *x);
+
+/* The scrapes the last wc_rec_exporters_write drained (*n of them; NULL and
+ * 0 on NULL or none), for the recorder's on_tick. Owned by x. */
+wc_scrape *const *wc_rec_exporters_last(const wc_rec_exporters *x, size_t *n);
 
 #endif

@@ -27,32 +27,66 @@ int64_t wc_mono_ns(void) { return read_clock(CLOCK_MONOTONIC); }
 int64_t wc_boot_ns(void) { return read_clock(CLOCK_BOOTTIME); }
 int64_t wc_wall_ns(void) { return read_clock(CLOCK_REALTIME); }
 
+/* The multiplier of a unit at *p (longest name first: "ms" before "m"), its
+ * length in *len; 0 when no unit starts there. */
+static double duration_unit(const char *p, size_t *len)
+{
+    static const struct {
+        const char *name;
+        double ns;
+    } UNITS[] = {{"min", 60e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1}, {"s", 1e9},
+                 {"m", 60e9},   {"h", 3600e9}, {"d", 86400e9}};
+    for (size_t i = 0; i < sizeof UNITS / sizeof *UNITS; i++) {
+        size_t n = strlen(UNITS[i].name);
+        if (strncmp(p, UNITS[i].name, n) == 0) {
+            *len = n;
+            return UNITS[i].ns;
+        }
+    }
+    return 0;
+}
+
+/* "digits[.digits]" at *p into *v, *p moved past it. Returns 0 or -EINVAL. */
+static int duration_number(const char **p, double *v)
+{
+    const char *s = *p;
+    char *end = NULL;
+    if (!(*s >= '0' && *s <= '9') && !(*s == '.' && s[1] >= '0' && s[1] <= '9'))
+        return -EINVAL;
+    size_t n = strspn(s, "0123456789."), dots = 0;
+    for (size_t i = 0; i < n; i++)
+        dots += s[i] == '.';
+    if (n > 40 || dots > 1)
+        return -EINVAL;
+    char num[48];
+    memcpy(num, s, n);
+    num[n] = '\0';
+    *v = strtod(num, &end);
+    if (!end || *end)
+        return -EINVAL;
+    *p = s + n;
+    return 0;
+}
+
 int wc_parse_duration_ns(const char *text, int64_t *out_ns)
 {
     if (!text || !*text)
         return -EINVAL;
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || !isfinite(v) || v < 0)
-        return -EINVAL;
-    double mult;
-    if (*end == '\0' || strcmp(end, "s") == 0)
-        mult = 1e9;
-    else if (strcmp(end, "ms") == 0)
-        mult = 1e6;
-    else if (strcmp(end, "us") == 0)
-        mult = 1e3;
-    else if (strcmp(end, "ns") == 0)
-        mult = 1;
-    else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
-        mult = 60e9;
-    else if (strcmp(end, "h") == 0)
-        mult = 3600e9;
-    else
-        return -EINVAL;
-    double ns = v * mult;
-    if (ns > 9.2e18)
+    const char *p = text;
+    double ns = 0, v = 0;
+    int parts = 0;
+    while (*p) {
+        if (duration_number(&p, &v))
+            return -EINVAL;
+        size_t len = 0;
+        double mult = duration_unit(p, &len);
+        if (!mult && (*p || parts))
+            return -EINVAL; /* a bare number only alone: "90" is 90 s, "1h30" is refused */
+        ns += v * (mult ? mult : 1e9);
+        p += len;
+        parts++;
+    }
+    if (!isfinite(ns) || ns > 9.2e18)
         return -EINVAL;
     *out_ns = (int64_t)llround(ns);
     return 0;

@@ -19,9 +19,13 @@ int64_t wc_boot_ns(void);
 /* Wall clock in ns since the Unix epoch (labels only, may step). */
 int64_t wc_wall_ns(void);
 
-/* Parses a duration such as "500ms", "1s", "2.5s", "10m", "1h", "250us", "100ns"
- * or a bare number of seconds into ns. Returns 0, or -EINVAL on a malformed or
- * negative value. */
+/* Parses a duration such as "500ms", "1s", "2.5s", "10m", "1h", "1d", "250us",
+ * "100ns", a sum of such parts ("1h30m", "1m30s", "1d12h") or a bare number of
+ * seconds into ns (the one duration parser of every duration option and
+ * scenario field). Units: WC_DURATION_UNITS. Returns 0, or -EINVAL on a
+ * malformed or negative value, an unknown unit, or more than ~292 years. */
+#define WC_DURATION_UNITS \
+    "ns, us, ms, s, m (or min), h, d; parts add up (1h30m, 1d12h); a bare number is seconds"
 int wc_parse_duration_ns(const char *text, int64_t *out_ns);
 
 /* Formats a wall-clock ns timestamp as ISO 8601 UTC with milliseconds

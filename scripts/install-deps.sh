@@ -1,10 +1,22 @@
 #!/bin/sh
 # Installs, with apt-get and only when missing, what wattcal's build, tests and
 # demo need. Run as root on Debian/Ubuntu; elsewhere it only reports.
+# Usage: install-deps.sh [test|demo] [--list]: `test` (the default, `make
+# deps`) is everything the build and the tests use; `demo` (`make demo`) only
+# what the demo needs: the build, gnuplot for the report's plots, python3.
+# --list prints the set and installs nothing.
 set -eu
 PKGS="gcc make pkg-config libsqlite3-dev sqlite3 libcurl4-openssl-dev libcriterion-dev \
 libgsl-dev libcjson-dev libyaml-dev gnuplot-nox ipmitool openipmi python3 stress-ng procps chromium \
-prometheus"
+prometheus libmicrohttpd-dev libcrypt-dev curl yamllint python3-yaml"
+DEMO_PKGS="gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev libcjson-dev \
+libyaml-dev libmicrohttpd-dev libcrypt-dev gnuplot-nox python3"
+case "${1:-test}" in
+    test) ;;
+    demo) PKGS=$DEMO_PKGS ;;
+    *) echo "usage: $0 [test|demo] [--list]" >&2; exit 2 ;;
+esac
+if [ "${2:-}" = --list ]; then echo $PKGS; exit 0; fi
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

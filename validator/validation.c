@@ -530,3 +530,8 @@ void wc_validation_free(wc_validation *v)
     v->nchecks = 0;
     v->have_accuracy = v->have_levels = 0;
 }
+
+void wc_tol_stat_value(const wc_stat *s, const wc_accuracy *a, wc_check *c)
+{
+    node_value(s, a, c);
+}

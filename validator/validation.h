@@ -106,6 +106,11 @@ typedef struct wc_check {
     char message[320];
 } wc_check;
 
+/* The value a tolerance of an accuracy statistic checks (stat_table.h's
+ * rule: signed, |x|, the larger end of a range) with its interval, into
+ * c->value, c->lo, c->hi. Used by validate and by fleet (fleet.h). */
+void wc_tol_stat_value(const wc_stat *s, const wc_accuracy *a, wc_check *c);
+
 /* What to compute. */
 typedef struct wc_validation_opts {
     wc_acc_opts acc;             /* windows, node zones, MAPE floor, lag, bootstrap */

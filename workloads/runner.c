@@ -26,7 +26,26 @@ typedef struct run_ctx {
     int started, finished;
     pthread_mutex_t lock;
     pthread_cond_t changed;
+    const wc_scenario *sc;
+    _Atomic int phase, rep;      /* the phase running (index, repetition), for progress */
 } run_ctx;
+
+/* The recorder's progress line: "NAME (P/N)" or "NAME #K (P/N)" (record
+ * thread; the scenario thread moves phase and rep). */
+static void phase_label(void *arg, char *buf, size_t cap)
+{
+    run_ctx *c = arg;
+    int p = c->phase, k = c->rep;
+    if (!c->sc || p < 0 || p >= c->sc->n_phases) {
+        buf[0] = '\0';
+        return;
+    }
+    const wc_scenario_phase *ph = &c->sc->phases[p];
+    if (ph->repetitions > 1)
+        snprintf(buf, cap, "%s #%d (%d/%d)", ph->name, k, p + 1, c->sc->n_phases);
+    else
+        snprintf(buf, cap, "%s (%d/%d)", ph->name, p + 1, c->sc->n_phases);
+}
 
 static void on_first_tick(void *arg)
 {
@@ -142,6 +161,8 @@ static int run_phases(run_ctx *c, const wc_scenario *sc, volatile sig_atomic_t *
     int rc = 0;
     for (int p = 0; p < sc->n_phases && !rc; p++)
         for (int k = 1; k <= sc->phases[p].repetitions && !rc; k++) {
+            c->phase = p;
+            c->rep = k;
             rc = run_phase(c, st, &sc->phases[p], k, stop, res, err);
             if (!rc)
                 res->phases_done++;
@@ -163,6 +184,10 @@ int wc_run_scenario(const wc_scenario *sc, wc_record_opts *rec, volatile sig_ato
     rec->duration_ns = wc_scenario_total_ns(sc) + 3600 * WC_NS_PER_S;
     rec->on_first_tick = on_first_tick;
     rec->ctx = &c;
+    rec->planned_ns = wc_scenario_total_ns(sc);
+    rec->phase_label = phase_label;
+    c.sc = sc;
+    c.phase = -1;
     pthread_t th;
     int rc = pthread_create(&th, NULL, record_thread, &c);
     if (rc)

@@ -231,4 +231,28 @@ int wc_import_prometheus(const wc_import_prom_opts *o, const wc_import_target *t
 int wc_import_gmt(const wc_import_gmt_opts *o, const wc_import_target *t,
                   wc_import_summary *sum, wc_error *err);
 
+/* A wall-meter log attached to an EXISTING run (import_truth.c). */
+typedef struct wc_truth_attach_opts {
+    const char *db_path;   /* the run (written by record, run or import) */
+    const char *spec;      /* "file:PATH": stored as the source's spec */
+    const char *format;    /* --truth-format: csv (NULL/""), csv:OFFSET, ptd:OFFSET */
+    int replace;           /* --replace-truth: replace a source of the same spec */
+} wc_truth_attach_opts;
+
+typedef struct wc_truth_attach_result {
+    int64_t samples, unavailable;
+    int replaced;          /* a source of the same spec was removed first */
+} wc_truth_attach_result;
+
+/* Parses the log whole (truth_file.h rules), aligns it on the run's clock by
+ * wall time (as record does after a run) and writes one new truth_source
+ * (kind "file") with its samples in one transaction; no other row of the run
+ * is written. A source of the same spec holding samples is refused (-EEXIST)
+ * unless replace; one holding none (record's "NOT imported" row) is replaced.
+ * Returns 0; -EINVAL for a spec other than file:PATH, a malformed log (err
+ * "FILE:LINE:COLUMN: ...") or readings outside the run's time span; -ENODATA
+ * for a log without a reading; -EIO for the DB (err says why). */
+int wc_import_truth_into(const wc_truth_attach_opts *o, wc_truth_attach_result *res,
+                         wc_error *err);
+
 #endif

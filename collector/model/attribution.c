@@ -8,7 +8,8 @@
  * (collector/model/replay.c) hand one wc_attr_tick_in per tick to wc_attrib_step —
  * raw per-socket zone counters, the cumulative /proc/stat cpu line, every
  * process's cumulative CPU ticks — and store what it returns. The models
- * themselves live beside this file: attr_kepler.c (kepler-0.11, kepler-head:
+ * themselves live beside this file: attr_kepler.c (kepler-0.10, kepler-0.11,
+ * kepler-main, and their terminated trackers in attr_terminated.c:
  * Kepler's code paths replayed float64 for float64, kepler-model.md §1.2,
  * §2.3, §3.1–3.5, §4, §5), attr_ideal.c (wattcal's corrected model,
  * kepler-model.md §5.4), and the table naming them, attr_models.c; what they

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "collector/store/store_internal.h"
 #include "collector/store/store_schema.sql.h"
@@ -157,6 +158,36 @@ static int create_schema(wc_store *st, wc_error *err)
     return rc;
 }
 
+/* Why a file that should hold a run does not read as one, when its bytes say:
+ * shorter than SQLite's 100-byte header (a cut copy), or in WAL mode (header
+ * bytes 18-19 are 2) with no PATH-wal beside it: a run copied while it was
+ * recorded, or whose recorder was killed, keeps its data in that file.
+ * Appends the hint to err; nothing when neither holds. */
+static void missing_wal_hint(const char *path, wc_error *err)
+{
+    unsigned char head[100];
+    char wal[4200];
+    struct stat st;
+    FILE *f = fopen(path, "rb");
+    if (!f || !err)
+        goto out;
+    size_t n = fread(head, 1, sizeof head, f);
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    size_t used = strlen(err->msg);
+    if (n > 0 && n < sizeof head)
+        snprintf(err->msg + used, sizeof err->msg - used,
+                 "; the file is %zu bytes, shorter than SQLite's 100-byte header: a cut copy", n);
+    else if (n == sizeof head && head[18] == 2 && head[19] == 2 &&
+             (stat(wal, &st) != 0 || st.st_size == 0)) /* SQLite may create it empty */
+        snprintf(err->msg + used, sizeof err->msg - used,
+                 "; it was written in WAL mode and its -wal file %s is missing or empty: a run copied while "
+                 "it was recorded (or whose recorder was killed) keeps its data in that -wal "
+                 "file: copy it too, next to the file", wal);
+out:
+    if (f)
+        fclose(f);
+}
+
 wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
 {
     if (!path || !*path) {
@@ -192,6 +223,8 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
                           "%s: not a wattcal run (schema version %d, expected %d to %d)%s", path,
                           version, WC_STORE_SCHEMA_MIN_VERSION, WC_STORE_SCHEMA_VERSION,
                           version == 0 ? "; a truncated or corrupt copy reads like this too" : "");
+    if (rc && mode != WC_STORE_CREATE && version == 0)
+        missing_wal_hint(path, err);
     if (!rc && !st->read_only)
         rc = wc_store_prepare_writer(st, err);
     if (rc) {

@@ -186,6 +186,15 @@ int wc_store_put_truth_source(wc_store *st, const char *spec, const char *kind,
                               wc_provenance provenance, const char *description,
                               int64_t *source_id, wc_error *err);
 
+/* The first source whose spec is spec (store_truth_attach.c): *source_id
+ * (0 when none) and how many samples it holds. Returns 0 or -EIO. */
+int wc_store_find_truth_source(wc_store *st, const char *spec, int64_t *source_id,
+                               int64_t *samples, wc_error *err);
+
+/* Removes one source and its samples, nothing else (inside the caller's
+ * transaction; `import --truth-into --replace-truth`). Returns 0 or -EIO. */
+int wc_store_delete_truth_source(wc_store *st, int64_t source_id, wc_error *err);
+
 /* Inserts one ground-truth sample (NAN values stored as NULL). Call inside a
  * transaction (wc_store_begin/commit) when writing many. Returns 0 or -EIO. */
 int wc_store_put_truth_sample(wc_store *st, int64_t source_id, const wc_truth_sample *t,

@@ -104,7 +104,9 @@ static const char WC_EXPORTER_SQL[] =
     " quantity TEXT, device TEXT, zone TEXT, key TEXT, parent TEXT, name TEXT, namespace TEXT,"
     " comm TEXT, state TEXT, path TEXT, meter TEXT, UNIQUE(exporter_id, metric, labels));"
     "CREATE TABLE IF NOT EXISTS exporter_sample("
-    " scrape_id INTEGER, series_id INTEGER, value REAL, ts_ms INTEGER);";
+    " scrape_id INTEGER, series_id INTEGER, value REAL, ts_ms INTEGER);"
+    "CREATE TABLE IF NOT EXISTS pod_identity("
+    " pod_uid TEXT PRIMARY KEY, name TEXT, namespace TEXT, source TEXT);";
 
 /* The exporter tables' read-side indexes, built at the end like the others
  * (only where the tables exist: wc_store_ensure_indexes also runs on older

@@ -803,3 +803,101 @@ void wc_truth_file_align(wc_truth_sample *s, size_t n, int64_t run_wall_ns, int6
     for (size_t i = 0; i < n; i++)
         s[i].poll_mono_ns = run_mono_ns + (s[i].poll_wall_ns - run_wall_ns);
 }
+
+/* ------------------------------------------------- the check at the start */
+
+/* A header cell that names wall power in another unit than watts. */
+static const char *other_power_unit(const char *cell)
+{
+    static const struct {
+        const char *name, *unit;
+    } OTHER[] = {{"milliwatts", "mW"}, {"kilowatts", "kW"}, {"mw", "mW"}, {"kw", "kW"},
+                 {"power_mw", "mW"}, {"power_kw", "kW"}, {"watts_mw", "mW"}, {"uw", "uW"},
+                 {"microwatts", "uW"}, {"wh", "Wh (energy, not power)"},
+                 {"kwh", "kWh (energy, not power)"}, {"power", "an unstated unit"},
+                 {"power_w", "W, but the column must be named 'watts'"}};
+    for (size_t i = 0; i < sizeof OTHER / sizeof *OTHER; i++)
+        if (!strcasecmp(cell, OTHER[i].name))
+            return OTHER[i].unit;
+    return NULL;
+}
+
+/* A csv header (the first row of path) without 'watts' but with a power
+ * column in another unit: "FILE:LINE:COLUMN: ..." naming it. Returns 0 when
+ * there is none (the parse then judges the header). */
+static int check_header_units(const char *path, wc_error *err)
+{
+    wc_csv c;
+    int rc = wc_csv_open(&c, path, ',', err);
+    if (!rc)
+        rc = wc_csv_next(&c, err);
+    for (size_t i = 0; rc == 1 && wc_csv_find(&c, "watts", 1) < 0 && i < c.nfields; i++) {
+        const char *unit = other_power_unit(c.fields[i]);
+        char q[64];
+        if (unit)
+            rc = wc_error_set(err, -EINVAL,
+                              "%s:%d:%zu: column '%s' holds power in %s: the log needs a "
+                              "'watts' column in W (convert it, or rename a column already "
+                              "in W)",
+                              c.path, c.line, i + 1, wc_csv_clean(q, sizeof q, c.fields[i]), unit);
+    }
+    wc_csv_close(&c);
+    return rc < 0 ? rc : 0;
+}
+
+/* The first max_lines lines of c's buffer, up to the last newline among them
+ * (a line still being written is not judged yet). */
+static void keep_complete_lines(wc_csv *c, int max_lines)
+{
+    size_t end = 0;
+    int lines = 0;
+    for (size_t i = c->pos; i < c->len && lines < max_lines; i++)
+        if (c->buf[i] == '\n') {
+            end = i + 1;
+            lines++;
+        }
+    c->len = end > c->pos ? end : c->pos;
+}
+
+/* Every ok reading of v below 1 W: a log in kW (0.245) reads like this. */
+static int all_below_one_watt(const sample_vec *v)
+{
+    size_t ok = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        if (v->v[i].status != WC_TRUTH_OK)
+            continue;
+        if (v->v[i].watts >= 1.0)
+            return 0;
+        ok++;
+    }
+    return ok > 0;
+}
+
+int wc_truth_file_check_start(const char *path, const char *format, int max_lines,
+                              size_t *nread, wc_error *err)
+{
+    *nread = 0;
+    file_format ff;
+    int rc = parse_format(format, &ff, err);
+    if (!rc && !ff.ptd)
+        rc = check_header_units(path, err);
+    wc_csv c;
+    if (rc || (rc = wc_csv_open(&c, path, ',', err)))
+        return rc;
+    keep_complete_lines(&c, max_lines);
+    c.require_newline = 1;
+    sample_vec sv = {0};
+    rc = ff.ptd ? parse_ptd_log(&c, &ff, &sv, err) : parse_csv_log(&c, &ff, &sv, err);
+    if (rc == -ENODATA) /* nothing written yet: judged when the run ends */
+        rc = 0;
+    if (!rc && all_below_one_watt(&sv))
+        rc = wc_error_set(err, -EINVAL,
+                          "%s: every reading of the first %zu is below 1 W (e.g. %.6g): a node "
+                          "draws tens to hundreds of watts at the wall, so this log looks like "
+                          "kW; it must be in W",
+                          path, sv.n, sv.v[0].watts);
+    *nread = rc ? 0 : sv.n;
+    free(sv.v);
+    wc_csv_close(&c);
+    return rc;
+}

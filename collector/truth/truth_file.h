@@ -67,6 +67,18 @@
 int wc_truth_file_parse(const char *path, const char *format, wc_truth_sample **out,
                         size_t *n, wc_error *err);
 
+/* Checks a log before a recording starts, so a bad one is refused before
+ * hours of recording, not after: for csv, a header whose power column is in
+ * another unit (mW, kW, Wh...) is named (FILE:LINE:COLUMN); then the first
+ * max_lines complete lines (a last line still being written is not judged)
+ * go through the same parser as wc_truth_file_parse, and readings that are
+ * all below 1 W (a log in kW) are refused. An empty log, or one holding only
+ * its header, passes (it is judged when the run ends). *nread gets the
+ * readings checked. Returns 0, -errno reading it, or -EINVAL with err
+ * "FILE:LINE:COLUMN: what is wrong". */
+int wc_truth_file_check_start(const char *path, const char *format, int max_lines,
+                              size_t *nread, wc_error *err);
+
 /* Checks a --truth-format value (csv, csv:OFFSET, ptd:OFFSET) without reading
  * any file, for option parsing. Returns 0 or -EINVAL with err saying what is
  * accepted (and, for a bare "ptd", that PTDaemon logs need the host's offset). */

@@ -20,6 +20,7 @@
 #    7  collector/ (top)        recorder.c, probe.c: the wiring
 #    8  validator/, workloads/  analysis of a stored run; scenarios run beside
 #                               the recorder (neither includes the other)
+#    8  collector/serve/        `wattcal serve`: the recorder's ticks on /metrics
 #    9  reports/                a validation as HTML and Markdown
 #   10  cli/                    the commands
 #
@@ -98,6 +99,7 @@ BEGIN {
     L["collector/model"] = 4; L["collector/store"] = 5
     L["collector/import"] = 6; L["collector"] = 7; L["validator"] = 8
     L["workloads"] = 8; L["reports"] = 9; L["cli"] = 10
+    L["collector/serve"] = 8
 }
 { is[$0] = 1; order[++nfiles] = $0 }
 END {

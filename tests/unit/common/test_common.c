@@ -128,3 +128,26 @@ Test(fs, fifo_and_device_refused_without_blocking)
     cr_assert_eq(wc_read_text(d, buf, sizeof buf, NULL, &err), -EISDIR);
     unlink(p);
 }
+
+Test(duration, compound_parts_and_days)
+{
+    int64_t ns = 0;
+    cr_assert_eq(wc_parse_duration_ns("1h30m", &ns), 0);
+    cr_assert_eq(ns, 5400LL * WC_NS_PER_S);
+    cr_assert_eq(wc_parse_duration_ns("1d", &ns), 0);
+    cr_assert_eq(ns, 86400LL * WC_NS_PER_S);
+    cr_assert_eq(wc_parse_duration_ns("90s", &ns), 0);
+    cr_assert_eq(ns, 90LL * WC_NS_PER_S);
+    cr_assert_eq(wc_parse_duration_ns("1m30s500ms", &ns), 0);
+    cr_assert_eq(ns, 90500000000LL);
+    cr_assert_eq(wc_parse_duration_ns("2min", &ns), 0);
+    cr_assert_eq(ns, 120LL * WC_NS_PER_S);
+    cr_assert_eq(wc_parse_duration_ns(".5s", &ns), 0);
+    cr_assert_eq(ns, 500000000LL);
+    cr_assert_eq(wc_parse_duration_ns("1h30", &ns), -EINVAL, "a bare number only alone");
+    cr_assert_eq(wc_parse_duration_ns("1.2.3s", &ns), -EINVAL);
+    cr_assert_eq(wc_parse_duration_ns("0x10s", &ns), -EINVAL);
+    cr_assert_eq(wc_parse_duration_ns("1w", &ns), -EINVAL);
+    cr_assert_eq(wc_parse_duration_ns("inf", &ns), -EINVAL);
+    cr_assert_eq(wc_parse_duration_ns("1h ", &ns), -EINVAL);
+}

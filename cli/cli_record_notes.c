@@ -1,0 +1,89 @@
+/*
+ * cli_record_notes.c — what `record` and `run` say around a recording (cli.h):
+ * before it, a warning when the sampling interval differs from the exporter's
+ * it is compared with; after it, one line per --truth source, read back from the run
+ * through the store's per-source summaries (wc_store_truth_summaries), so the
+ * numbers are what validate will find. A source that delivered no reading is
+ * a finding, printed even with --quiet (quiet silences progress, not
+ * findings), and turns the exit code into WC_EXIT_NO_TRUTH.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "collector/recorder.h"
+#include "collector/store/store_read.h"
+#include "common/wc_text.h"
+
+enum { MAX_SOURCES = 32 };
+
+/* One source's line: "ground truth SPEC: N of M polls delivered a reading
+ * (ok), S stale, U unavailable, E errors[; last error: ...]", FAILED first
+ * when none did. */
+static void print_source(const char *cmd, const wc_truth_summary *t)
+{
+    long long polls = (long long)(t->ok + t->stale + t->unavailable + t->error);
+    char line[900];
+    if (t->ok == 0 && polls == 0 && strncmp(t->description, "NOT imported", 12) == 0)
+        wc_textf(line, sizeof line, "ground truth %s FAILED: %s", t->spec, t->description);
+    else
+        wc_textf(line, sizeof line,
+                 "ground truth %s%s: %lld of %lld %s delivered a reading (%s), %lld stale, "
+                 "%lld unavailable, %lld errors%s%s",
+                 t->spec, t->ok ? "" : " FAILED", (long long)t->ok, polls,
+                 strcmp(t->kind, "file") ? "polls" : "log lines", t->provenance,
+                 (long long)t->stale, (long long)t->unavailable, (long long)t->error,
+                 t->last_error[0] ? "; last error: " : "", t->last_error);
+    fprintf(stderr, "wattcal %s: ", cmd);
+    wc_fputs_safe(line, stderr);
+    fputc('\n', stderr);
+}
+
+int wc_cli_truth_status(const char *cmd, const wc_record_opts *o)
+{
+    if (!o->ntruth)
+        return 0;
+    wc_error err = {{0}};
+    wc_store *st = wc_store_open(o->db_path, WC_STORE_READ, &err);
+    wc_truth_summary sum[MAX_SOURCES];
+    size_t n = 0;
+    if (!st || wc_store_truth_summaries(st, sum, MAX_SOURCES, &n, &err)) {
+        wc_store_close(st);
+        wc_cli_error(cmd, err.msg);
+        fprintf(stderr, "wattcal %s: the ground truth of %s could not be read back: "
+                        "it counts as not delivered\n", cmd, o->db_path);
+        return (int)o->ntruth;
+    }
+    wc_store_close(st);
+    int failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        failed += sum[i].ok == 0;
+        if (!o->quiet || sum[i].ok == 0)
+            print_source(cmd, &sum[i]);
+    }
+    if (failed)
+        fprintf(stderr,
+                "wattcal %s: %d of %zu ground-truth source%s delivered no reading: the run is "
+                "complete, but nothing can be checked against %s (exit %d)\n",
+                cmd, failed, n, n == 1 ? "" : "s", failed == 1 ? "it" : "them", WC_EXIT_NO_TRUTH);
+    return failed;
+}
+
+int wc_cli_interval_warning(const char *cmd, const wc_record_opts *o)
+{
+    if (!o->nexporter || o->interval_ns == o->exporter.interval_ns)
+        return 0;
+    double mine = (double)o->interval_ns / 1e9, theirs = (double)o->exporter.interval_ns / 1e9;
+    fprintf(stderr,
+            "wattcal %s: warning: --interval %gs differs from the exporter's %gs (its scrape "
+            "interval, --exporter-interval; Kepler's default monitor.interval is 5s). The "
+            "reference model then splits energy every %gs, the exporter every %gs: processes "
+            "living less than an interval are seen by %s and missed by %s (burst coverage "
+            "differs), and a new process's first interval (Kepler counts its whole lifetime CPU "
+            "there) spans different times, so per-interval and per-process numbers are not "
+            "comparable; run totals are. Give --interval %gs to compare interval by interval.\n",
+            cmd, mine, theirs, mine, theirs, mine < theirs ? "wattcal" : "the exporter",
+            mine < theirs ? "the exporter" : "wattcal", theirs);
+    return 1;
+}
