@@ -125,7 +125,8 @@ static size_t emit(wc_attrib *a, size_t r, heap_item *h, size_t n, wc_attr_level
     size_t nz = a->nzone;
     const uint64_t *tot = procs ? procs->tot_uj : keys->tot_uj;
     const double *pw = procs ? procs->pw_uw : keys->pw_uw;
-    qsort(h, n, sizeof *h, by_cand);
+    if (n > 1)
+        qsort(h, n, sizeof *h, by_cand);
     for (size_t k = 0; k < n; k++) {
         size_t c = h[k].cand;
         for (size_t z = 0; z < nz; z++)
