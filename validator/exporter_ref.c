@@ -5,8 +5,11 @@
  *
  * Intervals: between consecutive scrapes k−1, k; the reference model's
  * per-tick energy of a workload falls in interval k when its tick's
- * monotonic time is after scrape k−1's request and at or before scrape k's
- * (what the exporter can have refreshed by then). A workload is compared on
+ * monotonic time is after scrape k−1's request − L and at or before scrape
+ * k's − L, L the exporter's refresh lag (what it had refreshed by then):
+ * the L of 0, ½, 1, ... 12 median tick spacings whose node active energy
+ * per interval is closest (least Σ |Δexporter − Δreference|) to the
+ * reference's. A workload is compared on
  * the intervals where the exporter's delta is known (no restart, no fall):
  * pairs (exporter W, reference W) scored with validate's statistics; the bias
  * % = 100 · (Σ exporter − Σ reference) / Σ reference, with its moving-block
@@ -41,6 +44,7 @@ typedef struct ref_key {
 typedef struct ref_ctx {
     const wc_xp_data *d;
     const char *level, *zone;
+    int64_t lag_ns;
     ref_key *keys;
     size_t nkeys;
 } ref_ctx;
@@ -89,32 +93,39 @@ static int keys_build(ref_ctx *c, const wc_xp_track *t, size_t nt)
         k->known = calloc(n, 1);
         if (!k->exp_j || !k->ref_j || !k->known)
             return -ENOMEM;
-        memset(k->known, 1, n);
     }
     return 0;
 }
 
-/* The exporter's deltas of every track into its key's intervals; an interval
- * where a track of the key is not known stays unknown for the key. */
+/* Whether scrape k answered (ok, or capped: the samples kept are stored). */
+static int scrape_ok(const wc_xp_data *d, size_t k)
+{
+    return !strcmp(d->scrapes[k].status, "ok") || !strcmp(d->scrapes[k].status, "capped");
+}
+
+/* The exporter's deltas of every track into its key's intervals. Interval k
+ * is known when scrapes k−1 and k both answered and no track of the key
+ * has an unknown step there (a fall, a restart, a sample missing at k−1); a
+ * key absent from both scrapes had 0 J there, a track first seen at k its
+ * value (its energy since it started). */
 static void keys_fill_exporter(ref_ctx *c, const wc_xp_track *t, size_t nt)
 {
+    for (size_t i = 0; i < c->nkeys; i++)
+        for (size_t s = 0; s < c->d->nscrapes; s++)
+            c->keys[i].known[s] = s > 0 && scrape_ok(c->d, s) && scrape_ok(c->d, s - 1);
     for (size_t i = 0; i < nt; i++) {
-        if (strcmp(t[i].s->row.zone, c->zone))
-            continue;
-        ref_key *k = find_key(c, track_key(c, &t[i]));
-        if (!k)
-            continue;
-        for (size_t j = 1; j < t[i].n; j++) {
-            wc_xp_dkind kind;
-            double dj = wc_xp_track_delta(c->d, &t[i], j, &kind);
+        ref_key *k = strcmp(t[i].s->row.zone, c->zone) ? NULL : find_key(c, track_key(c, &t[i]));
+        for (size_t j = 0; k && j < t[i].n; j++) {
             size_t s = t[i].scrape[j];
-            if (kind != WC_XP_D_OK || t[i].scrape[j - 1] + 1 != s)
+            wc_xp_dkind kind = WC_XP_D_MISSING;
+            double dj = j ? wc_xp_track_delta(c->d, &t[i], j, &kind) : t[i].v[0];
+            if (!j && s > 0 && !c->d->restart[s] && isfinite(dj))
+                kind = WC_XP_D_OK;
+            if (kind != WC_XP_D_OK || (j && t[i].scrape[j - 1] + 1 != s))
                 k->known[s] = 0;
             else
                 k->exp_j[s] += dj;
         }
-        if (t[i].n)
-            k->known[t[i].scrape[0]] = 0; /* no delta into its first sample */
     }
 }
 
@@ -149,7 +160,7 @@ static int keys_fill_reference(wc_store *st, int64_t model_id, const wc_timebase
         ref_key *k = ti >= 0 ? find_key(c, r.key) : NULL;
         if (!k)
             continue;
-        size_t s = interval_of(c->d, tb->mono_ns[ti]);
+        size_t s = interval_of(c->d, tb->mono_ns[ti] + c->lag_ns);
         if (s > 0 && s < c->d->nscrapes)
             k->ref_j[s] += r.energy_uj / 1e6;
     }
@@ -231,6 +242,89 @@ static void keys_free(ref_ctx *c)
     c->nkeys = 0;
 }
 
+/* Σ |Δ exporter active − Δ reference active| over the intervals with lag
+ * lag_ns. ea[k]: the exporter's delta into scrape k (NAN unknown). */
+static double lag_cost(const ref_ctx *c, const double *ea, const int64_t *mono, const double *ra,
+                       size_t nt, int64_t lag_ns, double *bins)
+{
+    memset(bins, 0, c->d->nscrapes * sizeof *bins);
+    for (size_t j = 0; j < nt; j++) {
+        size_t s = interval_of(c->d, mono[j] + lag_ns);
+        if (s > 0 && s < c->d->nscrapes)
+            bins[s] += ra[j];
+    }
+    double cost = 0;
+    for (size_t k = 1; k < c->d->nscrapes; k++)
+        cost += isfinite(ea[k]) ? fabs(ea[k] - bins[k]) : 0;
+    return cost;
+}
+
+/* The exporter's node active delta into each scrape (NAN unknown). */
+static void exporter_active(const ref_ctx *c, double *ea, double *val, unsigned char *p)
+{
+    wc_xp_zone_values(c->d, "node", "active_joules", c->zone, val, p);
+    for (size_t k = 0; k < c->d->nscrapes; k++)
+        ea[k] = k && p[k] && p[k - 1] && !c->d->restart[k] && val[k] >= val[k - 1] ? val[k] - val[k - 1]
+                                                                                    : NAN;
+}
+
+/* The reference's node active energy per tick of the zone (J) into
+ * mono/ra (tb->n each); *nt rows. */
+static int reference_active(wc_store *st, int64_t model_id, const wc_timebase *tb, const char *zone,
+                            int64_t *mono, double *ra, size_t *nt, wc_error *err)
+{
+    const char *zones[] = {zone, NULL};
+    wc_store_iter *it = NULL;
+    int rc = wc_store_node_zone_rows_open(st, model_id, zones, &it, err);
+    wc_node_row r;
+    *nt = 0;
+    while (!rc && (rc = wc_store_node_row_next(it, &r, err)) == 1) {
+        rc = 0;
+        long ti = wc_timebase_index(tb, r.tick_id);
+        if (ti >= 0 && *nt < tb->n && isfinite(r.active_uj) && r.active_uj >= 0) {
+            mono[*nt] = tb->mono_ns[ti];
+            ra[(*nt)++] = r.active_uj / 1e6;
+        }
+    }
+    wc_store_iter_close(it);
+    return rc < 0 ? rc : 0;
+}
+
+/* Sets c->lag_ns (0 when nothing to estimate it from). */
+static int estimate_lag(wc_store *st, int64_t model_id, const wc_timebase *tb, ref_ctx *c,
+                        wc_error *err)
+{
+    size_t n = c->d->nscrapes;
+    double *ea = calloc(n, sizeof *ea), *val = calloc(n, sizeof *val), *bins = calloc(n, sizeof *bins);
+    unsigned char *p = calloc(n, 1);
+    int64_t *mono = calloc(tb->n, sizeof *mono);
+    double *ra = calloc(tb->n, sizeof *ra);
+    size_t nt = 0;
+    int rc = ea && val && bins && p && mono && ra ? 0 : wc_error_set(err, -ENOMEM, "out of memory");
+    if (!rc)
+        rc = reference_active(st, model_id, tb, c->zone, mono, ra, &nt, err);
+    c->lag_ns = 0;
+    if (!rc && nt) {
+        exporter_active(c, ea, val, p);
+        double best = lag_cost(c, ea, mono, ra, nt, 0, bins);
+        for (int64_t i = 1; i <= 24; i++) {
+            int64_t lag = i * tb->median_spacing_ns / 2;
+            double cost = lag_cost(c, ea, mono, ra, nt, lag, bins);
+            if (cost < best * (1 - 1e-9)) {
+                best = cost;
+                c->lag_ns = lag;
+            }
+        }
+    }
+    free(ea);
+    free(val);
+    free(bins);
+    free(p);
+    free(mono);
+    free(ra);
+    return rc;
+}
+
 /* One level's comparison. */
 static int reference_level(wc_store *st, int64_t model_id, const wc_timebase *tb,
                            const char *level, const wc_boot_cfg *boot, ref_ctx *c, wc_xp_one *x,
@@ -272,11 +366,14 @@ int wc_xp_reference(wc_store *st, int64_t model_id, const char *model, const wc_
     if (rc)
         return rc;
     ref_ctx c = {.d = d, .zone = x->show_zone[0] ? x->show_zone : "package"};
+    rc = estimate_lag(st, model_id, &tb, &c, err);
+    x->ref_lag_s = (double)c.lag_ns / 1e9;
     static const char *const LEVELS[] = {"pod", "container", "process"};
     for (size_t l = 0; !rc && l < 3; l++)
         rc = reference_level(st, model_id, &tb, LEVELS[l], boot, &c, x, err);
     wc_timebase_free(&tb);
     wc_textf(x->ref_note, sizeof x->ref_note,
-             "zone %s; pods by uid, containers by id, processes by comm; %zu rows", c.zone, x->nref);
+             "zone %s, exporter lag %.2f s; pods by uid, containers by id, processes by comm",
+             c.zone, x->ref_lag_s);
     return rc;
 }

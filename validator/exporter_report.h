@@ -100,6 +100,8 @@ typedef struct wc_xp_one {
     wc_xp_ref ref[WC_XP_MAX_REF];
     size_t nref;
     char ref_model[32], ref_note[200];
+    double ref_lag_s;          /* the exporter's refresh lag behind the reference's ticks
+                                  (estimated from the node's active energy; NAN none) */
 } wc_xp_one;
 
 /* The exporters of a run. */
