@@ -9,7 +9,9 @@
  * k's − L, L the exporter's refresh lag (what it had refreshed by then):
  * the L of 0, ½, 1, ... 12 median tick spacings whose node active energy
  * per interval is closest (least Σ |Δexporter − Δreference|) to the
- * reference's. A workload is compared on
+ * reference's; then a tick a scrape raced with (committed or not when it
+ * was served) moves across a boundary when that brings both intervals'
+ * node active energy closer to the exporter's. A workload is compared on
  * the intervals where the exporter's delta is known (no restart, no fall):
  * pairs (exporter W, reference W) scored with validate's statistics; the bias
  * % = 100 · (Σ exporter − Σ reference) / Σ reference, with its moving-block
@@ -45,6 +47,7 @@ typedef struct ref_ctx {
     const wc_xp_data *d;
     const char *level, *zone;
     int64_t lag_ns;
+    size_t *tick_scrape;         /* [timebase ticks]: the interval each tick's energy falls in */
     ref_key *keys;
     size_t nkeys;
 } ref_ctx;
@@ -160,7 +163,7 @@ static int keys_fill_reference(wc_store *st, int64_t model_id, const wc_timebase
         ref_key *k = ti >= 0 ? find_key(c, r.key) : NULL;
         if (!k)
             continue;
-        size_t s = interval_of(c->d, tb->mono_ns[ti] + c->lag_ns);
+        size_t s = c->tick_scrape[ti];
         if (s > 0 && s < c->d->nscrapes)
             k->ref_j[s] += r.energy_uj / 1e6;
     }
@@ -271,7 +274,7 @@ static void exporter_active(const ref_ctx *c, double *ea, double *val, unsigned 
 /* The reference's node active energy per tick of the zone (J) into
  * mono/ra (tb->n each); *nt rows. */
 static int reference_active(wc_store *st, int64_t model_id, const wc_timebase *tb, const char *zone,
-                            int64_t *mono, double *ra, size_t *nt, wc_error *err)
+                            int64_t *mono, double *ra, size_t *tbi, size_t *nt, wc_error *err)
 {
     const char *zones[] = {zone, NULL};
     wc_store_iter *it = NULL;
@@ -283,6 +286,7 @@ static int reference_active(wc_store *st, int64_t model_id, const wc_timebase *t
         long ti = wc_timebase_index(tb, r.tick_id);
         if (ti >= 0 && *nt < tb->n && isfinite(r.active_uj) && r.active_uj >= 0) {
             mono[*nt] = tb->mono_ns[ti];
+            tbi[*nt] = (size_t)ti;
             ra[(*nt)++] = r.active_uj / 1e6;
         }
     }
@@ -290,7 +294,45 @@ static int reference_active(wc_store *st, int64_t model_id, const wc_timebase *t
     return rc < 0 ? rc : 0;
 }
 
-/* Sets c->lag_ns (0 when nothing to estimate it from). */
+/* |e − r|, 0 when the exporter's figure is unknown. */
+static double off(double e, double r)
+{
+    return isfinite(e) ? fabs(e - r) : 0;
+}
+
+/* Moves one tick across each interval boundary where that brings both
+ * intervals' reference active energy closer to the exporter's (the tick a
+ * scrape raced with: committed, or not, when it was served). */
+static void refine_bounds(ref_ctx *c, const double *ea, const double *ra, const size_t *tbi, size_t nt,
+                          double *bins)
+{
+    memset(bins, 0, c->d->nscrapes * sizeof *bins);
+    for (size_t j = 0; j < nt; j++)
+        if (c->tick_scrape[tbi[j]] < c->d->nscrapes)
+            bins[c->tick_scrape[tbi[j]]] += ra[j];
+    for (size_t j = 0; j + 1 < nt; j++) {
+        size_t a = c->tick_scrape[tbi[j]], b = c->tick_scrape[tbi[j + 1]];
+        if (b != a + 1 || !a || b >= c->d->nscrapes || (!isfinite(ea[a]) && !isfinite(ea[b])))
+            continue;
+        double na = off(ea[a], bins[a]), nb = off(ea[b], bins[b]);
+        double ba = off(ea[a], bins[a] - ra[j]), bb = off(ea[b], bins[b] + ra[j]);
+        double fa = off(ea[a], bins[a] + ra[j + 1]), fb = off(ea[b], bins[b] - ra[j + 1]);
+        /* a move makes neither interval worse and the pair better */
+        int back = ba <= na && bb <= nb && ba + bb < na + nb;
+        int fwd = fa <= na && fb <= nb && fa + fb < na + nb;
+        if (back && (!fwd || ba + bb <= fa + fb)) { /* tick j belongs to the later scrape */
+            c->tick_scrape[tbi[j]] = b;
+            bins[a] -= ra[j];
+            bins[b] += ra[j];
+        } else if (fwd) {                           /* tick j + 1 to the earlier one */
+            c->tick_scrape[tbi[j + 1]] = a;
+            bins[a] += ra[j + 1];
+            bins[b] -= ra[j + 1];
+        }
+    }
+}
+
+/* Sets c->lag_ns (0 when nothing to estimate it from) and c->tick_scrape. */
 static int estimate_lag(wc_store *st, int64_t model_id, const wc_timebase *tb, ref_ctx *c,
                         wc_error *err)
 {
@@ -299,10 +341,12 @@ static int estimate_lag(wc_store *st, int64_t model_id, const wc_timebase *tb, r
     unsigned char *p = calloc(n, 1);
     int64_t *mono = calloc(tb->n, sizeof *mono);
     double *ra = calloc(tb->n, sizeof *ra);
-    size_t nt = 0;
-    int rc = ea && val && bins && p && mono && ra ? 0 : wc_error_set(err, -ENOMEM, "out of memory");
+    size_t *tbi = calloc(tb->n, sizeof *tbi), nt = 0;
+    c->tick_scrape = calloc(tb->n, sizeof *c->tick_scrape);
+    int rc = ea && val && bins && p && mono && ra && tbi && c->tick_scrape
+                 ? 0 : wc_error_set(err, -ENOMEM, "out of memory");
     if (!rc)
-        rc = reference_active(st, model_id, tb, c->zone, mono, ra, &nt, err);
+        rc = reference_active(st, model_id, tb, c->zone, mono, ra, tbi, &nt, err);
     c->lag_ns = 0;
     if (!rc && nt) {
         exporter_active(c, ea, val, p);
@@ -316,12 +360,17 @@ static int estimate_lag(wc_store *st, int64_t model_id, const wc_timebase *tb, r
             }
         }
     }
+    for (size_t i = 0; !rc && i < tb->n; i++)
+        c->tick_scrape[i] = interval_of(c->d, tb->mono_ns[i] + c->lag_ns);
+    if (!rc && nt)
+        refine_bounds(c, ea, ra, tbi, nt, bins);
     free(ea);
     free(val);
     free(bins);
     free(p);
     free(mono);
     free(ra);
+    free(tbi);
     return rc;
 }
 
@@ -371,6 +420,7 @@ int wc_xp_reference(wc_store *st, int64_t model_id, const char *model, const wc_
     static const char *const LEVELS[] = {"pod", "container", "process"};
     for (size_t l = 0; !rc && l < 3; l++)
         rc = reference_level(st, model_id, &tb, LEVELS[l], boot, &c, x, err);
+    free(c.tick_scrape);
     wc_timebase_free(&tb);
     wc_textf(x->ref_note, sizeof x->ref_note,
              "zone %s, exporter lag %.2f s; pods by uid, containers by id, processes by comm",
