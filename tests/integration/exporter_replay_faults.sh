@@ -175,4 +175,19 @@ if show[0]["uid"] != top or show[0]["namespace"] != "replay" or show[0]["error_j
     errs.append("showback: %s" % show[:1])
 print("\n".join(errs)); sys.exit(1 if errs else 0)
 PY
+
+# ---- diff: the exporters' own per-pod series of two runs ---------------------
+# B.db keeps only exporter B (restart, no terminated export): its own pod
+# series against A's, every pod matched by uid with its namespace/name from
+# the exporter's labels, and an exporter verdict line
+cp "$T/run.db" "$T/b.db"
+sql "$T/b.db" "DELETE FROM exporter_sample WHERE scrape_id IN (SELECT id FROM exporter_scrape WHERE exporter_id = 1);
+    DELETE FROM exporter_series WHERE exporter_id = 1; DELETE FROM exporter_scrape WHERE exporter_id = 1;
+    DELETE FROM exporter WHERE id = 1" >/dev/null
+"$BIN" diff "$T/run.db" "$T/b.db" --window 1s >"$T/diff" 2>&1 || { cat "$T/diff"; fail "diff exited $?"; }
+expect_contains "$T/diff" "The exporters' own per-pod energy"
+expect_contains "$T/diff" "B: replay of kepler-0.11 rows (not measured)"
+[ "$(grep -c '^  aaaaaaaa-0000-4000-8000-00000000000[0-2]  *replay/pod-aaaaaaaa ' "$T/diff")" = 3 ] ||
+    { cat "$T/diff"; fail "diff: the 3 pods by uid"; }
+expect_contains "$T/diff" "exporter verdict (tolerance"
 exit 0
