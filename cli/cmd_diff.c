@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "common/wc_clock.h"
 #include "validator/diff.h"
+#include "validator/exporter_diff.h"
 #include "validator/text_report.h"
 
 enum { OPT_MODEL = 1, OPT_TOP, OPT_ZONE, OPT_WINDOW, OPT_TOL, OPT_BOOTSTRAP, OPT_SEED };
@@ -198,7 +199,7 @@ static void print_table(const wc_diff_table *t)
 }
 
 static int report(const diff_cli *c, const wc_diff_side *a, const wc_diff_side *b,
-                  const wc_diff_report *r)
+                  const wc_diff_report *r, const wc_xp_diff_report *xr)
 {
     char x[64], y[64], h1[128], h2[128];
     printf("wattcal diff: A = %s, host %s [%s meter]\n              B = %s, host %s [%s meter]\n",
@@ -217,6 +218,7 @@ static int report(const diff_cli *c, const wc_diff_side *a, const wc_diff_side *
     printf("B %s W (as each model split it)\n", ci_text(&r->b_active_w, h2, sizeof h2));
     for (int l = 0; l < WC_DIFF_NLEVELS; l++)
         print_table(&r->tables[l]);
+    wc_xp_diff_text(stdout, xr);
     printf("\nnamespaces: not compared — wattcal does not record them (pods are known by uid from"
            " cgroup paths; no kubelet informer)\n");
     printf("verdict (tolerance ±%g %% of A's mean power): %zu CHANGED, %zu same, %zu inconclusive, %zu"
@@ -226,11 +228,12 @@ static int report(const diff_cli *c, const wc_diff_side *a, const wc_diff_side *
         printf("note: fewer than %d full %g s windows on a side: no intervals, so no verdict but"
                " inconclusive (use a shorter --window or a longer run)\n", WC_BOOT_MIN_PAIRS,
                r->window_s);
-    size_t failed = r->changed;
-    if (r->inconclusive)
-        printf("%zu passed, %zu failed, %zu inconclusive\n", r->same, failed, r->inconclusive);
+    size_t failed = r->changed + xr->counts.changed, same = r->same + xr->counts.same;
+    size_t inconclusive = r->inconclusive + xr->counts.inconclusive;
+    if (inconclusive)
+        printf("%zu passed, %zu failed, %zu inconclusive\n", same, failed, inconclusive);
     else
-        printf("%zu passed, %zu failed\n", r->same, failed);
+        printf("%zu passed, %zu failed\n", same, failed);
     return failed ? WC_EXIT_CHECK_FAILED : WC_EXIT_OK;
 }
 
@@ -267,15 +270,19 @@ int cmd_diff(int argc, char **argv)
     side_info(sa, ma, c.db[0], &a);
     side_info(sb ? sb : sa, mb, c.db[c.ndb - 1], &b);
     wc_diff_report *r = calloc(1, sizeof *r);
+    wc_xp_diff_report *xr = calloc(1, sizeof *xr); /* both runs' own exporter numbers */
     int exit_code;
-    rc = r ? wc_diff_compute(&a, &b, &c.o, r, &err) : -ENOMEM;
+    rc = r && xr ? wc_diff_compute(&a, &b, &c.o, r, &err) : -ENOMEM;
+    if (!rc && c.ndb == 2)
+        rc = wc_xp_diff(&a, &b, &c.o, xr, &err);
     if (rc) {
         wc_cli_error("diff", rc == -ENOMEM ? "out of memory" : err.msg);
         exit_code = rc == -ENODATA ? WC_EXIT_NO_DATA : WC_EXIT_USAGE;
     } else {
-        exit_code = report(&c, &a, &b, r);
+        exit_code = report(&c, &a, &b, r, xr);
     }
     free(r);
+    free(xr);
     wc_store_close(sa);
     wc_store_close(sb);
     return exit_code;

@@ -182,7 +182,7 @@ static int mean_reps(const double *x, size_t n, wc_boot_cfg cfg, uint64_t seed_o
     return rc;
 }
 
-static void verdict(wc_diff_row *r, double tol_pct, wc_diff_report *rep)
+void wc_diff_decide(wc_diff_row *r, double tol_pct, wc_diff_report *rep)
 {
     double base = r->a_w.est;
     r->diff_pct = base > 0 ? 100.0 * r->diff_w.est / base : NAN;
@@ -264,7 +264,7 @@ static int level_table(side_ctx *sa, side_ctx *sb, int paired, wc_diff_level l,
             else
                 r->diff_w.lo = r->diff_w.hi = NAN;
         }
-        verdict(r, o->tolerance_pct, rep);
+        wc_diff_decide(r, o->tolerance_pct, rep);
     }
     free(xa), free(xb), free(ra), free(rb), free(d), free(c);
     return rc == -ENOMEM ? wc_error_set(err, rc, "out of memory") : rc;

@@ -92,6 +92,11 @@ typedef struct wc_diff_report {
     size_t changed, same, inconclusive, appeared, vanished;
 } wc_diff_report;
 
+/* The verdict of a row whose a_j, b_j, a_w and diff_w are set (the rule at
+ * the top of this file), counted into rep's changed/same/... (also used by
+ * exporter_diff.c for the exporter's own per-pod series). */
+void wc_diff_decide(wc_diff_row *r, double tol_pct, wc_diff_report *rep);
+
 /* Compares side b against side a (a->st == b->st for the paired form).
  * Returns 0, -ENODATA when a run has no full window, -EIO/-ENOMEM with err. */
 int wc_diff_compute(const wc_diff_side *a, const wc_diff_side *b, const wc_diff_opts *o,

@@ -24,6 +24,7 @@ static const wc_tol_def METRICS[WC_TOL_COUNT] = {
     [WC_TOL_INVARIANTS] = {"invariants", "", 0, WC_TOL_INVARIANTS, NULL},
     [WC_TOL_COVERAGE] = {"coverage", "%", 1, WC_TOL_COVERAGE, NULL},
     [WC_TOL_CLASS_BIAS] = {"class-bias", "%", 0, WC_TOL_CLASS_BIAS, NULL},
+    [WC_TOL_SOURCE] = {"source", "measured", 0, WC_TOL_SOURCE, NULL},
 };
 
 /* How a threshold's unit reads in --tolerance's help and its messages. */
@@ -33,6 +34,7 @@ static const struct {
     {"%", "P%", "a percentage (e.g. 10%)"},
     {"W", "W", "watts (e.g. 20W)"},
     {"", "N", "a plain count (e.g. 0)"},
+    {"measured", "measured", "the word measured (source=measured)"},
 };
 
 /* The index of unit in UNITS; -1 when it has none. */
@@ -141,6 +143,13 @@ static int parse_one(const char *item, wc_tolerance *t, wc_error *err)
         wc_tol_names(names, sizeof names, 0);
         return wc_error_set(err, -EINVAL, "--tolerance: unknown metric '%.*s' (%s)",
                             (int)(klen > 30 ? 30 : klen), item, names);
+    }
+    if (d.metric == WC_TOL_SOURCE) {
+        if (strcmp(eq + 1, "measured"))
+            return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': source takes measured", item);
+        *t = (wc_tolerance){.metric = d.metric, .threshold = 0};
+        wc_textf(t->text, sizeof t->text, "%s", item);
+        return 0;
     }
     char *end = NULL;
     double v = strtod(eq + 1, &end);
@@ -399,6 +408,34 @@ static int workload_checks(checks_buf *b, const wc_tolerance *t)
     return 0;
 }
 
+/* source=measured: one check per exporter, skipped when there is none. */
+static int source_checks(checks_buf *b, const wc_tolerance *t)
+{
+    wc_validation *v = b->v;
+    for (size_t i = 0; i < v->xp->n; i++) {
+        const wc_exporter_info *e = &v->xp->x[i].info;
+        char subject[160];
+        wc_textf(subject, sizeof subject, "exporter#%lld %s", (long long)e->id, e->provenance);
+        wc_check *c = new_check(b, t, "all", subject);
+        if (!c)
+            return -ENOMEM;
+        snprintf(c->unit, sizeof c->unit, "%s", "");
+        int ok = !strcmp(e->power_source, "measured");
+        c->status = ok ? WC_CHECK_PASS : WC_CHECK_FAIL;
+        c->value = ok;
+        wc_textf(c->message, sizeof c->message, "source: the exporter's power source is %s: %s",
+                 e->power_source[0] ? e->power_source : "unknown",
+                 ok ? "measured" : "BREAKS source=measured (a fake meter or an unknown path)");
+    }
+    if (!v->xp->n) {
+        wc_check *c = new_check(b, t, "all", "exporter");
+        if (!c)
+            return -ENOMEM;
+        decide(c, 0, "the run holds no exporter data (NO VERDICT)");
+    }
+    return 0;
+}
+
 static int evaluate(wc_validation *v, const wc_validation_opts *o)
 {
     checks_buf b = {.v = v};
@@ -411,6 +448,7 @@ static int evaluate(wc_validation *v, const wc_validation_opts *o)
         case WC_TOL_INVARIANTS: rc = zone_checks(&b, t); break;
         case WC_TOL_COVERAGE:
         case WC_TOL_CLASS_BIAS: rc = workload_checks(&b, t); break;
+        case WC_TOL_SOURCE: rc = source_checks(&b, t); break;
         default: rc = node_checks(&b, t); break;
         }
     }
@@ -474,22 +512,41 @@ static int run_accuracy(wc_store *st, const wc_validation_opts *o, wc_validation
     if (arc)
         return arc;
     v->have_accuracy = 1;
-    arc = wc_calibration_add_estimates(st, v->fits, v->nfits, &v->acc, err);
+    arc = wc_xp_report_load(st, &v->acc, v->xp, err);
+    if (!arc)
+        arc = wc_calibration_add_estimates(st, v->fits, v->nfits, &v->acc, err);
     if (arc >= 0)
         arc = wc_accuracy_score(&v->acc, err);
     return arc < 0 ? arc : 0;
+}
+
+/* The largest |bias factor − 1| (%) of any workload class; NAN with none. */
+static double class_error_pct(const wc_bias_report *b)
+{
+    double e = NAN;
+    for (size_t i = 0; i < b->nclasses; i++) {
+        double f = b->classes[i].factor[WC_BIAS_NODE].est;
+        if (isfinite(f) && !(fabs(f - 1) * 100 <= e))
+            e = fabs(f - 1) * 100;
+    }
+    return e;
 }
 
 int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
                       wc_validation *v, wc_error *err)
 {
     memset(v, 0, sizeof *v);
+    v->xp = calloc(1, sizeof *v->xp);
+    if (!v->xp)
+        return wc_error_set(err, -ENOMEM, "out of memory for the exporter report");
     v->gated_source = -1;
     v->gate_window_s = o->gate_window_s;
     snprintf(v->model, sizeof v->model, "%s", wc_model_name(model));
     int rc = check_run(st, v, err);
-    if (rc == -ENODATA)
+    if (rc == -ENODATA) {
+        wc_validation_free(v);
         return rc;
+    }
     if (!rc) {
         rc = wc_levels_compute(st, v->model_id, o->levels_window_s > 0 ? o->levels_window_s : 60,
                                &v->levels, err);
@@ -510,6 +567,9 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
         v->gated_source = pick_gated(&v->acc, o->gate_source);
     if (!rc)
         rc = wc_bias_compute(st, v->model_id, v->model, &o->acc.boot, &v->bias, err);
+    if (!rc)
+        rc = wc_xp_report_finish(st, v->model_id, v->model, v->have_accuracy ? &v->acc : NULL,
+                                 class_error_pct(&v->bias), &o->acc.boot, v->xp, err);
     if (!rc && evaluate(v, o))
         rc = wc_error_set(err, -ENOMEM, "out of memory evaluating tolerances");
     if (rc)
@@ -523,6 +583,10 @@ void wc_validation_free(wc_validation *v)
         wc_accuracy_free(&v->acc);
     if (v->have_levels)
         wc_levels_free(&v->levels);
+    if (v->xp)
+        wc_xp_report_free(v->xp);
+    free(v->xp);
+    v->xp = NULL;
     free(v->checks);
     v->checks = NULL;
     v->nchecks = 0;

@@ -16,6 +16,9 @@
  *   invariants=N violations of Σ children ≤ parent allowed per zone
  *   coverage=P%  minimum burst coverage (CPU /proc saw / true CPU)
  *   class-bias=P%  largest |bias factor − 1| of any workload class (node zone)
+ *   source=measured  every exporter's power source is "measured" (a fake
+ *                meter or an unknown path fails; NO VERDICT, skipped, when
+ *                the run holds no exporter data)
  * The node metrics are the tolerances of the accuracy statistics
  * (validator/stat_table.h: name, unit and how the checked value derives
  * from the statistic); the others are listed here. wc_tol_def_at gives all
@@ -36,6 +39,7 @@
 #include "common/wc_error.h"
 #include "validator/accuracy.h"
 #include "validator/calibration.h"
+#include "validator/exporter_report.h"
 #include "validator/gap.h"
 #include "validator/levels.h"
 #include "validator/stat_table.h"
@@ -47,7 +51,7 @@
  * (which one: wc_tolerance.stat, a row of stat_table.h), or one of the others. */
 typedef enum wc_tol_metric {
     WC_TOL_STAT = 0, WC_TOL_GAP, WC_TOL_OVER, WC_TOL_INVARIANTS, WC_TOL_COVERAGE,
-    WC_TOL_CLASS_BIAS,
+    WC_TOL_CLASS_BIAS, WC_TOL_SOURCE,
     WC_TOL_COUNT
 } wc_tol_metric;
 
@@ -134,6 +138,8 @@ typedef struct wc_validation {
     int have_levels;
     wc_levels_report levels;
     wc_bias_report bias;
+    wc_xp_report *xp;            /* the exporters' own numbers (exporter_report.h); never NULL
+                                    after a successful run (xp->n 0: none) */
     int gated_source;            /* index of the gated node source, -1 none */
     double gate_window_s;        /* window of the node checks (0 native) */
     wc_check *checks;
