@@ -19,6 +19,7 @@
 #include "collector/meter/meter_table.h"
 #include "collector/procfs/proc_scan.h"
 #include "collector/procfs/procstat.h"
+#include "collector/recorder_cgroup.h"
 #include "collector/recorder_exporter.h"
 #include "collector/store/store.h"
 #include "collector/truth/truth_file.h"
@@ -65,6 +66,8 @@ typedef struct recording {
     size_t ntruth;
     wc_truth_poller *poller;
     wc_rec_exporters *exporters; /* --exporter: scraped on their own threads */
+    wc_rec_cgroups *cgroups;     /* pods' and containers' cpu.stat / cpuacct.usage */
+    int warned_cgroup;
 } recording;
 
 /* Prints the first error of a kind to stderr (even with --quiet: an operator
@@ -306,7 +309,8 @@ static int setup(recording *r, wc_error *err)
     r->readings = calloc(nz ? nz : 1, sizeof *r->readings);
     r->prev_readings = calloc(nz ? nz : 1, sizeof *r->prev_readings);
     r->zone_in = calloc(nz ? nz : 1, sizeof *r->zone_in);
-    if (!r->attrib || !r->readings || !r->prev_readings || !r->zone_in)
+    r->cgroups = wc_rec_cgroups_new(o->sysfs_root);
+    if (!r->attrib || !r->readings || !r->prev_readings || !r->zone_in || !r->cgroups)
         return wc_error_set(err, -ENOMEM, "out of memory");
     /* Every --truth and --exporter is checked before the DB file is created. */
     rc = open_truth(r, err);
@@ -322,6 +326,7 @@ static int setup(recording *r, wc_error *err)
 static void teardown(recording *r)
 {
     wc_rec_exporters_free(r->exporters);
+    wc_rec_cgroups_free(r->cgroups);
     wc_truth_poller_free(r->poller);
     for (size_t i = 0; i < r->ntruth; i++)
         wc_truth_close(&r->truth[i]);
@@ -434,6 +439,18 @@ static void progress(recording *r, int64_t elapsed_ns, int64_t dt_ns)
     fflush(stderr);
 }
 
+/* The tick's reads of every live pod and container cgroup (the first failed
+ * read is printed once; failures are stored with their status). */
+static int write_cgroups(recording *r, int64_t tick_id, wc_error *err)
+{
+    wc_error why = {{0}};
+    int64_t errors = 0;
+    int rc = wc_rec_cgroups_tick(r->cgroups, r->store, tick_id, &r->snap, &errors, &why, err);
+    if (!rc && errors)
+        warn_once(&r->warned_cgroup, &why);
+    return rc;
+}
+
 static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err)
 {
     int64_t mono = wc_mono_ns(), boot = wc_boot_ns(), wall = wc_wall_ns();
@@ -468,6 +485,8 @@ static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err
                                        r->meter.nzones, err);
     if (!rc)
         rc = wc_store_put_processes(r->store, tick_id, &r->snap, err);
+    if (!rc)
+        rc = write_cgroups(r, tick_id, err);
     if (!rc)
         rc = write_truth(r, err);
     if (!rc)
