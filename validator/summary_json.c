@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/wc_text.h"
+#include "validator/cpu_share_out.h"
 #include "validator/stat_table.h"
 
 /* Adds a string from the run (process names, labels, BMC text may hold any
@@ -526,6 +527,7 @@ char *wc_summary_json_string(const wc_validation *v, const char *db_path)
     add_accuracy(root, v);
     add_calibrations(root, v);
     add_workloads(root, v);
+    wc_cpu_share_json(root, &v->cpu_share);
     add_checks(root, v);
     char *s = cJSON_Print(root);
     cJSON_Delete(root);

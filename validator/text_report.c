@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/wc_text.h"
+#include "validator/cpu_share_out.h"
 #include "validator/stat_table.h"
 
 const char *wc_term_safe(const char *s, char *buf, size_t cap)
@@ -588,5 +589,6 @@ void wc_text_validation(FILE *out, const wc_validation *v, const char *db_path)
     print_phases(out, r);
     print_workloads(out, r);
     print_bias(out, &v->bias);
+    wc_cpu_share_text(out, &v->cpu_share);
     print_checks(out, v);
 }

@@ -510,6 +510,8 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
         v->gated_source = pick_gated(&v->acc, o->gate_source);
     if (!rc)
         rc = wc_bias_compute(st, v->model_id, v->model, &o->acc.boot, &v->bias, err);
+    if (!rc)
+        rc = wc_cpu_share_compute(st, v->model_id, v->model, "package", &v->cpu_share, err);
     if (!rc && evaluate(v, o))
         rc = wc_error_set(err, -ENOMEM, "out of memory evaluating tolerances");
     if (rc)

@@ -36,6 +36,7 @@
 #include "common/wc_error.h"
 #include "validator/accuracy.h"
 #include "validator/calibration.h"
+#include "validator/cpu_share.h"
 #include "validator/gap.h"
 #include "validator/levels.h"
 #include "validator/stat_table.h"
@@ -129,6 +130,7 @@ typedef struct wc_validation {
     int have_levels;
     wc_levels_report levels;
     wc_bias_report bias;
+    wc_cpu_share_report cpu_share; /* pods' energy share vs cgroup CPU share (package) */
     int gated_source;            /* index of the gated node source, -1 none */
     double gate_window_s;        /* window of the node checks (0 native) */
     wc_check *checks;
