@@ -451,6 +451,18 @@ static int write_cgroups(recording *r, int64_t tick_id, wc_error *err)
     return rc;
 }
 
+/* What a tick writes beside its own samples: the cgroups' CPU, the ground
+ * truth and the exporter scrapes gathered since the last tick. */
+static int write_beside(recording *r, int64_t tick_id, wc_error *err)
+{
+    int rc = write_cgroups(r, tick_id, err);
+    if (!rc)
+        rc = write_truth(r, err);
+    if (!rc)
+        rc = wc_rec_exporters_write(r->exporters, r->store, r->res, err);
+    return rc;
+}
+
 static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err)
 {
     int64_t mono = wc_mono_ns(), boot = wc_boot_ns(), wall = wc_wall_ns();
@@ -486,11 +498,7 @@ static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err
     if (!rc)
         rc = wc_store_put_processes(r->store, tick_id, &r->snap, err);
     if (!rc)
-        rc = write_cgroups(r, tick_id, err);
-    if (!rc)
-        rc = write_truth(r, err);
-    if (!rc)
-        rc = wc_rec_exporters_write(r->exporters, r->store, r->res, err);
+        rc = write_beside(r, tick_id, err);
     wc_attr_tick_in in;
     wc_attr_out out;
     if (!rc)

@@ -258,8 +258,11 @@ static double at_time(const ctx *c, const double *v, int64_t t)
         else
             hi = mid;
     }
-    double span = (double)(c->mono[hi] - c->mono[lo]);
-    double f = span > 0 ? (double)(t - c->mono[lo]) / span : 0;
+    if (t == c->mono[lo])
+        return v[lo]; /* on a tick: its own reading, whatever its neighbour's */
+    if (t == c->mono[hi])
+        return v[hi];
+    double f = (double)(t - c->mono[lo]) / (double)(c->mono[hi] - c->mono[lo]);
     return v[lo] + (v[hi] - v[lo]) * f;
 }
 
