@@ -12,6 +12,7 @@
 
 #include "common/wc_text.h"
 #include "validator/exporter_text.h"
+#include "validator/cpu_share_out.h"
 #include "validator/stat_table.h"
 
 /* Adds a string from the run (process names, labels, BMC text may hold any
@@ -528,6 +529,7 @@ char *wc_summary_json_string(const wc_validation *v, const char *db_path)
     add_calibrations(root, v);
     add_workloads(root, v);
     wc_xp_json(root, v->xp);
+    wc_cpu_share_json(root, &v->cpu_share);
     add_checks(root, v);
     char *s = cJSON_Print(root);
     cJSON_Delete(root);

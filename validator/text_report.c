@@ -9,6 +9,7 @@
 
 #include "common/wc_text.h"
 #include "validator/exporter_text.h"
+#include "validator/cpu_share_out.h"
 #include "validator/stat_table.h"
 
 const char *wc_term_safe(const char *s, char *buf, size_t cap)
@@ -590,5 +591,6 @@ void wc_text_validation(FILE *out, const wc_validation *v, const char *db_path)
     print_workloads(out, r);
     print_bias(out, &v->bias);
     wc_xp_text(out, v->xp);
+    wc_cpu_share_text(out, &v->cpu_share);
     print_checks(out, v);
 }

@@ -570,6 +570,8 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
     if (!rc)
         rc = wc_xp_report_finish(st, v->model_id, v->model, v->have_accuracy ? &v->acc : NULL,
                                  class_error_pct(&v->bias), &o->acc.boot, v->xp, err);
+    if (!rc)
+        rc = wc_cpu_share_compute(st, v->model_id, v->model, "package", &v->cpu_share, err);
     if (!rc && evaluate(v, o))
         rc = wc_error_set(err, -ENOMEM, "out of memory evaluating tolerances");
     if (rc)

@@ -40,6 +40,7 @@
 #include "validator/accuracy.h"
 #include "validator/calibration.h"
 #include "validator/exporter_report.h"
+#include "validator/cpu_share.h"
 #include "validator/gap.h"
 #include "validator/levels.h"
 #include "validator/stat_table.h"
@@ -140,6 +141,7 @@ typedef struct wc_validation {
     wc_bias_report bias;
     wc_xp_report *xp;            /* the exporters' own numbers (exporter_report.h); never NULL
                                     after a successful run (xp->n 0: none) */
+    wc_cpu_share_report cpu_share; /* pods' energy share vs cgroup CPU share (package) */
     int gated_source;            /* index of the gated node source, -1 none */
     double gate_window_s;        /* window of the node checks (0 native) */
     wc_check *checks;
