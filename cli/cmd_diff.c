@@ -215,7 +215,7 @@ static int report(const diff_cli *c, const wc_diff_side *a, const wc_diff_side *
     printf("wattcal diff: A = %s, host %s [%s meter]\n              B = %s, host %s [%s meter]\n",
            a->label, wc_term_safe(a->host, h1, sizeof h1), a->provenance, b->label,
            wc_term_safe(b->host, h2, sizeof h2), b->provenance);
-    printf("%s; zone %s; mean power over full %g s windows (A %zu windows = %.0f s, B %zu = %.0f s);"
+    printf("%s; zone %s; mean power over full %g s windows (A %zu windows = %g s, B %zu = %g s);"
            " 95 %% CIs by block bootstrap (%d replicates, seed %llu)\n",
            r->paired ? "the same samples re-attributed under two models (paired: differences exact, CI"
                        " over the per-window differences)"
