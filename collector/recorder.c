@@ -19,6 +19,7 @@
 #include "collector/meter/meter_table.h"
 #include "collector/procfs/proc_scan.h"
 #include "collector/procfs/procstat.h"
+#include "collector/recorder_cgroup.h"
 #include "collector/recorder_exporter.h"
 #include "collector/store/store.h"
 #include "collector/truth/truth_file.h"
@@ -70,6 +71,8 @@ typedef struct recording {
     wc_truth_queued *truth_q;    /* the samples drained this tick (for on_tick) */
     size_t ntruth_q;
     wc_rec_exporters *exporters; /* --exporter: scraped on their own threads */
+    wc_rec_cgroups *cgroups;     /* pods' and containers' cpu.stat / cpuacct.usage */
+    int warned_cgroup;
 } recording;
 
 /* Prints the first error of a kind to stderr (even with --quiet: an operator
@@ -368,7 +371,8 @@ static int setup(recording *r, wc_error *err)
     r->readings = calloc(nz ? nz : 1, sizeof *r->readings);
     r->prev_readings = calloc(nz ? nz : 1, sizeof *r->prev_readings);
     r->zone_in = calloc(nz ? nz : 1, sizeof *r->zone_in);
-    if (!r->attrib || !r->readings || !r->prev_readings || !r->zone_in)
+    r->cgroups = wc_rec_cgroups_new(o->sysfs_root);
+    if (!r->attrib || !r->readings || !r->prev_readings || !r->zone_in || !r->cgroups)
         return wc_error_set(err, -ENOMEM, "out of memory");
     /* Every --truth and --exporter is checked before the DB file is created. */
     rc = open_truth(r, err);
@@ -386,6 +390,7 @@ static int setup(recording *r, wc_error *err)
 static void teardown(recording *r)
 {
     wc_rec_exporters_free(r->exporters);
+    wc_rec_cgroups_free(r->cgroups);
     wc_truth_poller_free(r->poller);
     free(r->truth_q);
     for (size_t i = 0; i < r->ntruth; i++)
@@ -547,6 +552,33 @@ static int write_zone_samples(recording *r, int64_t tick_id, wc_error *err)
     return rc;
 }
 
+/* The tick's reads of every live pod and container cgroup (the first failed
+ * read is printed once; failures are stored with their status). Without a
+ * run database (`serve` with no --db) nothing is read. */
+static int write_cgroups(recording *r, int64_t tick_id, wc_error *err)
+{
+    if (!r->store)
+        return 0;
+    wc_error why = {{0}};
+    int64_t errors = 0;
+    int rc = wc_rec_cgroups_tick(r->cgroups, r->store, tick_id, &r->snap, &errors, &why, err);
+    if (!rc && errors)
+        warn_once(&r->warned_cgroup, &why);
+    return rc;
+}
+
+/* What a tick writes beside its own samples: the cgroups' CPU, the ground
+ * truth and the exporter scrapes gathered since the last tick. */
+static int write_beside(recording *r, int64_t tick_id, wc_error *err)
+{
+    int rc = write_cgroups(r, tick_id, err);
+    if (!rc)
+        rc = write_truth(r, err);
+    if (!rc)
+        rc = wc_rec_exporters_write(r->exporters, r->store, r->res, err);
+    return rc;
+}
+
 /* Reads the meter, /proc/stat and every process for one tick; a failed zone
  * or /proc/stat is not fatal (its status is stored with the tick). */
 static int read_tick(recording *r, int *cpu_ok, int64_t *scan_ns, wc_error *err)
@@ -598,9 +630,7 @@ static int write_tick(recording *r, int64_t seq, const int64_t clk[3], int cpu_o
     int64_t tick_id = 0;
     rc = store_raw(r, seq, clk, cpu_ok, scan_ns, &tick_id, err);
     if (!rc)
-        rc = write_truth(r, err);
-    if (!rc)
-        rc = wc_rec_exporters_write(r->exporters, r->store, r->res, err);
+        rc = write_beside(r, tick_id, err);
     if (!rc)
         rc = build_attr_input(r, clk[0], clk[1], cpu_ok, in, err);
     if (!rc)

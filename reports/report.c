@@ -22,6 +22,7 @@
 #include "collector/store/store_read.h"
 #include "reports/doc.h"
 #include "reports/figures.h"
+#include "reports/report_exporter.h"
 #include "reports/report_io.h"
 #include "validator/stat_table.h"
 
@@ -555,6 +556,7 @@ static void compose(wc_doc *d, const wc_validation *v, const run_meta *m, const 
     figure_if(d, F, "gap");
     tenants(d, v, top);
     figure_if(d, F, "stacked");
+    wc_report_exporters(d, v);
     wc_doc_heading(d, 2, "Workloads against isolation");
     phases_table(d, &v->gap);
     figure_if(d, F, "workloads");

@@ -8,6 +8,15 @@
 # validates with a tolerance as a CI gate would, compares the released
 # exporter model with the corrected one, and writes the report (HTML and
 # Markdown with plots), printing its path last.
+#
+# "The exporter" of the demo is a REPLAY, never a real Kepler: while the run
+# records, tests/tools/replay_exporter.py (started and stopped here, on a free
+# 127.0.0.1 port) serves the reference model's rows of that very run as Kepler
+# v0.11's /metrics (kepler_build_info version="replay"), and `run --exporter`
+# scrapes it every 5 s like a deployed Kepler, so validate and the report
+# handle the exporter's own numbers end to end. Its node series carry Kepler's
+# fake-meter path (--fake-path): a simulated node is no measurement, and
+# wattcal labels the exporter "replay of kepler-0.11 rows (not measured)".
 set -eu
 cd "$(dirname "$0")/.."
 outdir=${DEMO_DIR:-demo-out}
@@ -15,9 +24,33 @@ mkdir -p "$outdir"
 db="$outdir/demo.db"
 rm -f "$db" "$db-wal" "$db-shm"
 bin=${WATTCAL_BIN:-./wattcal}
+replay_pid=
+stop_replay() {
+    [ -z "$replay_pid" ] || { kill "$replay_pid" 2>/dev/null || :; wait "$replay_pid" 2>/dev/null || :; }
+    replay_pid=
+}
+trap stop_replay EXIT
+trap 'stop_replay; exit 130' INT TERM
 
-echo "wattcal demo: replaying the 60 s 'quick' scenario on a SIMULATED node with a SIMULATED BMC"
-"$bin" run quick --db "$db" --meter sim --truth sim:lag=2,window=5,period=1 --model kepler-0.11 --quiet
+# the replay exporter: reads the run as it is written; PORT=n once listening
+rm -f "$outdir/replay.out"
+python3 tests/tools/replay_exporter.py --db "$db" --port 0 --fake-path --max-seconds 300 \
+    >"$outdir/replay.out" 2>"$outdir/replay.err" &
+replay_pid=$!
+i=0
+until grep -q '^PORT=' "$outdir/replay.out" 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -le 100 ] && kill -0 "$replay_pid" 2>/dev/null ||
+        { cat "$outdir/replay.err" >&2; echo "wattcal demo: the replay exporter did not start" >&2; exit 2; }
+    sleep 0.1
+done
+port=$(sed -n 's/^PORT=//p' "$outdir/replay.out")
+
+echo "wattcal demo: replaying the 60 s 'quick' scenario on a SIMULATED node with a SIMULATED BMC,"
+echo "scraping a REPLAY exporter (the reference model's rows served as Kepler /metrics on 127.0.0.1:$port; not a real Kepler)"
+"$bin" run quick --db "$db" --meter sim --truth sim:lag=2,window=5,period=1 --model kepler-0.11 --quiet \
+    --exporter "kepler:http://127.0.0.1:$port/metrics"
+stop_replay
 echo
 "$bin" calibrate --db "$db"
 echo
@@ -37,6 +70,8 @@ echo "wattcal demo: run in $db, JSON summary $outdir/validate.json, JUnit $outdi
 echo "(validate exit $rc: 0 = every tolerance held, 1 = one broke — here node=10% on raw RAPL against"
 echo " the wall, by design; node power and BMC are SIMULATED. diff's \"failed\" rows are workloads whose"
 echo " energy the corrected model moves beyond 10 %: what an exporter upgrade would change. The"
-echo " simulated node follows this whole machine's CPU, so anything else running here shows up too.)"
+echo " simulated node follows this whole machine's CPU, so anything else running here shows up too."
+echo " The exporter scraped is a REPLAY of the reference model's rows, labelled so everywhere: it"
+echo " shows the path of a deployed Kepler's numbers, and finds nothing a real Kepler could get wrong.)"
 echo "report (open in a browser; Markdown with PNG plots beside it):"
 sed -n 's/^report: //p' "$outdir/report.log"

@@ -146,6 +146,8 @@ static int create_schema(wc_store *st, wc_error *err)
         rc = wc_store_exec(st, WC_CALIBRATION_SQL, err);
     if (!rc)
         rc = wc_store_exec(st, WC_EXPORTER_SQL, err);
+    if (!rc)
+        rc = wc_store_exec(st, WC_CGROUP_CPU_SQL, err);
     if (!rc) {
         char pragma[64];
         snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", WC_STORE_SCHEMA_VERSION);
@@ -300,6 +302,8 @@ int wc_store_ensure_calibration(wc_store *st, wc_error *err)
     int rc = wc_store_exec(st, WC_CALIBRATION_SQL, err);
     if (!rc) /* version 5 promises the exporter tables too (empty here) */
         rc = wc_store_exec(st, WC_EXPORTER_SQL, err);
+    if (!rc)
+        rc = wc_store_exec(st, WC_CGROUP_CPU_SQL, err);
     if (!rc) /* ... and the field-report columns (NULL: not stored) */
         rc = add_field_report_columns(st, err);
     return rc ? rc : wc_store_exec(st, pragma, err);
@@ -312,6 +316,8 @@ int wc_store_ensure_indexes(wc_store *st, wc_error *err)
     int rc = wc_store_exec(st, WC_INDEX_SQL, err);
     if (!rc && wc_store_has_object(st, "exporter_sample") == 1) /* version 5 */
         rc = wc_store_exec(st, WC_EXPORTER_INDEX_SQL, err);
+    if (!rc && wc_store_has_object(st, "cgroup_cpu") == 1)
+        rc = wc_store_exec(st, WC_CGROUP_CPU_INDEX_SQL, err);
     return rc;
 }
 

@@ -108,6 +108,19 @@ static const char WC_EXPORTER_SQL[] =
     "CREATE TABLE IF NOT EXISTS pod_identity("
     " pod_uid TEXT PRIMARY KEY, name TEXT, namespace TEXT, source TEXT);";
 
+/* Also version 5: the CPU the kernel accounts to each pod and container
+ * cgroup (store_cgroup_cpu.c), read by the recorder every tick beside the
+ * energy. Created with the exporter tables; a version-5 run made before them
+ * has none, and readers find no cgroup accounting. */
+static const char WC_CGROUP_CPU_SQL[] =
+    "CREATE TABLE IF NOT EXISTS cgroup("
+    " id INTEGER PRIMARY KEY, level TEXT, key TEXT, path TEXT, accounting TEXT);"
+    "CREATE TABLE IF NOT EXISTS cgroup_cpu("
+    " tick_id INTEGER, cgroup_id INTEGER, usage_ns INTEGER, status INTEGER);";
+
+static const char WC_CGROUP_CPU_INDEX_SQL[] =
+    "CREATE INDEX IF NOT EXISTS cgroup_cpu_cgroup ON cgroup_cpu(cgroup_id, tick_id);";
+
 /* The exporter tables' read-side indexes, built at the end like the others
  * (only where the tables exist: wc_store_ensure_indexes also runs on older
  * runs). */

@@ -9,6 +9,14 @@
 #   B  --restart-at 5 --fake-path: the node counters fall once (a restart) and
 #      the fake meter's path makes the exporter "not measured".
 # Both say "replay" in their provenance, never a release.
+# Then `validate` (--json) FINDS each fault from the stored numbers alone:
+# A's top pod +20 % against the reference model inside its bootstrap
+# interval (its containers exact) and its pod = sum(containers) invariant
+# failing by 20 %; the ended pod exported as terminated by at most 2 scrapes
+# (the invariant passes); B's restart is one restart whose counter falls are
+# resets, never wraps; B is "not measured" and --tolerance source=measured
+# fails for B only (exit 1); both exporters' package energy is a node source
+# scored against the simulated BMC.
 . tests/integration/lib/common.sh
 command -v python3 >/dev/null 2>&1 || skip "python3 absent"
 command -v sqlite3 >/dev/null 2>&1 || skip "sqlite3 absent"
@@ -113,4 +121,73 @@ falls() { # exporter: decreases of its node active/idle counters between consecu
 nseries=$(q "SELECT COUNT(*) FROM exporter_series WHERE exporter_id = 2 AND level = 'node'
              AND quantity IN ('active_joules', 'idle_joules')")
 [ "$(falls 2)" = "$nseries" ] || fail "B: $(falls 2) falls over $nseries node counters, expected one each"
+# ---- validate finds each planted fault --------------------------------------
+"$BIN" validate --db "$T/run.db" --json "$T/v.json" --junit "$T/v.xml" \
+    --tolerance source=measured >"$T/val" 2>&1
+rc=$?
+[ $rc -eq 1 ] || { cat "$T/val"; fail "validate --tolerance source=measured: exit $rc, expected 1 (B is not measured)"; }
+expect_contains "$T/val" "Exporter #1: replay of kepler-0.11 rows (measured)"
+grep -q 'failures="[1-9]' "$T/v.xml" || fail "JUnit carries no failing exporter invariant"
+grep -q 'wattcal.exporter.invariant' "$T/v.xml" || fail "JUnit has no exporter invariants"
+python3 - "$T/v.json" "$top" "$ended" <<'PY' || { sed -n '/^Exporter #1/,$p' "$T/val"; fail "validate did not find the planted faults"; }
+import json, sys
+d = json.load(open(sys.argv[1])); top, ended = sys.argv[2], sys.argv[3]
+xs = {x["id"]: x for x in d["exporters"]}
+a, b = xs[1], xs[2]
+def inv(x, name, zone=""):
+    return [i for i in x["invariants"] if i["name"] == name and i["zone"] == zone][0]
+def ref(x, level, key):
+    return [r for r in x["reference"]["top"] if r["level"] == level and r["key"].startswith(key)][0]
+errs = []
+r = ref(a, "pod", top)["bias_pct"]
+if not (r["lo"] is not None and r["lo"] <= 20 <= r["hi"] and abs(r["est"] - 20) < 2):
+    errs.append("A top pod: bias %s, expected +20 %% inside its CI" % r)
+c = ref(a, "container", "c0c0")["bias_pct"]
+if not (c["lo"] is not None and c["lo"] <= 0 <= c["hi"] and abs(c["est"]) < 2):
+    errs.append("A top pod's container: bias %s, expected 0" % c)
+p = inv(a, "pod = sum(containers)", "package")
+if p["verdict"] != "FAIL" or abs(p["worst"] - 20) > 0.5 or top not in p["worst_at"]:
+    errs.append("A pod = sum(containers): %s" % p)
+t = inv(a, "terminated workloads vanish")
+if t["verdict"] != "PASS" or t["checked"] < 3 or not 1 <= t["worst"] <= 2:
+    errs.append("A terminated: %s" % t)
+if inv(b, "terminated workloads vanish")["verdict"] != "NO VERDICT":
+    errs.append("B has no terminated workloads: NO VERDICT expected")
+m = inv(b, "counters monotonic except resets")
+if b["restarts"] != 1 or m["verdict"] != "PASS" or m["violations"] != 0 or "1 restart" not in m["note"]:
+    errs.append("B restart: restarts %d, %s" % (b["restarts"], m))
+if a["restarts"] != 0 or inv(a, "counters monotonic except resets")["verdict"] != "PASS":
+    errs.append("A: no restart expected")
+if (a["power_source"], b["power_source"]) != ("measured", "not measured"):
+    errs.append("power sources %s, %s" % (a["power_source"], b["power_source"]))
+checks = [(c["subject"], c["status"]) for c in d["checks"] if c["metric"] == "source"]
+if [s for _, s in checks] != ["pass", "fail"] or "exporter#2" not in checks[1][0]:
+    errs.append("source=measured checks: %s" % checks)
+srcs = [s["name"] for s in d["sources"]]
+for want in ("exporter#1:package", "exporter#2:package"):
+    if want not in srcs:
+        errs.append("no node source %s in %s" % (want, srcs))
+cells = [c for c in d["accuracy"] if c.get("source") == "exporter#1:package"]
+if not cells or not cells[0].get("n"):
+    errs.append("exporter#1:package not scored against the truth")
+show = a["showback"]["pods"]
+if show[0]["uid"] != top or show[0]["namespace"] != "replay" or show[0]["error_joules"] is None:
+    errs.append("showback: %s" % show[:1])
+print("\n".join(errs)); sys.exit(1 if errs else 0)
+PY
+
+# ---- diff: the exporters' own per-pod series of two runs ---------------------
+# B.db keeps only exporter B (restart, no terminated export): its own pod
+# series against A's, every pod matched by uid with its namespace/name from
+# the exporter's labels, and an exporter verdict line
+cp "$T/run.db" "$T/b.db"
+sql "$T/b.db" "DELETE FROM exporter_sample WHERE scrape_id IN (SELECT id FROM exporter_scrape WHERE exporter_id = 1);
+    DELETE FROM exporter_series WHERE exporter_id = 1; DELETE FROM exporter_scrape WHERE exporter_id = 1;
+    DELETE FROM exporter WHERE id = 1" >/dev/null
+"$BIN" diff "$T/run.db" "$T/b.db" --window 1s >"$T/diff" 2>&1 || { cat "$T/diff"; fail "diff exited $?"; }
+expect_contains "$T/diff" "The exporters' own per-pod energy"
+expect_contains "$T/diff" "B: replay of kepler-0.11 rows (not measured)"
+[ "$(grep -c '^  aaaaaaaa-0000-4000-8000-00000000000[0-2]  *replay/pod-aaaaaaaa ' "$T/diff")" = 3 ] ||
+    { cat "$T/diff"; fail "diff: the 3 pods by uid"; }
+expect_contains "$T/diff" "exporter verdict (tolerance"
 exit 0

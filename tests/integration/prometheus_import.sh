@@ -8,7 +8,9 @@
 # exactly as Prometheus answers them directly (tests/tools/prom_check_import.py),
 # nothing of n2, the exporter row (version, layout, power source), ticks and
 # the node's energy counter as a zone; validate runs on the new DB and finds
-# the known answer (the exporter's 50 W against the BMC's 120 W: -70 W). The
+# the known answer (the exporter's 50 W against the BMC's 120 W: -70 W), also
+# from the exporter section (its node source, invariants, gap split, showback,
+# source=measured). The
 # legacy node n3 is found by exported_instance and its target, all of its
 # series and nothing of n1's.
 # Faults, through a fault proxy in front of Prometheus
@@ -119,6 +121,34 @@ expect_contains "$T/check" "ok: 27 series"
 expect_contains "$T/val" "exporter kepler test-static (measured)"
 awk '$1 == "meter:package" && $2 == "native" { b = $4 + 70; ok = $3 == 13 && b < 0.5 && b > -0.5 }
      END { exit !ok }' "$T/val" || { cat "$T/val"; fail "validate: expected a -70 W bias over 13 readings"; }
+# the exporter section gives the same known answers from the imported series:
+# its own node energy -70 W against the BMC, invariants passing, the gap split
+# idle 40 % / pods 60 % / outside 0, showback pod i at 10 (i+1) % of the node,
+# and source=measured passes
+awk '$1 == "exporter#1:package" && $2 == "native" { b = $4 + 70; ok = $3 == 13 && b < 0.5 && b > -0.5 }
+     END { exit !ok }' "$T/val" || { cat "$T/val"; fail "validate: the exporter's node energy, -70 W over 13 readings"; }
+"$BIN" validate --db "$T/ok.db" --json "$T/val.json" --tolerance source=measured >"$T/val2" 2>&1 ||
+    { cat "$T/val2"; fail "validate --tolerance source=measured on the imported run"; }
+python3 - "$T/val.json" <<'PY' || { sed -n '/^Exporter #1/,$p' "$T/val2"; fail "the exporter section of the imported run"; }
+import json, sys
+x = json.load(open(sys.argv[1]))["exporters"][0]
+errs = []
+for i in x["invariants"]:
+    if i["verdict"] == "FAIL" or (i["name"] != "terminated workloads vanish" and i["verdict"] != "PASS"):
+        errs.append("invariant %s" % i)
+g = x["gap"][0]
+if abs(g["idle_joules"] / g["total_joules"] - 0.4) > 0.01 or abs(g["pods_joules"] / g["total_joules"] - 0.6) > 0.01 \
+        or abs(g["outside_pods_joules"]) > 0.01 * g["total_joules"]:
+    errs.append("gap split %s" % g)
+pods = x["showback"]["pods"]
+want = [("pod-uid-2", 30.0), ("pod-uid-1", 20.0), ("pod-uid-0", 10.0)]
+got = [(p["uid"], round(p["share_pct"], 1)) for p in pods]
+if got != want or pods[0]["namespace"] != "ns-0" or pods[1]["namespace"] != "ns-1":
+    errs.append("showback %s" % pods)
+if x["power_source"] != "measured" or x["origin"] != "prometheus":
+    errs.append("exporter %s %s" % (x["power_source"], x["origin"]))
+print("\n".join(errs)); sys.exit(1 if errs else 0)
+PY
 
 # ---- a legacy (<= 0.9) node: found by exported_instance and its target -------
 "$BIN" import --db "$T/legacy.db" --prometheus "$PROM_URL" --node n3 --start "$START" \

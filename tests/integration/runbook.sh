@@ -3,7 +3,12 @@
 # placeholders at the top of the runbook get short values, `record` and
 # `run` get --meter sim --interval 500ms since this machine has no meter, and
 # `sudo -E` is dropped; a background stressor that comes and goes stands in
-# for the node's real traffic). Each must exit as the runbook says it can: 0, or 1
+# for the node's real traffic). The deployed exporter is the replay exporter
+# (tests/tools/replay_exporter.py, node_name "runbook-node", the BMC's watts as
+# ipmi_dcmi_power_consumption_watts): a `record` or `run` with --exporter gets
+# one serving its own run on the port EXPORTER names, for that command only;
+# PROM is a real Prometheus started here that scrapes that port every second,
+# START is the test's start and END the time the import runs. Each must exit as the runbook says it can: 0, or 1
 # for the commands whose 1 is a finding (validate's tolerance, diff's CHANGED,
 # probe's "no hardware meter"). The reports it writes must exist.
 . tests/integration/lib/common.sh
@@ -17,9 +22,26 @@ awk '/^```sh$/ {inb = 1; next} /^```$/ {inb = 0; next}
     "$RUNBOOK" | sed 's/^ *//' | grep -E '^(sudo -E )?wattcal ' >"$T/commands"
 n=$(wc -l <"$T/commands")
 [ "$n" -ge 20 ] || fail "only $n wattcal commands found in runbook.md"
-for sub in probe record calibrate validate diff run report; do
+for sub in probe record calibrate validate diff run report import; do
     grep -qE "^(sudo -E )?wattcal $sub " "$T/commands" || fail "runbook.md never runs wattcal $sub"
 done
+
+grep -q -- '--exporter "$EXPORTER"' "$T/commands" || fail "runbook.md never scrapes the deployed exporter"
+grep -q -- '--prometheus "$PROM"' "$T/commands" || fail "runbook.md never imports from Prometheus"
+
+# the deployed exporter and its Prometheus
+. tests/integration/lib/prometheus.sh
+prom_require
+RPORT=$(free_port)
+EXPORTER="kepler:http://127.0.0.1:$RPORT/metrics"
+NODE=runbook-node
+TRUTH_QUERY=ipmi_dcmi_power_consumption_watts
+START=$(date +%s)
+END=$START
+prom_start "$T/prom" "127.0.0.1:$RPORT"
+PROM=$PROM_URL
+TOOLS=$(pwd)/tests/tools
+RX=
 
 # the placeholders: the runbook's own tolerance, short runs on a simulated node
 TOLERANCE=$(sed -n 's/^TOLERANCE=\([^ ]*\).*/\1/p' "$RUNBOOK")
@@ -44,15 +66,47 @@ phases:
     duration: 2s
     workloads: [{class: cpu, workers: 1}, {class: burst, count: 10, child_cpu: 20ms}]
 YAML
+# a replay of the run at --db on $RPORT while the command scrapes it
+replay_start() {
+    db= prev= uses=0
+    for a; do
+        [ "$prev" = --db ] && db=$a
+        [ "$a" = --exporter ] && uses=1
+        prev=$a
+    done
+    [ $uses = 1 ] || return 0
+    python3 "$TOOLS/replay_exporter.py" --db "$db" --port "$RPORT" --node "$NODE" --truth-gauge \
+        --max-seconds 300 >"$T/replay.out" 2>&1 &
+    RX=$!
+    j=0
+    until grep -q '^PORT=' "$T/replay.out" 2>/dev/null; do
+        j=$((j + 1)); [ $j -le 100 ] || { cat "$T/replay.out"; fail "the replay exporter did not start"; }
+        sleep 0.1
+    done
+}
+replay_stop() {
+    [ -z "$RX" ] || { kill "$RX" 2>/dev/null; wait "$RX" 2>/dev/null; }
+    RX=
+}
 wattcal() {
     sub=$1
     shift
     case $sub in
-    record) "$BIN" record --meter sim --interval 500ms "$@" ;;
+    record)
+        replay_start "$@"
+        "$BIN" record --meter sim --interval 500ms --exporter-interval 1s "$@"
+        r=$?
+        replay_stop
+        return $r
+        ;;
     run)
         scenario=$1
         shift
-        "$BIN" run "$scenario" --meter sim --interval 500ms "$@"
+        replay_start "$@"
+        "$BIN" run "$scenario" --meter sim --interval 500ms --exporter-interval 1s "$@"
+        r=$?
+        replay_stop
+        return $r
         ;;
     *) "$BIN" "$sub" "$@" ;;
     esac
@@ -66,13 +120,14 @@ sudo() {
 # lag and the calibration have load steps to work with
 ( while :; do "$BIN" stress --class cpu --duration 3s >/dev/null 2>&1; sleep 2; done ) &
 LOAD=$!
-trap 'kill $LOAD 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $LOAD 2>/dev/null; replay_stop; prom_stop; rm -rf "$T"' EXIT
 
 cd "$T"
 i=0
 while IFS= read -r cmd; do
     i=$((i + 1))
     echo "[$i/$n] $cmd"
+    END=$(date +%s)
     eval "$cmd" </dev/null >"$T/out.$i" 2>&1
     rc=$?
     case $cmd in
@@ -86,8 +141,19 @@ while IFS= read -r cmd; do
     echo "    exit $rc"
 done <"$T/commands"
 for f in report-node/report.html report-mix/report.md report-ci/report.html validate.xml validate.json \
-         showback-bounds.json node.db node2.db old-node.db new-node.db mix.db ci.db; do
+         showback-bounds.json node.db node2.db old-node.db new-node.db mix.db ci.db fleet.db fleet.json; do
     [ -s "$T/$f" ] || fail "the runbook's $f was not written"
 done
 grep -q "estimate:wall#" "$T/out.5" || fail "step 1 does not score the out-of-sample estimate"
+# the deployed exporter's numbers are in the runs, labelled a replay, never a release
+for db in node.db node2.db old-node.db new-node.db mix.db ci.db; do
+    [ "$(sql "$T/$db" "SELECT COUNT(*) FROM exporter_scrape WHERE status = 'ok'")" -ge 3 ] ||
+        fail "$db holds too few scrapes of the exporter"
+    sql "$T/$db" "SELECT provenance FROM exporter" | grep -q '^replay of kepler-0.11 rows' ||
+        fail "$db: exporter provenance $(sql "$T/$db" 'SELECT provenance FROM exporter')"
+done
+[ "$(sql "$T/fleet.db" "SELECT origin || '|' || node FROM exporter")" = "prometheus|$NODE" ] ||
+    fail "fleet.db: $(sql "$T/fleet.db" 'SELECT * FROM exporter')"
+[ "$(sql "$T/fleet.db" "SELECT COUNT(*) FROM truth_source WHERE kind = 'prometheus'")" = 1 ] ||
+    fail "fleet.db has no truth query"
 exit 0

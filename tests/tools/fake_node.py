@@ -16,6 +16,14 @@ Pod i (0-based) has uid aaaaaaaa-0000-4000-8000-00000000000<i>, container id
 the top pod. With --end-pod-at S the last pod's processes exit at S seconds
 (their directories vanish), as a finished Job's would.
 
+With --sysfs-root SYS it also writes the cgroup v2 CPU accounting a kubelet
+reads, SYS/fs/cgroup/<cgroup dir>/cpu.stat (usage_usec, user_usec,
+system_usec), for every container scope and pod slice: each the exact CPU
+of its processes (a pod's = its container's), the same CPU /proc shows, so
+`wattcal record --sysfs-root SYS` records each pod's share of CPU as the
+kernel accounts it (pod i: (PODS - i) / (PODS (PODS + 1) / 2) of the pods'
+CPU). A finished pod's files are removed with its processes.
+
 Prints READY once the tree is complete; exits on SIGTERM/SIGINT or after
 --max-seconds.
 """
@@ -93,6 +101,37 @@ def write_tree(root, procs, ncpus, elapsed, retired):
             write(os.path.join(d, "comm"), p.comm + "\n")
 
 
+def cgroup_dirs(p):
+    """The container scope and pod slice of a pod process (None for host ones)."""
+    path = p.cgroup.split("::", 1)[1]
+    if "/kubepods" not in path:
+        return []
+    return [path, path.rsplit("/", 1)[0]]
+
+
+def write_cgroups(sysroot, procs):
+    usage = {}
+    for p in procs:
+        for d in cgroup_dirs(p):
+            u = usage.setdefault(d, [0.0, 0.0])
+            u[0] += p.utime
+            u[1] += p.stime
+    for d, (ut, st) in usage.items():
+        full = os.path.join(sysroot, "fs/cgroup", d.lstrip("/"))
+        os.makedirs(full, exist_ok=True)
+        us, ss = int(ut * 1e6 / HZ), int(st * 1e6 / HZ)
+        write(os.path.join(full, "cpu.stat"),
+              "usage_usec %d\nuser_usec %d\nsystem_usec %d\nnr_periods 0\nnr_throttled 0\n"
+              "throttled_usec 0\n" % (us + ss, us, ss))
+
+
+def remove_cgroups(sysroot, p):
+    for d in cgroup_dirs(p):
+        full = os.path.join(sysroot, "fs/cgroup", d.lstrip("/"))
+        if os.path.exists(os.path.join(full, "cpu.stat")):
+            os.unlink(os.path.join(full, "cpu.stat"))
+
+
 def remove(root, p):
     d = os.path.join(root, str(p.pid))
     for f in os.listdir(d):
@@ -107,6 +146,7 @@ def main():
     ap.add_argument("--ncpus", type=int, default=4)
     ap.add_argument("--end-pod-at", type=float, help="seconds: the last pod's processes exit")
     ap.add_argument("--max-seconds", type=float, default=300)
+    ap.add_argument("--sysfs-root", help="also write cgroup v2 cpu.stat files below this root")
     a = ap.parse_args()
     os.makedirs(a.root, exist_ok=True)
     procs = build(a.pods)
@@ -117,6 +157,8 @@ def main():
     last = t0
     retired = [0.0, 0.0]
     write_tree(a.root, procs, a.ncpus, 0, retired)
+    if a.sysfs_root:
+        write_cgroups(a.sysfs_root, procs)
     print("READY", flush=True)
     ended = False
     while not stop.wait(0.05):
@@ -133,9 +175,13 @@ def main():
             for p in gone:
                 procs.remove(p)
                 remove(a.root, p)
+                if a.sysfs_root:
+                    remove_cgroups(a.sysfs_root, p)
                 retired[0] += p.utime
                 retired[1] += p.stime
         write_tree(a.root, procs, a.ncpus, now - t0, retired)
+        if a.sysfs_root:
+            write_cgroups(a.sysfs_root, procs)
     return 0
 
 

@@ -112,12 +112,12 @@ Test(stat_table, tolerance_lists_in_their_order)
     char buf[320];
     wc_tol_names(buf, sizeof buf, 0);
     cr_assert_str_eq(buf, "node, wape, mape, mae, rmse, p95, loa, gap, over, invariants, coverage,"
-                          " class-bias");
+                          " class-bias, source");
     wc_tol_names(buf, sizeof buf, 1);
     cr_assert_str_eq(buf, "node=P% wape=P% mape=P% mae=W rmse=W p95=W loa=W\n"
-                          "gap=P% over=P% invariants=N coverage=P% class-bias=P%");
+                          "gap=P% over=P% invariants=N coverage=P% class-bias=P% source=measured");
     wc_tol_def d;
-    cr_assert_eq(wc_tol_def_at(12, &d), -ENOENT);
+    cr_assert_eq(wc_tol_def_at(13, &d), -ENOENT);
 }
 
 /* Every metric of the gate parses back to itself, with its unit only. */
@@ -137,6 +137,8 @@ Test(stat_table, every_metric_parses_to_itself)
         }
         char spec[64];
         snprintf(spec, sizeof spec, "%s=1%s", d.name, d.unit);
+        if (d.metric == WC_TOL_SOURCE) /* a word, not a number: source=measured */
+            snprintf(spec, sizeof spec, "source=measured");
         wc_tolerance t[WC_TOL_MAX];
         size_t n = 0;
         wc_error err = {{0}};
@@ -145,6 +147,8 @@ Test(stat_table, every_metric_parses_to_itself)
         cr_assert_eq(t[0].stat, d.stat);
         cr_assert_str_eq(wc_tolerance_name(&t[0]), d.name);
         snprintf(spec, sizeof spec, "%s=1%s", d.name, *d.unit ? "" : "W");
+        if (d.metric == WC_TOL_SOURCE)
+            snprintf(spec, sizeof spec, "source=1");
         cr_assert_eq(wc_tolerance_parse(spec, t, &n, &err), -EINVAL, "%s: the unit is required", spec);
     }
 }

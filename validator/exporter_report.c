@@ -1,0 +1,67 @@
+/*
+ * exporter_report.c — runs the exporter analyses of `validate` on every
+ * exporter of a run (exporter_report.h): load and node sources before the
+ * accuracy scoring, the rest after it.
+ */
+#include "validator/exporter_report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/wc_text.h"
+
+int wc_xp_report_load(wc_store *st, wc_accuracy_report *acc, wc_xp_report *r, wc_error *err)
+{
+    memset(r, 0, sizeof *r);
+    wc_exporter_info info[WC_XP_MAX + 1];
+    size_t n = 0;
+    int rc = wc_store_exporters(st, info, WC_XP_MAX + 1, &n, err);
+    if (rc)
+        return rc;
+    r->skipped = n > WC_XP_MAX ? 1 : 0;
+    for (size_t i = 0; i < n && i < WC_XP_MAX && !rc; i++) {
+        rc = wc_xp_load(st, &info[i], &r->data[i], err);
+        if (rc)
+            break;
+        wc_xp_one *x = &r->x[r->n++];
+        x->info = info[i];
+        x->nscrapes = r->data[i].nscrapes;
+        x->nseries = r->data[i].nseries;
+        x->nrestarts = r->data[i].nrestarts;
+        for (size_t k = 0; k < r->data[i].nscrapes; k++)
+            x->scrapes_ok += !strcmp(r->data[i].scrapes[k].status, "ok") ||
+                             !strcmp(r->data[i].scrapes[k].status, "capped");
+        for (size_t z = 0; z < WC_XP_MAX_ZONES; z++)
+            x->source_index[z] = -1;
+        if (acc)
+            rc = wc_xp_add_sources(&r->data[i], acc, x, err);
+    }
+    if (rc)
+        wc_xp_report_free(r);
+    return rc;
+}
+
+int wc_xp_report_finish(wc_store *st, int64_t model_id, const char *model,
+                        const wc_accuracy_report *acc, double class_err_pct,
+                        const wc_boot_cfg *boot, wc_xp_report *r, wc_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < r->n && !rc; i++) {
+        wc_xp_one *x = &r->x[i];
+        if (wc_xp_check(&r->data[i], x) || wc_xp_showback(&r->data[i], acc, class_err_pct, x))
+            rc = wc_error_set(err, -ENOMEM, "out of memory checking exporter %lld",
+                              (long long)x->info.id);
+        if (!rc)
+            rc = wc_xp_reference(st, model_id, model, &r->data[i], boot, x, err);
+    }
+    return rc;
+}
+
+void wc_xp_report_free(wc_xp_report *r)
+{
+    for (size_t i = 0; i < WC_XP_MAX; i++)
+        wc_xp_free(&r->data[i]);
+    r->n = 0;
+}
