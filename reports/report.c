@@ -773,6 +773,21 @@ static void compose(wc_doc *d, const wc_validation *v, const run_meta *m, const 
     wc_doc_end(d);
 }
 
+int wc_report_md_images_check(const char *value, wc_error *err)
+{
+    static const char ok[] = "-._~:/?#@!$&*+,;=%";
+    if (!strcmp(value, "files") || !strcmp(value, "inline"))
+        return 0;
+    int url = !strncmp(value, "https://", 8) || !strncmp(value, "http://", 7);
+    for (const char *p = value; url && *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr(ok, *p)))
+            url = 0;
+    if (!url || strlen(value) > 1024)
+        return wc_error_set(err, -EINVAL, "--md-images: expected files, inline or an http(s):// base URL of plain"
+                            " URL characters (no spaces, quotes, brackets or parentheses), got \"%.80s\"", value);
+    return 0;
+}
+
 void wc_report_default_opts(wc_store *st, wc_validation_opts *o)
 {
     if (o->levels_window_s > 0)
@@ -852,7 +867,8 @@ int wc_report_write(wc_store *st, const wc_validation *v, const char *db_path, c
             wc_outfile_close(&html, NULL);
     }
     if (!rc) {
-        wc_doc d = {.html = html.f, .md = md.f, .dir = F->workdir};
+        wc_doc d = {.html = html.f, .md = md.f, .dir = F->workdir,
+                    .md_images = o->md_images && strcmp(o->md_images, "files") ? o->md_images : NULL};
         compose(&d, v, &m, db_path, F, top);
         snprintf(res->html_path, sizeof res->html_path, "%s", html.path);
         snprintf(res->md_path, sizeof res->md_path, "%s", md.path);
