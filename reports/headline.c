@@ -27,7 +27,8 @@ const char *wc_headline_bias(double est, double lo, double hi, char *buf, size_t
     if (!isfinite(est))
         snprintf(buf, cap, "-");
     else if (!isfinite(lo) || !isfinite(hi))
-        snprintf(buf, cap, "%+.1f %% (no interval)", est);
+        snprintf(buf, cap, "%.1f %%%s (no interval: too few readings)", fabs(est),
+                 est < 0 ? " low" : est > 0 ? " high" : "");
     else if (est < 0 && hi < 0)
         snprintf(buf, cap, "%.1f %% [%.1f, %.1f] low", -est, -hi, -lo);
     else if (est > 0 && lo > 0)

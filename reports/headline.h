@@ -28,8 +28,8 @@ wc_answer wc_answer_of(wc_check_status s);
 /* A signed bias (source − truth, % of truth) with its 95 % interval, in
  * words: "47.6 % [45.8, 48.9] low" (est < 0, the interval below 0), "2.0 %
  * [1.1, 3.0] high", "+0.4 % [-0.8, +1.6]: the interval holds 0, no clear
- * direction" (an interval across 0), "-3.0 % (no interval)" when lo or hi
- * is not finite, "-" when est is not finite. One decimal. Returns buf. */
+ * direction" (an interval across 0), "3.0 % low (no interval: too few
+ * readings)" when lo or hi is not finite, "-" when est is not finite. One decimal. Returns buf. */
 const char *wc_headline_bias(double est, double lo, double hi, char *buf, size_t cap);
 
 /* An added term with its sign spelled once: "+ 24.31 W", "− 24.31 W" (U+2212),
