@@ -216,7 +216,7 @@ static const char *gate_word(const wc_validation *v)
 
 static void verdict(wc_doc *d, const wc_validation *v)
 {
-    wc_doc_heading(d, 2, "Checks");
+    wc_doc_heading(d, 2, "Verdict of every check");
     if (!v->nchecks) {
         wc_doc_note(d, "info", "No tolerances given.", "Nothing was gated: choose the tolerances before"
                     " the run and pass them with --tolerance (e.g. node=5%%,gap=10%%,invariants=0).");

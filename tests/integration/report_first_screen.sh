@@ -38,7 +38,7 @@ expect_contains "$M" "**Checked:** meter:package+dram \\[SIMULATED\\] against si
 expect_contains "$M" "n = "
 expect_contains "$M" "**Showback:** every pod's joules are shares of this node total"
 expect_contains "$M" "**By design:** this run is SIMULATED"
-expect_contains "$M" "<details><summary>Checks: 12 rows</summary>"
+expect_contains "$M" "<details><summary>Verdict of every check: 12 rows</summary>"
 ! grep -q '+ -[0-9]' "$H" "$M" || fail "a '+ -' sign left in the report"
 ! grep -q 'Not drawn: not drawn\|not drawn (' "$H" "$M" || fail "doubled 'not drawn'"
 
