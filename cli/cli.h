@@ -17,10 +17,12 @@
 #include "common/wc_error.h"
 
 /* WC_EXIT_NO_DATA also ends a record/run stopped by a signal before its planned
- * length (--duration, the scenario); WC_EXIT_NO_TRUTH: a recording asked for
- * ground truth (--truth) and a source delivered no reading. */
+ * length (--duration, the scenario); WC_EXIT_NO_VERDICT (the same code: nothing
+ * could be decided) is validate's gate when a tolerance could not be evaluated
+ * or read too few pairs and none failed; WC_EXIT_NO_TRUTH: a recording asked
+ * for ground truth (--truth) and a source delivered no reading. */
 enum { WC_EXIT_OK = 0, WC_EXIT_CHECK_FAILED = 1, WC_EXIT_USAGE = 2, WC_EXIT_NO_DATA = 3,
-       WC_EXIT_NO_TRUTH = 4 };
+       WC_EXIT_NO_VERDICT = 3, WC_EXIT_NO_TRUTH = 4 };
 
 /* Each command takes argv with argv[0] = the command name; returns an exit code. */
 int cmd_record(int argc, char **argv);

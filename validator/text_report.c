@@ -539,21 +539,26 @@ static void print_bias(FILE *out, const wc_bias_report *b)
 
 static void print_checks(FILE *out, const wc_validation *v)
 {
+    char ph[96], msg[440], subj[200];
     if (v->nchecks) {
-        fprintf(out, "\nTolerances (one check per phase × metric × threshold)\n");
-        char ph[96], msg[400], subj[200];
+        fprintf(out, "\nTolerances (one check per phase × metric × threshold; a node check needs n >= %d"
+                     " pairs)\n", WC_CHECK_MIN_N);
         for (size_t i = 0; i < v->nchecks; i++) {
             const wc_check *c = &v->checks[i];
-            fprintf(out, "%s %-14s %s: %s\n",
-                    c->status == WC_CHECK_PASS ? "PASS" : c->status == WC_CHECK_FAIL ? "FAIL" : "SKIP",
+            fprintf(out, "%s %-14s %s: %s\n", wc_check_status_name(c->status),
                     wc_term_safe(c->phase, ph, sizeof ph), wc_term_safe(c->subject, subj, sizeof subj),
                     wc_term_safe(c->message, msg, sizeof msg));
         }
     }
+    if (v->outcome != WC_GATE_NONE)
+        fprintf(out, "gate: %s%s%s\n", wc_gate_outcome_name(v->outcome), v->outcome_reason[0] ? " — " : "",
+                wc_term_safe(v->outcome_reason, msg, sizeof msg));
+    fprintf(out, "%zu passed, %zu failed", v->passed, v->failed);
     if (v->skipped)
-        fprintf(out, "%zu passed, %zu failed, %zu skipped\n", v->passed, v->failed, v->skipped);
-    else
-        fprintf(out, "%zu passed, %zu failed\n", v->passed, v->failed);
+        fprintf(out, ", %zu no verdict", v->skipped);
+    if (v->insufficient)
+        fprintf(out, ", %zu insufficient", v->insufficient);
+    fputc('\n', out);
 }
 
 void wc_text_validation(FILE *out, const wc_validation *v, const char *db_path)
@@ -584,6 +589,7 @@ void wc_text_validation(FILE *out, const wc_validation *v, const char *db_path)
     print_levels(out, v);
     print_quirks(out, r);
     print_top(out, r);
+    wc_showback_text(out, &v->showback);
     print_truth_delivery(out, r);
     print_accuracy(out, v);
     print_fits(out, v);

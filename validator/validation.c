@@ -217,6 +217,7 @@ static wc_check *new_check(checks_buf *b, const wc_tolerance *t, const char *pha
     snprintf(c->unit, sizeof c->unit, "%s", d.unit);
     c->threshold = t->threshold;
     c->value = c->lo = c->hi = NAN;
+    c->signed_value = c->signed_lo = c->signed_hi = NAN;
     return c;
 }
 
@@ -295,6 +296,88 @@ static void node_value(const wc_stat *s, const wc_accuracy *a, wc_check *c)
     }
 }
 
+/* What a truth source delivered, for a check it left without pairs: "truth
+ * SPEC delivered 0 of N polls: E errors, U unavailable, S stale, last: ..."
+ * into buf. Returns 1 when the source delivered no ok reading, else 0. */
+static int truth_cause(const wc_validation *v, const char *spec, char *buf, size_t cap)
+{
+    for (size_t i = 0; i < v->gap.ntruth; i++) {
+        const wc_gap_truth *t = &v->gap.truth[i];
+        if (strcmp(t->spec, spec) || t->ok > 0)
+            continue;
+        long long polls = (long long)(t->ok + t->stale + t->unavailable + t->error);
+        wc_textf(buf, cap, "truth %s delivered 0 of %lld poll%s: %lld error%s, %lld unavailable,"
+                           " %lld stale%s%s", t->spec, polls, polls == 1 ? "" : "s",
+                 (long long)t->error, t->error == 1 ? "" : "s", (long long)t->unavailable,
+                 (long long)t->stale, t->last_error[0] ? ", last: " : "", t->last_error);
+        return 1;
+    }
+    return 0;
+}
+
+/* The signed figure behind a |x| node check (bias %: source − truth) with
+ * its interval and direction (over: the source reads high). */
+static void signed_bias(const wc_stat *s, const wc_accuracy *a, wc_check *c)
+{
+    if (s->tol_rule != WC_STAT_TOL_ABS)
+        return;
+    const wc_ci *x = wc_stat_ci(s, a, 0);
+    c->signed_value = x->est;
+    c->signed_lo = x->lo;
+    c->signed_hi = x->hi;
+    snprintf(c->direction, sizeof c->direction, "%s", x->est > 0 ? "over" : x->est < 0 ? "under" : "");
+}
+
+/* Appends the signed figure and n to a decided node check, and marks it
+ * INSUFFICIENT on fewer than WC_CHECK_MIN_N pairs. */
+static void node_finish(wc_check *c, size_t n)
+{
+    c->n = n;
+    size_t used = strlen(c->message);
+    if (isfinite(c->signed_value))
+        wc_append(c->message, sizeof c->message, &used, "; signed %+.4g%s", c->signed_value, c->unit);
+    if (isfinite(c->signed_lo) && isfinite(c->signed_hi))
+        wc_append(c->message, sizeof c->message, &used, " [%+.4g, %+.4g]", c->signed_lo, c->signed_hi);
+    if (isfinite(c->signed_value))
+        wc_append(c->message, sizeof c->message, &used, ": the source reads %s",
+                  c->signed_value > 0 ? "high (over)" : c->signed_value < 0 ? "low (under)" : "exactly right");
+    wc_append(c->message, sizeof c->message, &used, " [n=%zu]", n);
+    if (n < WC_CHECK_MIN_N) {
+        char was[sizeof c->message];
+        snprintf(was, sizeof was, "%s", c->message);
+        c->status = WC_CHECK_INSUFFICIENT;
+        wc_textf(c->message, sizeof c->message, "INSUFFICIENT: n=%zu < %d pairs, no verdict (%s)", n,
+                 WC_CHECK_MIN_N, was);
+    }
+}
+
+/* One node check of truth source ti in phase ph (-1: the whole run). */
+static int node_check(checks_buf *b, const wc_tolerance *t, size_t si, size_t ti, int ph,
+                      const char *win)
+{
+    wc_validation *v = b->v;
+    char phase[80], subject[160], cause[400];
+    phase_label(v, ph, phase, sizeof phase);
+    wc_textf(subject, sizeof subject, "%s%s vs %s (%s)", v->acc.sources[si].name,
+             v->acc.sources[si].in_sample ? " IN-SAMPLE" : "", v->acc.truth[ti].spec, win);
+    const wc_acc_cell *cell = wc_accuracy_cell(&v->acc, si, ti, v->gate_window_s, ph);
+    wc_check *c = new_check(b, t, phase, subject);
+    if (!c)
+        return -ENOMEM;
+    c->signed_value = c->signed_lo = c->signed_hi = NAN;
+    if (cell) {
+        node_value(t->stat, &cell->acc, c);
+        signed_bias(t->stat, &cell->acc, c);
+    }
+    const char *what = cell ? t->stat->tol_what : "no aligned pairs in this phase";
+    if (truth_cause(v, v->acc.truth[ti].spec, cause, sizeof cause))
+        what = cause;
+    decide(c, 0, what);
+    if (cell && c->status != WC_CHECK_SKIP)
+        node_finish(c, cell->acc.n);
+    return 0;
+}
+
 static int node_checks(checks_buf *b, const wc_tolerance *t)
 {
     wc_validation *v = b->v;
@@ -302,7 +385,11 @@ static int node_checks(checks_buf *b, const wc_tolerance *t)
         wc_check *c = new_check(b, t, "all", "node source vs ground truth");
         if (!c)
             return -ENOMEM;
-        decide(c, 0, v->acc.ntruth ? "the run has no node source" : "the run has no ground truth");
+        char cause[400] = "the run has no ground truth (record --truth)";
+        for (size_t i = 0; i < v->gap.ntruth && v->acc.ntruth == 0; i++)
+            if (truth_cause(v, v->gap.truth[i].spec, cause, sizeof cause))
+                break;
+        decide(c, 0, v->acc.ntruth ? "the run has no node source" : cause);
         return 0;
     }
     size_t si = (size_t)v->gated_source;
@@ -312,23 +399,9 @@ static int node_checks(checks_buf *b, const wc_tolerance *t)
     else
         snprintf(win, sizeof win, "native pairs");
     for (size_t ti = 0; ti < v->acc.ntruth; ti++)
-        for (int ph = -1; ph < (int)v->acc.nphases; ph++) {
-            char phase[80], subject[160];
-            phase_label(v, ph, phase, sizeof phase);
-            wc_textf(subject, sizeof subject, "%s%s vs %s (%s)", v->acc.sources[si].name,
-                     v->acc.sources[si].in_sample ? " IN-SAMPLE" : "", v->acc.truth[ti].spec, win);
-            const wc_acc_cell *cell = wc_accuracy_cell(&v->acc, si, ti, v->gate_window_s, ph);
-            wc_check *c = new_check(b, t, phase, subject);
-            if (!c)
+        for (int ph = -1; ph < (int)v->acc.nphases; ph++)
+            if (node_check(b, t, si, ti, ph, win))
                 return -ENOMEM;
-            if (cell)
-                node_value(t->stat, &cell->acc, c);
-            decide(c, 0, !cell ? "no aligned pairs in this phase" : t->stat->tol_what);
-            if (cell && c->status != WC_CHECK_SKIP) {
-                size_t used = strlen(c->message);
-                wc_append(c->message, sizeof c->message, &used, " [n=%zu]", cell->acc.n);
-            }
-        }
     return 0;
 }
 
@@ -373,6 +446,26 @@ static int zone_checks(checks_buf *b, const wc_tolerance *t)
     return 0;
 }
 
+/* The signed class bias (factor − 1, %) behind a class-bias check. */
+static void class_signed(const wc_ci *f, wc_check *c)
+{
+    c->signed_value = 100.0 * (f->est - 1.0);
+    c->signed_lo = 100.0 * (f->lo - 1.0);
+    c->signed_hi = 100.0 * (f->hi - 1.0);
+    double x = c->signed_value;
+    snprintf(c->direction, sizeof c->direction, "%s", x > 0 ? "over" : x < 0 ? "under" : "");
+}
+
+/* Appends a decided check's signed figure and its direction to its message. */
+static void append_signed(wc_check *c)
+{
+    if (c->status == WC_CHECK_SKIP || !isfinite(c->signed_value))
+        return;
+    size_t used = strlen(c->message);
+    wc_append(c->message, sizeof c->message, &used, "; signed %+.4g%s (%s-attributed)",
+              c->signed_value, c->unit, c->direction[0] ? c->direction : "exactly");
+}
+
 static int workload_checks(checks_buf *b, const wc_tolerance *t)
 {
     wc_validation *v = b->v;
@@ -395,8 +488,10 @@ static int workload_checks(checks_buf *b, const wc_tolerance *t)
             c->value = 100.0 * fabs(f->est - 1.0);
             if (isfinite(f->lo) && isfinite(f->hi))
                 abs_interval(100.0 * (f->lo - 1.0), 100.0 * (f->hi - 1.0), &c->lo, &c->hi);
+            class_signed(f, c);
             decide(c, 0, isfinite(f->est) ? "|bias factor - 1| in the mix (package+dram)"
                                           : "no mixed phase, or no isolated phase of the class");
+            append_signed(c);
         }
     }
     if (!any) {
@@ -436,6 +531,40 @@ static int source_checks(checks_buf *b, const wc_tolerance *t)
     return 0;
 }
 
+const char *wc_check_status_name(wc_check_status s)
+{
+    static const char *const N[] = {"PASS", "FAIL", "NO VERDICT", "INSUFFICIENT"};
+    return s <= WC_CHECK_INSUFFICIENT ? N[s] : "?";
+}
+
+const char *wc_gate_outcome_name(wc_gate_outcome g)
+{
+    static const char *const N[] = {"none", "PASS", "FAIL", "NO VERDICT"};
+    return g <= WC_GATE_NO_VERDICT ? N[g] : "?";
+}
+
+/* The gate's outcome from the counted checks, with the first deciding
+ * check's phase, subject and message as its reason. */
+static void gate_outcome(wc_validation *v)
+{
+    v->outcome = !v->nchecks ? WC_GATE_NONE
+                 : v->failed ? WC_GATE_FAIL
+                 : v->skipped || v->insufficient ? WC_GATE_NO_VERDICT
+                             : WC_GATE_PASS;
+    v->outcome_reason[0] = '\0';
+    for (size_t i = 0; i < v->nchecks; i++) {
+        const wc_check *c = &v->checks[i];
+        int decides = v->outcome == WC_GATE_FAIL ? c->status == WC_CHECK_FAIL
+                      : v->outcome == WC_GATE_NO_VERDICT ? c->status != WC_CHECK_PASS : 0;
+        if (!decides)
+            continue;
+        size_t other = (v->outcome == WC_GATE_FAIL ? v->failed : v->skipped + v->insufficient) - 1;
+        wc_textf(v->outcome_reason, sizeof v->outcome_reason, "%s %s: %s%s", c->phase, c->subject,
+                 c->message, other ? " (and more: see the checks)" : "");
+        return;
+    }
+}
+
 static int evaluate(wc_validation *v, const wc_validation_opts *o)
 {
     checks_buf b = {.v = v};
@@ -456,7 +585,9 @@ static int evaluate(wc_validation *v, const wc_validation_opts *o)
         v->passed += v->checks[i].status == WC_CHECK_PASS;
         v->failed += v->checks[i].status == WC_CHECK_FAIL;
         v->skipped += v->checks[i].status == WC_CHECK_SKIP;
+        v->insufficient += v->checks[i].status == WC_CHECK_INSUFFICIENT;
     }
+    gate_outcome(v);
     return rc;
 }
 
@@ -532,6 +663,21 @@ static double class_error_pct(const wc_bias_report *b)
     return e;
 }
 
+/* The per-pod showback table in the zone the top lists rank by. */
+static int run_showback(wc_store *st, const wc_validation_opts *o, wc_validation *v,
+                        wc_error *err)
+{
+    const char *zone = v->gap.rank_zone[0] ? v->gap.rank_zone : "package";
+    double node_j = NAN;
+    for (size_t i = 0; i < v->gap.nzones; i++)
+        if (!strcmp(v->gap.zones[i].zone, zone))
+            node_j = v->gap.zones[i].node_joules;
+    wc_showback_in in = {.model_id = v->model_id, .model = v->model, .zone = zone,
+                         .meter_provenance = v->gap.provenance, .node_joules = node_j,
+                         .boot = o->acc.boot};
+    return wc_showback_compute(st, &in, &v->showback, err);
+}
+
 int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
                       wc_validation *v, wc_error *err)
 {
@@ -572,6 +718,8 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
                                  class_error_pct(&v->bias), &o->acc.boot, v->xp, err);
     if (!rc)
         rc = wc_cpu_share_compute(st, v->model_id, v->model, "package", &v->cpu_share, err);
+    if (!rc)
+        rc = run_showback(st, o, v, err);
     if (!rc && evaluate(v, o))
         rc = wc_error_set(err, -ENOMEM, "out of memory evaluating tolerances");
     if (rc)

@@ -71,7 +71,7 @@ assert cases and fails, (len(cases), len(fails))
 assert all('metric=' in c.get('name') and 'threshold=' in c.get('name') and 'phase=' in c.get('name') for c in cases)
 assert any('metric=rmse' in c.get('name') for c in fails)
 d = json.load(open(sys.argv[2]))
-assert d['schema'] == 'wattcal-validate/1'
+assert d['schema'] == 'wattcal-validate/2'
 assert d['summary']['failed'] == len(fails), (d['summary'], len(fails))
 assert len(d['checks']) == len(cases)
 assert d['run']['meter_provenance'] == 'simulated'

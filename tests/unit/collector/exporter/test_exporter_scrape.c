@@ -257,7 +257,10 @@ Test(exporter_scrape, full_queue_drops_oldest_and_token_is_sent, .timeout = 30)
     cfg.queue_max = 3;
     char spec[128];
     wc_exporter_scraper *s = scraper_for(&srv, spec, sizeof spec, &cfg);
-    usleep(1200000); /* nobody drains: the queue overflows */
+    /* nobody drains: the queue overflows (waited for, at most 10 s: a loaded
+     * machine scrapes slower than every 50 ms) */
+    for (int i = 0; i < 200 && wc_exporter_scraper_dropped(s) < 3; i++)
+        usleep(50000);
     wc_exporter_scraper_stop(s);
     wc_scrape **q = NULL;
     size_t n = wc_exporter_scraper_drain(s, &q);
