@@ -194,24 +194,20 @@ static void banner(wc_doc *d, const wc_validation *v, const run_meta *m, const c
 
 /* ---- verdict -------------------------------------------------------------- */
 
-/* A check's result as the table shows it: a status other than PASS or FAIL
- * (skipped, no verdict, insufficient) is never shown as a pass. */
+/* A check's result as the table shows it (validation.h's names: PASS,
+ * FAIL, NO VERDICT, INSUFFICIENT); only PASS is a pass. */
 static const char *result_name(const wc_check *c)
 {
-    if (c->status == WC_CHECK_PASS)
-        return c->marginal ? "PASS (marginal)" : "PASS";
-    if (c->status == WC_CHECK_FAIL)
-        return c->marginal ? "FAIL (marginal)" : "FAIL";
-    return c->status == WC_CHECK_SKIP ? "SKIP (not evaluated)" : "NOT EVALUATED";
+    const char *n = wc_check_status_name(c->status);
+    return c->marginal && (c->status == WC_CHECK_PASS || c->status == WC_CHECK_FAIL) ? fmt("%s (marginal)", n) : n;
 }
 
-/* The gate's outcome in one word: FAIL when a check failed, NO VERDICT when
- * one could not be evaluated (or none was given), PASS only when every
- * check was evaluated and held. */
+/* The gate's outcome in words (validation.h): FAIL, NO VERDICT (a check not
+ * evaluated or on too few pairs, or none given), PASS only when every check
+ * was evaluated and held. */
 static const char *gate_word(const wc_validation *v)
 {
-    size_t other = v->nchecks - v->passed - v->failed;
-    return v->failed ? "FAIL" : (other || !v->nchecks) ? "NO VERDICT" : "PASS";
+    return v->outcome == WC_GATE_NONE ? "NO VERDICT" : wc_gate_outcome_name(v->outcome);
 }
 
 static void verdict(wc_doc *d, const wc_validation *v)
@@ -224,8 +220,9 @@ static void verdict(wc_doc *d, const wc_validation *v)
     }
     const char *g = gate_word(v);
     wc_doc_note(d, !strcmp(g, "PASS") ? "good" : !strcmp(g, "FAIL") ? "bad" : "warn", fmt("%s.", g),
-                "%zu passed, %zu failed, %zu not evaluated (a check that could not be evaluated is never"
-                " counted as passed).", v->passed, v->failed, v->nchecks - v->passed - v->failed);
+                "%zu passed, %zu failed, %zu NO VERDICT, %zu INSUFFICIENT (fewer than %d pairs): a check that"
+                " could not be evaluated is never counted as passed.", v->passed, v->failed, v->skipped,
+                v->insufficient, WC_CHECK_MIN_N);
     static const char *const hdr[] = {"result", "phase", "metric", "subject", "value [95% CI]", "threshold",
                                       "detail"};
     wc_doc_table_begin(d, hdr, 7);
