@@ -694,6 +694,10 @@ static void reset_node(fctx *c, wc_fleet_node *n, const char *name)
 
 static void count(wc_fleet_summary *s, const wc_fleet_node *n)
 {
+    s->errors += n->query_error;
+    s->skipped += n->query_error;
+    if (n->query_error)
+        return; /* its source was not read: not counted as unknown */
     s->measured += !strcmp(n->power_source, "measured");
     s->not_measured += !strcmp(n->power_source, "not measured");
     s->unknown_source += !strcmp(n->power_source, "unknown");
@@ -701,7 +705,6 @@ static void count(wc_fleet_summary *s, const wc_fleet_node *n)
     s->within += n->status == WC_CHECK_PASS;
     s->failed += n->status == WC_CHECK_FAIL;
     s->skipped += n->status == WC_CHECK_SKIP;
-    s->errors += n->query_error;
     s->legacy += !strcmp(n->layout, "legacy");
 }
 
@@ -718,6 +721,7 @@ static void query_error(wc_fleet_node *n, const wc_error *err)
 {
     n->query_error = 1;
     n->have_accuracy = 0;
+    snprintf(n->power_source, sizeof n->power_source, "not read");
     n->status = WC_CHECK_SKIP;
     n->risk = WC_FLEET_QUERY_ERROR;
     snprintf(n->reasons, sizeof n->reasons, "NO VERDICT: query failed: %.480s", err->msg);
@@ -729,7 +733,7 @@ static void legacy_node(const wc_fleet_opts *o, wc_fleet_node *n, const fname *f
     wc_copy_trunc(n->power_source, sizeof n->power_source,
                   wc_kepler_power_source(f->meters, f->nmeters));
     verdict(o, n);
-    if (n->status == WC_CHECK_PASS) {
+    if (n->status != WC_CHECK_FAIL) {
         n->status = WC_CHECK_SKIP;
         n->risk = WC_FLEET_UNCHECKED;
         snprintf(n->reasons, sizeof n->reasons, "Kepler <= 0.9 (legacy layout): fleet scores "
