@@ -1,7 +1,8 @@
 /*
  * fleet_junit.c — `wattcal fleet --junit`: one JUnit testcase per node
  * (fleet.h), its failure listing every broken rule, a node without ground
- * truth skipped (never passed). Strings from the server (node names,
+ * truth skipped (never passed), a node whose query failed an <error> (NO
+ * VERDICT, the reason naming the query). Strings from the server (node names,
  * versions, reasons) are XML-escaped with junit.h's wc_xml_escape.
  */
 #include <errno.h>
