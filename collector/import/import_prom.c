@@ -29,6 +29,7 @@
 #include "collector/exporter/expo_parse.h"
 #include "collector/exporter/kepler_metrics.h"
 #include "collector/import/import.h"
+#include "collector/import/prom_nodes.h"
 #include "collector/store/store.h"
 #include "collector/store/store_exporter.h"
 #include "common/wc_clock.h"
@@ -110,11 +111,12 @@ static const char *label_of(const wc_prom_series *s, const char *name)
     return "";
 }
 
-/* The node's own series: no other node named in node_name or exported_instance. */
+/* The node's own series: no other node named (prom_nodes.h's rule, the one
+ * fleet lists nodes by; a target's instance is not a node name here). */
 static int keep(const pimp *p, const wc_prom_series *s)
 {
-    const char *nn = label_of(s, "node_name"), *ei = label_of(s, "exported_instance");
-    return (!*nn || strcmp(nn, p->o->node) == 0) && (!*ei || strcmp(ei, p->o->node) == 0);
+    const char *n = wc_prom_series_node(s, 0);
+    return !*n || strcmp(n, p->o->node) == 0;
 }
 
 /* "A .. B" of the range, for messages. */
