@@ -71,7 +71,8 @@ static void ideal_release(wc_attrib *a)
 }
 
 /* The next snapshot's tables. */
-static int ideal_reserve(wc_attrib *a, size_t n, size_t cont_bytes, size_t pod_bytes)
+static int ideal_reserve(wc_attrib *a, size_t n, size_t cont_bytes, size_t pod_bytes,
+                         size_t vm_bytes)
 {
     ideal_state *i = &a->i;
     int rc = attr_proc_tab_reserve(&i->procs_next, n, a->nzone);
@@ -79,6 +80,8 @@ static int ideal_reserve(wc_attrib *a, size_t n, size_t cont_bytes, size_t pod_b
         rc = attr_str_tab_reserve(&i->cont_next, n, a->nzone, cont_bytes);
     if (!rc)
         rc = attr_str_tab_reserve(&i->pod_next, n, a->nzone, pod_bytes);
+    if (!rc)
+        rc = attr_str_tab_reserve(&i->vm_next, n, a->nzone, vm_bytes);
     return rc;
 }
 
@@ -92,6 +95,8 @@ static void ideal_free(wc_attrib *a)
     attr_str_tab_free(&i->cont_next);
     attr_str_tab_free(&i->pod);
     attr_str_tab_free(&i->pod_next);
+    attr_str_tab_free(&i->vm);
+    attr_str_tab_free(&i->vm_next);
 }
 
 const attr_state_ops attr_ideal_state = {ideal_layout, ideal_release, ideal_reserve, ideal_free};
@@ -393,9 +398,13 @@ void attr_ideal_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out)
                          s->ckey, &st->cont);
     r = ideal_group_rows(a, r, WC_LEVEL_POD, t->nprocs, s->pgrp, s->pfirst, s->npod, s->pkey,
                          &st->pod);
+    attr_group_vms(a, t); /* a VM: the sum of its processes */
+    r = ideal_group_rows(a, r, WC_LEVEL_VM, t->nprocs, s->vgrp, s->vfirst, s->nvm, s->vkey,
+                         &st->vm);
     out->nwork = r;
     attr_commit_tables(a, t, &st->procs, &st->procs_next, &st->cont, &st->cont_next, &st->pod,
                   &st->pod_next);
+    attr_commit_vms(a, t, &st->vm, &st->vm_next);
     st->prev_cpu = t->cpu;
     st->prev_mono_ns = t->mono_ns;
     st->prev_boot_ns = t->boot_ns;

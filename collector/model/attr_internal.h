@@ -120,6 +120,11 @@ typedef struct scratch {
     double *pd_s;
     unsigned *podflags;
     uint64_t *g_ticks;    /* ideal: Δ ticks per container or pod */
+    /* VMs (attr_group_vms) */
+    const char **vkey;    /* vm_id per process ("" = not a VM for this model) */
+    size_t nvm;
+    size_t *vgrp, *vfirst, *vsorted;
+    size_t *vlast;        /* the last process of each VM in input order (Kepler's Δ) */
 } scratch;
 
 /* Kepler's meter, informer and last snapshot. */
@@ -146,6 +151,7 @@ typedef struct kepler_state {
     uint64_t *snap_counter_uj, *snap_active_uj, *snap_idle_uj;
     proc_tab procs, procs_next;
     str_tab cont, cont_next, pod, pod_next;
+    str_tab vm, vm_next;  /* VMs by vm_id */
     /* terminated workloads (attr_terminated.c) */
     wc_attr_term_out *term;
     size_t term_cap;
@@ -167,6 +173,7 @@ typedef struct ideal_state {
     uint64_t denom_ticks;
     proc_tab procs, procs_next;
     str_tab cont, cont_next, pod, pod_next;
+    str_tab vm, vm_next;
 } ideal_state;
 
 /* The part of a model that keeps state of its own beside the engine's: every
@@ -179,9 +186,10 @@ typedef struct attr_state_ops {
     /* Frees and forgets what layout made; safe when it made nothing. */
     void (*release)(wc_attrib *a);
     /* Reserves the tables this tick will build for nprocs processes whose
-     * container ids (pod uids) take cont_bytes (pod_bytes) with their NULs;
-     * 0 or -ENOMEM, the state unchanged. */
-    int (*reserve)(wc_attrib *a, size_t nprocs, size_t cont_bytes, size_t pod_bytes);
+     * container ids (pod uids, vm ids) take cont_bytes (pod_bytes,
+     * vm_bytes) with their NULs; 0 or -ENOMEM, the state unchanged. */
+    int (*reserve)(wc_attrib *a, size_t nprocs, size_t cont_bytes, size_t pod_bytes,
+                   size_t vm_bytes);
     /* Frees the model's tables (at wc_attrib_free). */
     void (*free)(wc_attrib *a);
 } attr_state_ops;
@@ -200,6 +208,8 @@ typedef struct attr_model {
     const attr_state_ops *state;
     const char *description;       /* one line for humans */
     const char *exporter;          /* the exporter release it reproduces, for reports */
+    wc_vm_since vm_upto;           /* the VM detection of its release (cmdline.h): processes
+                                      whose vm_since is later are no VM for it */
 } attr_model;
 
 /* The table row of model m, or NULL for a value outside the table. */
@@ -239,6 +249,11 @@ size_t attr_group_by_key(scratch *s, const char **key, size_t n, size_t *grp, si
                          size_t *sorted);
 /* Containers: every process with a container_id (s->ncont, cgrp, cfirst, csorted). */
 void attr_group_containers(scratch *s, size_t n);
+/* VMs of this tick as the model sees them (s->vkey, nvm, vgrp, vfirst,
+ * vsorted, vlast); call after the containers are grouped (s->ckey set). */
+void attr_group_vms(wc_attrib *a, const wc_attr_tick_in *t);
+/* The tick's VM rows (after the pods) become the previous snapshot. */
+void attr_commit_vms(wc_attrib *a, const wc_attr_tick_in *t, str_tab *vm, str_tab *vnext);
 /* Busy and total ticks of the eight /proc/stat fields between two samples
  * (busy = total − Δidle − Δiowait); 0 when a field went backwards (no usable
  * interval), except that with clamp_iowait a decreasing iowait counts as Δ 0.

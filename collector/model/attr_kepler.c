@@ -139,7 +139,8 @@ static void kepler_release(wc_attrib *a)
 }
 
 /* The next snapshot's tables and the next informer cache. */
-static int kepler_reserve(wc_attrib *a, size_t n, size_t cont_bytes, size_t pod_bytes)
+static int kepler_reserve(wc_attrib *a, size_t n, size_t cont_bytes, size_t pod_bytes,
+                          size_t vm_bytes)
 {
     kepler_state *k = &a->k;
     int rc = attr_proc_tab_reserve(&k->procs_next, n, a->nzone);
@@ -147,6 +148,8 @@ static int kepler_reserve(wc_attrib *a, size_t n, size_t cont_bytes, size_t pod_
         rc = attr_str_tab_reserve(&k->cont_next, n, a->nzone, cont_bytes);
     if (!rc)
         rc = attr_str_tab_reserve(&k->pod_next, n, a->nzone, pod_bytes);
+    if (!rc)
+        rc = attr_str_tab_reserve(&k->vm_next, n, a->nzone, vm_bytes);
     if (!rc)
         rc = attr_proc_tab_reserve(&k->cache_next, n, 0);
     if (!rc)
@@ -166,6 +169,8 @@ static void kepler_free(wc_attrib *a)
     attr_str_tab_free(&k->cont_next);
     attr_str_tab_free(&k->pod);
     attr_str_tab_free(&k->pod_next);
+    attr_str_tab_free(&k->vm);
+    attr_str_tab_free(&k->vm_next);
     attr_term_free(a);
 }
 
@@ -476,7 +481,8 @@ static size_t kepler_rows_of(wc_attrib *a, size_t r, wc_attr_level level, size_t
     return end;
 }
 
-/* Processes, containers, pods — each from the node independently (§4.2). */
+/* Processes, containers, pods, VMs — each from the node independently (§4.2,
+ * monitor/vm.go). */
 static size_t kepler_rows(wc_attrib *a, const wc_attr_tick_in *t, int first)
 {
     kepler_state *k = &a->k;
@@ -499,6 +505,13 @@ static size_t kepler_rows(wc_attrib *a, const wc_attr_tick_in *t, int first)
         r = kepler_rows_of(a, r, WC_LEVEL_POD, s->cfirst[c0], key, s->pd_s[p], s->podflags[p],
                            attr_str_prev(&k->pod, key, nz), first);
     }
+    for (size_t v = 0; v < s->nvm; v++) { /* updateVMCache: the last process's Δ, assigned */
+        size_t last = s->vlast[v];
+        const char *key = s->vkey[last];
+        r = kepler_rows_of(a, r, WC_LEVEL_VM, s->vfirst[v], key, s->d_s[last],
+                           s->pflags[last] & WC_AF_LIFETIME_DELTA, attr_str_prev(&k->vm, key, nz),
+                           first);
+    }
     return r;
 }
 
@@ -515,6 +528,7 @@ static void kepler_commit(wc_attrib *a, const wc_attr_tick_in *t)
     }
     attr_commit_tables(a, t, &k->procs, &k->procs_next, &k->cont, &k->cont_next, &k->pod,
                   &k->pod_next);
+    attr_commit_vms(a, t, &k->vm, &k->vm_next);
 }
 
 /* A failed refresh (monitor.go): the new snapshot is discarded, the previous
@@ -564,6 +578,7 @@ static void kepler_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out
         return;
     }
     kepler_group(a, t->nprocs);
+    attr_group_vms(a, t);
     if (first) {
         kepler_node_first(a, ratio);
     } else {

@@ -171,6 +171,7 @@ void attr_term_collect(wc_attrib *a, wc_attr_out *out)
      * the terminated ones (and the next refresh clears them) */
     if (k->pod.n > 0)
         r = collect_keys(a, r, pz, &k->pod_next, &k->pod, WC_LEVEL_POD);
+    r = collect_keys(a, r, pz, &k->vm_next, &k->vm, WC_LEVEL_VM); /* vm.go: no early return */
     out->nterm = r;
 }
 
@@ -180,7 +181,8 @@ int attr_term_reserve(wc_attrib *a)
     size_t nz = a->nzone ? a->nzone : 1;
     size_t most = k->procs.n > k->cont.n ? k->procs.n : k->cont.n;
     most = most > k->pod.n ? most : k->pod.n;
-    size_t rows = (k->procs.n + k->cont.n + k->pod.n) * nz;
+    most = most > k->vm.n ? most : k->vm.n;
+    size_t rows = (k->procs.n + k->cont.n + k->pod.n + k->vm.n) * nz;
     if (rows > k->term_cap) {
         wc_attr_term_out *t = realloc(k->term, rows * sizeof *t);
         if (!t)

@@ -226,7 +226,8 @@ static void scratch_free(scratch *s)
     void *p[] = {s->pk,    s->ord,     s->d_s,     s->d_ticks, s->pflags,  (void *)s->ckey,
                  (void *)s->pkey, s->kidx, s->prov, s->map,     s->cgrp,    s->cfirst,
                  s->csorted, s->cd_s,   s->cflags,  (void *)s->cpod, s->pgrp, s->pfirst,
-                 s->psorted, s->pd_s,   s->podflags, s->g_ticks};
+                 s->psorted, s->pd_s,   s->podflags, s->g_ticks, (void *)s->vkey, s->vgrp,
+                 s->vfirst, s->vsorted, s->vlast};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         free(p[i]);
 }
@@ -382,15 +383,20 @@ static int scratch_reserve(scratch *s, size_t n)
     GROW_OR_FAIL(s->pd_s, n);
     GROW_OR_FAIL(s->podflags, n);
     GROW_OR_FAIL(s->g_ticks, n);
+    GROW_OR_FAIL(s->vkey, n);
+    GROW_OR_FAIL(s->vgrp, n);
+    GROW_OR_FAIL(s->vfirst, n);
+    GROW_OR_FAIL(s->vsorted, n);
+    GROW_OR_FAIL(s->vlast, n);
     s->cap = n;
     return 0;
 }
 
-/* Rows: at most (processes + containers + pods) × zones = 3n × zones. */
+/* Rows: at most (processes + containers + pods + VMs) × zones = 4n × zones. */
 static int work_reserve(wc_attrib *a, size_t n)
 {
     size_t rows;
-    if (mul_size(n, 3, &rows) || mul_size(rows, a->nzone, &rows))
+    if (mul_size(n, 4, &rows) || mul_size(rows, a->nzone, &rows))
         return -ENOMEM;
     if (rows <= a->work_cap && a->work)
         return 0;
@@ -403,12 +409,13 @@ static int work_reserve(wc_attrib *a, size_t n)
  * cache), sized for this tick's processes and their keys. */
 static int tables_reserve(wc_attrib *a, const wc_attr_tick_in *t)
 {
-    size_t n = t->nprocs, cbytes = 1, pbytes = 1;
+    size_t n = t->nprocs, cbytes = 1, pbytes = 1, vbytes = 1;
     for (size_t i = 0; i < n; i++) {
         cbytes += strlen(str_or_empty(t->procs[i].container_id)) + 1;
         pbytes += strlen(str_or_empty(t->procs[i].pod_uid)) + 1;
+        vbytes += strlen(str_or_empty(t->procs[i].vm_id)) + 1;
     }
-    return a->def->state->reserve(a, n, cbytes, pbytes);
+    return a->def->state->reserve(a, n, cbytes, pbytes, vbytes);
 }
 
 static int cmp_pid_idx(const void *pa, const void *pb)
@@ -513,6 +520,24 @@ size_t attr_group_by_key(scratch *s, const char **key, size_t n, size_t *grp, si
 void attr_group_containers(scratch *s, size_t n)
 {
     s->ncont = attr_group_by_key(s, s->ckey, n, s->cgrp, s->cfirst, s->csorted);
+}
+
+/* VMs: every process the model sees as one (vm_since set and at most the
+ * model's release, no container: Kepler tests the container first), keyed by
+ * vm_id; s->vlast[g] is the VM's last process in input (scan) order. */
+void attr_group_vms(wc_attrib *a, const wc_attr_tick_in *t)
+{
+    scratch *s = &a->s;
+    wc_vm_since upto = a->def->vm_upto;
+    for (size_t i = 0; i < t->nprocs; i++) {
+        const wc_attr_proc_in *p = &t->procs[i];
+        int vm = p->vm_since != WC_VM_NONE && p->vm_since <= upto && !s->ckey[i][0];
+        s->vkey[i] = vm ? str_or_empty(p->vm_id) : "";
+    }
+    s->nvm = attr_group_by_key(s, s->vkey, t->nprocs, s->vgrp, s->vfirst, s->vsorted);
+    for (size_t i = 0; i < t->nprocs; i++)
+        if (s->vgrp[i] != NPOS)
+            s->vlast[s->vgrp[i]] = i;
 }
 
 /* ---- output helpers -------------------------------------------------------- */
@@ -621,6 +646,15 @@ void attr_commit_tables(wc_attrib *a, const wc_attr_tick_in *t, proc_tab *procs,
     str_tab_swap(cont, cnext);
     commit_str(dnext, a->work + (n + s->ncont) * nz, s->psorted, s->npod, nz);
     str_tab_swap(pod, dnext);
+}
+
+/* The tick's VMs (rows after the pods) become the previous snapshot. */
+void attr_commit_vms(wc_attrib *a, const wc_attr_tick_in *t, str_tab *vm, str_tab *vnext)
+{
+    const scratch *s = &a->s;
+    size_t nz = a->nzone, base = t->nprocs + s->ncont + s->npod;
+    commit_str(vnext, a->work + base * nz, s->vsorted, s->nvm, nz);
+    str_tab_swap(vm, vnext);
 }
 
 /* ---- public step --------------------------------------------------------------- */

@@ -59,6 +59,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collector/procfs/cmdline.h"
 #include "collector/procfs/procstat.h"
 #include "common/wc_error.h"
 
@@ -123,6 +124,13 @@ typedef struct wc_attr_proc_in {
     uint64_t cpu_ticks;          /* utime + stime, cumulative, USER_HZ */
     const char *container_id;    /* "" (or NULL) when none; runtime monitors: "" */
     const char *pod_uid;         /* "" (or NULL) when none */
+    const char *vm_id;           /* Kepler's vm_id of a hypervisor process (cmdline.h); "" (or
+                                    NULL) when none */
+    wc_vm_since vm_since;        /* the first Kepler release that sees it as a VM; a model sees
+                                    it when its release does (kepler-0.10: v0.11.0's rules,
+                                    kepler-0.11: v0.11.4's, kepler-main and ideal: all); a
+                                    process in a container is never a VM (Kepler: container
+                                    check first) */
 } wc_attr_proc_in;
 
 /* Everything one tick recorded that attribution may use. */
@@ -190,18 +198,30 @@ typedef struct wc_attr_node_out {
     unsigned flags;              /* WC_AF_* of this zone */
 } wc_attr_node_out;
 
-typedef enum wc_attr_level { WC_LEVEL_PROCESS = 1, WC_LEVEL_CONTAINER, WC_LEVEL_POD } wc_attr_level;
+/* WC_LEVEL_VM: a virtual machine, keyed by its vm_id (the hypervisor
+ * processes of one VM; Kepler's kepler_vm_cpu_* series). */
+typedef enum wc_attr_level {
+    WC_LEVEL_PROCESS = 1,
+    WC_LEVEL_CONTAINER,
+    WC_LEVEL_POD,
+    WC_LEVEL_VM
+} wc_attr_level;
 
 /* One workload × zone result of one tick. Every running workload gets a row
  * per zone, zero or not (Kepler exports them all). Rows come process-major:
- * all processes in input order, then containers, then pods in order of first
- * appearance, each with one row per node zone. */
+ * all processes in input order, then containers, then pods, then VMs in
+ * order of first appearance, each with one row per node zone. A VM's energy:
+ * Kepler models — the share of the CPU Δ of its LAST process in scan order
+ * (informer.go updateVMCache assigns, it does not add: a VM of several
+ * hypervisor processes gets one process's share); ideal — the sum of its
+ * processes' energies. */
 typedef struct wc_attr_work_out {
     wc_attr_level level;
     size_t proc_index;           /* index into the tick's procs: the process itself, or the
                                     first process of the container / pod */
     const char *key;             /* process: its container_id; container: container id;
-                                    pod: pod uid (points into the input; never NULL) */
+                                    pod: pod uid; VM: vm id (points into the input; never
+                                    NULL) */
     size_t zone;                 /* index into the node output array */
     double cpu_delta_s;          /* Δ CPU seconds the model used */
     uint64_t energy_uj;          /* this interval (Kepler: uint64 of trunc(share × activeE)) */
@@ -223,7 +243,8 @@ typedef struct wc_attr_term_out {
     wc_attr_level level;
     int32_t pid;                 /* process: its pid (Kepler's key); else 0 */
     uint64_t starttime;          /* process: its starttime when last seen; else 0 */
-    const char *key;             /* container id or pod uid; "" for a process (engine-owned) */
+    const char *key;             /* container id, pod uid or vm id; "" for a process
+                                    (engine-owned) */
     size_t zone;                 /* index into the node output array */
     uint64_t total_uj;           /* its last exported total, µJ */
     double power_uw;             /* its last power, µW (Kepler exports it, not 0) */

@@ -46,7 +46,8 @@ static wc_attr_zone_in zone(const char *name, uint64_t e_uj, uint64_t max_uj, in
 static wc_attr_proc_in proc(int32_t pid, uint64_t start, uint64_t ticks, const char *cont,
                             const char *pod)
 {
-    return (wc_attr_proc_in){pid, start, ticks, cont, pod};
+    return (wc_attr_proc_in){.pid = pid, .starttime = start, .cpu_ticks = ticks,
+                             .container_id = cont, .pod_uid = pod};
 }
 
 /* A tick at t_s seconds (boot clock 1000 s ahead) with one package zone. */

@@ -49,7 +49,8 @@ static void tick(tk *t, int k)
 
 static void add(tk *t, int32_t pid, uint64_t ticks, const char *cont, const char *pod)
 {
-    t->p[t->np++] = (wc_attr_proc_in){pid, 100, ticks, cont, pod};
+    t->p[t->np++] = (wc_attr_proc_in){.pid = pid, .starttime = 100, .cpu_ticks = ticks,
+                                      .container_id = cont, .pod_uid = pod};
     t->in.procs = t->p;
     t->in.nprocs = t->np;
 }
