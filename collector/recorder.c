@@ -452,6 +452,8 @@ static int build_attr_input(recording *r, int64_t mono, int64_t boot, int cpu_ok
         p->cpu_ticks = s->utime + s->stime;
         p->container_id = s->id->cgroup.is_runtime_monitor ? "" : s->id->cgroup.container_id;
         p->pod_uid = s->id->cgroup.pod_uid;
+        p->vm_id = s->id->vm.id;
+        p->vm_since = s->id->vm.since;
         r->proc_ids[i] = s->id->store_id;
     }
     memset(in, 0, sizeof *in);

@@ -143,6 +143,8 @@ static int create_schema(wc_store *st, wc_error *err)
     if (!rc)
         rc = wc_store_exec(st, WC_FIELD_REPORT_SQL, err);
     if (!rc)
+        rc = wc_store_exec(st, WC_VM_SQL, err);
+    if (!rc)
         rc = wc_store_exec(st, WC_CALIBRATION_SQL, err);
     if (!rc)
         rc = wc_store_exec(st, WC_EXPORTER_SQL, err);
@@ -276,7 +278,11 @@ static int add_field_report_columns(wc_store *st, wc_error *err)
 {
     static const char *const cols[][3] = {{"run", "ceiling_watts", "REAL"},
                                           {"zone", "die_count", "INTEGER"},
-                                          {"zone", "die_mirrored", "INTEGER"}};
+                                          {"zone", "die_mirrored", "INTEGER"},
+                                          {"process", "vm_id", "TEXT"},
+                                          {"process", "vm_name", "TEXT"},
+                                          {"process", "hypervisor", "TEXT"},
+                                          {"process", "vm_since", "TEXT"}};
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
         int has = wc_store_has_column(st, cols[i][0], cols[i][1]);
         if (has < 0)

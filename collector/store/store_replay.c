@@ -27,7 +27,12 @@ static const char ZONES_SQL[] =
     "SELECT tick_id, zone_id, value, status FROM zone_sample ORDER BY rowid";
 static const char PROCS_SQL[] =
     "SELECT ps.tick_id, p.id, p.pid, p.starttime, ps.utime + ps.stime,"
-    " p.container_id, p.pod_uid, p.runtime_monitor FROM proc_sample ps"
+    " p.container_id, p.pod_uid, p.runtime_monitor, p.vm_id, p.vm_since FROM proc_sample ps"
+    " JOIN process p ON p.id = ps.process_id ORDER BY ps.rowid";
+/* A run recorded before the VM columns: no process is a VM. */
+static const char PROCS_NO_VM_SQL[] =
+    "SELECT ps.tick_id, p.id, p.pid, p.starttime, ps.utime + ps.stime,"
+    " p.container_id, p.pod_uid, p.runtime_monitor, '', '' FROM proc_sample ps"
     " JOIN process p ON p.id = ps.process_id ORDER BY ps.rowid";
 
 /* A zone of the run the models attribute: its counter zones, or — on a node
@@ -50,7 +55,7 @@ typedef struct replay_src {
     wc_attr_zone_in *zone_in;
     wc_attr_proc_in *procs;
     int64_t *proc_ids;
-    char (*keys)[2][65];         /* container id and pod uid per process */
+    char (*keys)[3][128];        /* container id, pod uid and vm id per process */
     size_t nprocs, cap;
 } replay_src;
 
@@ -139,7 +144,7 @@ static int grow_procs(replay_src *r, wc_error *err)
     int64_t *ni = realloc(r->proc_ids, cap * sizeof *ni);
     if (ni)
         r->proc_ids = ni;
-    char(*nk)[2][65] = realloc(r->keys, cap * sizeof *nk);
+    char(*nk)[3][128] = realloc(r->keys, cap * sizeof *nk);
     if (nk)
         r->keys = nk;
     if (!np || !ni || !nk)
@@ -163,6 +168,12 @@ static int push_proc(replay_src *r, sqlite3_stmt *p, wc_error *err)
     int monitor = sqlite3_column_int(p, 7);
     snprintf(r->keys[i][0], 65, "%s", (!monitor && cid) ? (const char *)cid : "");
     snprintf(r->keys[i][1], 65, "%s", pod ? (const char *)pod : "");
+    const unsigned char *vm = sqlite3_column_text(p, 8);
+    snprintf(r->keys[i][2], sizeof r->keys[i][2], "%s", vm ? (const char *)vm : "");
+    const unsigned char *since = sqlite3_column_text(p, 9);
+    if (wc_vm_since_parse((const char *)since, &r->procs[i].vm_since) != 0)
+        return wc_error_set(err, -EINVAL, "%s: process %lld: vm_since \"%s\" is no Kepler "
+                            "release", r->st->path, (long long)r->proc_ids[i], since);
     return 0;
 }
 
@@ -172,6 +183,7 @@ static void link_keys(replay_src *r)
     for (size_t i = 0; i < r->nprocs; i++) {
         r->procs[i].container_id = r->keys[i][0];
         r->procs[i].pod_uid = r->keys[i][1];
+        r->procs[i].vm_id = r->keys[i][2];
     }
 }
 
@@ -258,8 +270,12 @@ static int src_open(replay_src *r, wc_error *err)
     int rc = wc_store_prepare(r->st, TICKS_SQL, &r->t, err, "replay: preparing queries");
     if (!rc)
         rc = wc_store_prepare(r->st, ZONES_SQL, &r->z, err, "replay: preparing queries");
+    int has_vm = rc ? 0 : wc_store_has_column(r->st, "process", "vm_since");
+    if (!rc && has_vm < 0)
+        rc = wc_store_fail(r->st, err, "replay: reading the columns of table process");
     if (!rc)
-        rc = wc_store_prepare(r->st, PROCS_SQL, &r->p, err, "replay: preparing queries");
+        rc = wc_store_prepare(r->st, has_vm ? PROCS_SQL : PROCS_NO_VM_SQL, &r->p, err,
+                              "replay: preparing queries");
     if (!rc) {
         r->zrc = sqlite3_step(r->z);
         r->prc = sqlite3_step(r->p);

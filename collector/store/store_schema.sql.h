@@ -73,6 +73,18 @@ static const char WC_FIELD_REPORT_SQL[] =
     "ALTER TABLE zone ADD COLUMN die_count INTEGER;"
     "ALTER TABLE zone ADD COLUMN die_mirrored INTEGER;";
 
+/* Version 5, issue 14 (the VM level), run after WC_SCHEMA_SQL in a new run:
+ * the VM identity of a hypervisor process, read from its cmdline at birth
+ * (collector/procfs/cmdline.h): Kepler's vm_id and vm_name labels, the
+ * hypervisor label, and vm_since, the first Kepler release that sees it
+ * ("v0.10.0", "v0.11.0", "v0.11.4", "main"; "" for any other process).
+ * Older runs lack them (added on upgrade): replay takes them as no VM. */
+static const char WC_VM_SQL[] =
+    "ALTER TABLE process ADD COLUMN vm_id TEXT;"
+    "ALTER TABLE process ADD COLUMN vm_name TEXT;"
+    "ALTER TABLE process ADD COLUMN hypervisor TEXT;"
+    "ALTER TABLE process ADD COLUMN vm_since TEXT;";
+
 /* Version 4 adds the calibration tables (written by `wattcal calibrate`); a
  * version-3 or 4 run gets them (with the exporter tables below), and version
  * 5, the first time it is calibrated. */

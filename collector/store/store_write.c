@@ -28,8 +28,8 @@ static const char *const QUERIES[Q_COUNT] = {
                "cpu_ok,nprocs,scan_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [Q_ZONE_SAMPLE] = "INSERT INTO zone_sample(tick_id,zone_id,value,status) VALUES(?,?,?,?)",
     [Q_PROC] = "INSERT INTO process(pid,starttime,ppid,comm,exe,cgroup_path,container_id,"
-               "runtime,pod_uid,qos,runtime_monitor,first_tick_id,last_tick_id,pgid)"
-               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+               "runtime,pod_uid,qos,runtime_monitor,first_tick_id,last_tick_id,pgid,"
+               "vm_id,vm_name,hypervisor,vm_since) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [Q_PROC_SAMPLE] = "INSERT INTO proc_sample(tick_id,process_id,utime,stime,num_threads)"
                       " VALUES(?,?,?,?,?)",
     [Q_PROC_LAST] = "UPDATE process SET last_tick_id=? WHERE id=?",
@@ -281,6 +281,10 @@ static int put_identity(wc_store *st, int64_t tick_id, wc_proc_identity *id, wc_
     sqlite3_bind_int64(s, 12, tick_id);
     sqlite3_bind_null(s, 13);
     sqlite3_bind_int(s, 14, id->pgid);
+    bind_text(s, 15, id->vm.id);
+    bind_text(s, 16, id->vm.name);
+    bind_text(s, 17, id->vm.hypervisor);
+    bind_text(s, 18, wc_vm_since_name(id->vm.since));
     int rc = step_reset(st, s, err, "writing process");
     if (rc)
         return rc;
