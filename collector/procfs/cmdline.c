@@ -179,9 +179,7 @@ static void id_and_name(const argv_view *v, const char *hyp, wc_vm_info *out)
 
 void wc_vm_detect(const char *args, size_t len, wc_vm_info *out)
 {
-    int truncated = out->truncated;
     memset(out, 0, sizeof *out);
-    out->truncated = truncated;
     while (len > 0 && args[len - 1] == '\0')
         len--;
     if (len == 0)
@@ -214,13 +212,11 @@ int wc_vm_read(const char *procfs_root, int32_t pid, wc_vm_info *out, wc_error *
                             (int)pid);
     size_t len = 0;
     int rc = wc_read_text(path, buf, sizeof buf, &len, err);
-    if (rc == -EFBIG) {
-        out->truncated = 1;
-        rc = 0;
-    }
-    if (rc)
+    int truncated = rc == -EFBIG;
+    if (rc && !truncated)
         return rc;
     wc_vm_detect(buf, len, out);
+    out->truncated = truncated;
     return 0;
 }
 
