@@ -175,6 +175,26 @@ if show[0]["uid"] != top or show[0]["namespace"] != "replay" or show[0]["error_j
     errs.append("showback: %s" % show[:1])
 print("\n".join(errs)); sys.exit(1 if errs else 0)
 PY
+# the exporter's invariants gate the exit status: A's planted pod fault breaks
+# exporter-invariants=0 (exit 1, in the JUnit too); the sound ones pass
+"$BIN" validate --db "$T/run.db" --json "$T/vi.json" --junit "$T/vi.xml" \
+    --tolerance exporter-invariants=0 >"$T/vinv" 2>&1
+rc=$?
+[ $rc -eq 1 ] || { cat "$T/vinv"; fail "validate --tolerance exporter-invariants=0: exit $rc, expected 1"; }
+grep -q 'exporter-invariants' "$T/vi.xml" || fail "JUnit does not carry exporter-invariants"
+python3 - "$T/vi.json" <<'PY' || { grep exporter-invariants "$T/vinv"; fail "exporter-invariants checks"; }
+import json, sys
+cs = [c for c in json.load(open(sys.argv[1]))["checks"] if c["metric"] == "exporter-invariants"]
+st = {c["subject"]: c["status"] for c in cs}
+errs = []
+if st.get("exporter#1 pod = sum(containers) package") != "fail":
+    errs.append("A's pod = sum(containers) should fail: %s" % st)
+if st.get("exporter#2 counters monotonic except resets") != "pass":
+    errs.append("B's restart is a reset, not a violation: %s" % st)
+if st.get("exporter#2 terminated workloads vanish") != "skipped":
+    errs.append("B exports no terminated workloads: NO VERDICT, skipped: %s" % st)
+print("\n".join(errs)); sys.exit(1 if errs else 0)
+PY
 
 # ---- diff: the exporters' own per-pod series of two runs ---------------------
 # B.db keeps only exporter B (restart, no terminated export): its own pod
