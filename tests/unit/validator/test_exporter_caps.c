@@ -14,11 +14,10 @@
 #include <string.h>
 
 #include "collector/store/store.h"
-#include "collector/store/store_exporter.h"
-#include "tests/unit/collector/exporter/expo_collect.h"
 #include "tests/unit/support/test_rundb.h"
 #include "tests/unit/support/test_support.h"
 #include "validator/accuracy.h"
+#include "tests/unit/validator/xp_store.h"
 #include "validator/exporter_report.h"
 
 #define S(k) ((int64_t)(k) * 1000000000LL)
@@ -45,45 +44,15 @@ static void exposition(int e, int k, char *buf, size_t cap)
     snprintf(buf + used, cap - used, "kepler_platform_watts{source=\"acpi\"} %g\n", 100.0 + e);
 }
 
-static void put_scrape(wc_store *st, int64_t exporter_id, int64_t t_ns, const char *text)
-{
-    expo_got g;
-    expo_collect_str(text, WC_EXPO_TEXT_004, &g);
-    cr_assert_eq(g.rc, 0, "%s", g.err.msg);
-    wc_error err = {{0}};
-    wc_scrape_meta m = {.exporter_id = exporter_id, .req_mono_ns = t_ns, .resp_mono_ns = t_ns,
-                        .http_status = 200, .samples = (int64_t)g.n};
-    snprintf(m.status, sizeof m.status, "ok");
-    wc_exporter_sample_in *in = calloc(g.n, sizeof *in);
-    for (size_t i = 0; i < g.n; i++)
-        in[i] = (wc_exporter_sample_in){.metric = g.r[i].name, .labels = g.r[i].labels,
-                                        .fact = g.r[i].kepler ? &g.r[i].fact : NULL,
-                                        .value = g.r[i].value};
-    cr_assert_eq(wc_store_begin(st, &err), 0, "%s", err.msg);
-    cr_assert_eq(wc_store_put_scrape(st, &m, &err), 0, "%s", err.msg);
-    cr_assert_eq(wc_store_put_exporter_samples(st, exporter_id, m.id, in, g.n, &err), 0, "%s",
-                 err.msg);
-    cr_assert_eq(wc_store_commit(st, &err), 0, "%s", err.msg);
-    free(in);
-    expo_got_free(&g);
-}
-
 static void put_exporter(wc_store *st, int e)
 {
-    wc_error err = {{0}};
-    wc_exporter_info x = {0};
-    snprintf(x.spec, sizeof x.spec, "kepler:http://127.0.0.1:%d/metrics", 1000 + e);
-    snprintf(x.kind, sizeof x.kind, "kepler");
-    snprintf(x.origin, sizeof x.origin, "live");
-    snprintf(x.node, sizeof x.node, "n%d", e);
-    snprintf(x.version, sizeof x.version, "0.11.0");
-    snprintf(x.power_source, sizeof x.power_source, "measured");
-    snprintf(x.provenance, sizeof x.provenance, "exporter kepler 0.11.0 (measured)");
-    cr_assert_eq(wc_store_put_exporter(st, &x, &err), 0, "%s", err.msg);
-    char text[4096];
+    char spec[64], node[16], text[4096];
+    snprintf(spec, sizeof spec, "kepler:http://127.0.0.1:%d/metrics", 1000 + e);
+    snprintf(node, sizeof node, "n%d", e);
+    int64_t id = xp_put_exporter(st, spec, node);
     for (int k = 1; k <= NSCRAPES; k++) {
         exposition(e, k, text, sizeof text);
-        put_scrape(st, x.id, S(k), text);
+        xp_put_scrape(st, id, S(k), text);
     }
 }
 
