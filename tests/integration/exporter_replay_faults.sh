@@ -204,10 +204,51 @@ cp "$T/run.db" "$T/b.db"
 sql "$T/b.db" "DELETE FROM exporter_sample WHERE scrape_id IN (SELECT id FROM exporter_scrape WHERE exporter_id = 1);
     DELETE FROM exporter_series WHERE exporter_id = 1; DELETE FROM exporter_scrape WHERE exporter_id = 1;
     DELETE FROM exporter WHERE id = 1" >/dev/null
-"$BIN" diff "$T/run.db" "$T/b.db" --window 1s >"$T/diff" 2>&1 || { cat "$T/diff"; fail "diff exited $?"; }
+"$BIN" diff "$T/run.db" "$T/b.db" --window 1s >"$T/diff" 2>&1
+rc=$?
 expect_contains "$T/diff" "The exporters' own per-pod energy"
 expect_contains "$T/diff" "B: replay of kepler-0.11 rows (not measured)"
 [ "$(grep -c '^  aaaaaaaa-0000-4000-8000-00000000000[0-2]  *replay/pod-aaaaaaaa ' "$T/diff")" = 3 ] ||
     { cat "$T/diff"; fail "diff: the 3 pods by uid"; }
 expect_contains "$T/diff" "exporter verdict (tolerance"
+# the verdicts: A's top pod is reported x 1.2, B's exact, so B - A is
+# 1/1.2 - 1 = -16.7 % (B's restart window left out, never read as 0 W); the
+# second pod is the same on both; the verdict line counts the rows and the
+# exit status follows it (1 when a row is CHANGED)
+xp_verdicts() { # diff output, exit status, expected diff_% of pods 0 and 1, slack
+    python3 - "$@" <<'PY'
+import re, sys
+text, rc, want0, want1, slack = open(sys.argv[1]).read(), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+part = text[text.index("The exporters' own per-pod energy"):]
+rows = {}
+for line in part.splitlines():
+    m = re.match(r"  (aaaaaaaa-\S+) .* (\S+) (CHANGED|same|inconclusive|new|gone)$", line)
+    if m:
+        rows[m.group(1)] = (float(m.group(2)), m.group(3))
+counts = re.search(r"exporter verdict \(tolerance [^)]*\): (\d+) CHANGED, (\d+) same, (\d+) inconclusive", part)
+errs = []
+p0, p1 = rows["aaaaaaaa-0000-4000-8000-000000000000"], rows["aaaaaaaa-0000-4000-8000-000000000001"]
+if abs(p0[0] - want0) > slack or p0[1] == "same":
+    errs.append("top pod: %s, expected %+g %% and not same" % (p0, want0))
+if abs(p1[0] - want1) > slack or p1[1] == "CHANGED":
+    errs.append("second pod: %s, expected %+g %% and not CHANGED" % (p1, want1))
+n = [sum(v[1] == w for v in rows.values()) for w in ("CHANGED", "same", "inconclusive")]
+if not counts or [int(c) for c in counts.groups()] != n:
+    errs.append("verdict line %s against rows %s" % (counts and counts.groups(), n))
+if (rc == 1) != (n[0] > 0) or rc not in (0, 1):
+    errs.append("exit %d with %d CHANGED" % (rc, n[0]))
+print("\n".join(errs)); sys.exit(1 if errs else 0)
+PY
+}
+xp_verdicts "$T/diff" $rc -16.67 0 8 || { cat "$T/diff"; fail "diff: the exporters' verdicts"; }
+# the same exporter with its top pod's samples x 1.2: exactly +20 %, the rest 0
+cp "$T/run.db" "$T/a1.db"
+sql "$T/a1.db" "DELETE FROM exporter_sample WHERE scrape_id IN (SELECT id FROM exporter_scrape WHERE exporter_id = 2);
+    DELETE FROM exporter_series WHERE exporter_id = 2; DELETE FROM exporter_scrape WHERE exporter_id = 2;
+    DELETE FROM exporter WHERE id = 2" >/dev/null
+cp "$T/a1.db" "$T/a2.db"
+sql "$T/a2.db" "UPDATE exporter_sample SET value = value * 1.2 WHERE series_id IN
+    (SELECT id FROM exporter_series WHERE level = 'pod' AND key = '$top')" >/dev/null
+"$BIN" diff "$T/a1.db" "$T/a2.db" --window 1s >"$T/diff2" 2>&1
+xp_verdicts "$T/diff2" $? 20 0 0.01 || { cat "$T/diff2"; fail "diff: top pod x 1.2"; }
 exit 0
