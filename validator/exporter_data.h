@@ -92,4 +92,20 @@ void wc_xp_tracks_free(wc_xp_track *t, size_t n);
 /* The delta of track t from its sample i − 1 to i, as wc_xp_delta. */
 double wc_xp_track_delta(const wc_xp_data *d, const wc_xp_track *t, size_t i, wc_xp_dkind *kind);
 
+/* The exporter's refresh interval learnt from its scrapes (exporter_interval.c). */
+#define WC_XP_REFRESH_MIN 3      /* counter changes needed for an interval */
+typedef struct wc_xp_refresh {
+    double interval_s;           /* median spacing of the scrapes at which the node active
+                                    counters changed; NAN with fewer than WC_XP_REFRESH_MIN */
+    double scrape_s;             /* median spacing of consecutive answered scrapes; NAN none */
+    size_t compared, changes;    /* scrape pairs compared (no restart), pairs that changed */
+    int every_scrape;            /* changed at >= 90 % of the pairs: the interval is bounded
+                                    by the scrape interval (the exporter's is that or shorter) */
+} wc_xp_refresh;
+
+/* Learns d's refresh interval: Kepler's node counters only move when it
+ * recomputes (every monitor.interval, or at a scrape once its snapshot is
+ * older than staleness). Returns 0 or -ENOMEM. */
+int wc_xp_refresh_interval(const wc_xp_data *d, wc_xp_refresh *out);
+
 #endif
