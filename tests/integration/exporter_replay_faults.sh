@@ -145,6 +145,16 @@ if not (r["lo"] is not None and r["lo"] - 1e-6 <= 20 <= r["hi"] + 1e-6 and abs(r
 c = ref(a, "container", "c0c0")["bias_pct"]
 if not (c["lo"] is not None and c["lo"] <= 0 <= c["hi"] and abs(c["est"]) < 2):
     errs.append("A top pod's container: bias %s, expected 0" % c)
+# B (a restart; scrapes racing with the recorder's commits, a tick in or out
+# from one scrape to the next) equals the reference on every workload that
+# ran through: the ticks are placed by B's own node active energy, and the
+# restart's interval is left out on both sides (it read +-6 % on every row
+# while one global lag placed them). The ended pod B loses its last interval
+# of (it exports no terminated workloads): that is B's, not ours.
+for lvl, key in (("pod", top), ("container", "c0c0"), ("process", "app-0")):
+    r = ref(b, lvl, key)["bias_pct"]
+    if r["est"] is None or abs(r["est"]) > 1:
+        errs.append("B %s %s: bias %s, expected 0 (restart interval left out)" % (lvl, key, r))
 p = inv(a, "pod = sum(containers)", "package")
 if p["verdict"] != "FAIL" or abs(p["worst"] - 20) > 0.5 or top not in p["worst_at"]:
     errs.append("A pod = sum(containers): %s" % p)
@@ -240,7 +250,9 @@ if (rc == 1) != (n[0] > 0) or rc not in (0, 1):
 print("\n".join(errs)); sys.exit(1 if errs else 0)
 PY
 }
-xp_verdicts "$T/diff" $rc -16.67 0 8 || { cat "$T/diff"; fail "diff: the exporters' verdicts"; }
+# (loosely: 8 one-second windows, each holding 1 to 3 of the recorder's ticks
+# as the scrapes race with its commits)
+xp_verdicts "$T/diff" $rc -16.67 0 15 || { cat "$T/diff"; fail "diff: the exporters' verdicts"; }
 # the same exporter with its top pod's samples x 1.2: exactly +20 %, the rest 0
 cp "$T/run.db" "$T/a1.db"
 sql "$T/a1.db" "DELETE FROM exporter_sample WHERE scrape_id IN (SELECT id FROM exporter_scrape WHERE exporter_id = 2);
