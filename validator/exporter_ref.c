@@ -21,9 +21,8 @@
  * pairs (exporter W, reference W) scored with validate's statistics; the bias
  * % = 100 · (Σ exporter − Σ reference) / Σ reference, with its moving-block
  * bootstrap 95 % interval over the intervals (stats.h). Matching: pods by
- * uid, containers by id; processes by process name (comm), summed over its
- * pids on both sides — Kepler exports no start time, and the store's
- * per-tick reader groups processes by comm (pid + comm + start: not done).
+ * uid, containers by id; processes by pid + comm, a reused pid told apart by
+ * lifetime (exporter_procs.c: Kepler exports no start time).
  * The rows kept are the largest |Σ exporter − Σ reference| of each level.
  */
 #include "validator/exporter_report.h"
@@ -37,25 +36,10 @@
 #include "collector/model/attribution.h"
 #include "collector/store/store_results.h"
 #include "common/wc_text.h"
+#include "validator/exporter_ref_internal.h"
 #include "validator/series.h"
 
-#define REF_PER_LEVEL 10
-
-/* One compared workload: its key and exporter/reference energy per interval. */
-typedef struct ref_key {
-    char key[160], name[128];
-    double *exp_j, *ref_j;       /* [nscrapes]: interval k = (k−1, k] */
-    unsigned char *known;        /* exporter delta known for interval k */
-} ref_key;
-
-typedef struct ref_ctx {
-    const wc_xp_data *d;
-    const char *level, *zone;
-    int64_t lag_ns;
-    size_t *tick_scrape;         /* [timebase ticks]: the interval each tick's energy falls in */
-    ref_key *keys;
-    size_t nkeys;
-} ref_ctx;
+#define REF_PER_LEVEL 12
 
 static int key_cmp(const void *a, const void *b)
 {
@@ -69,10 +53,12 @@ static ref_key *find_key(ref_ctx *c, const char *key)
     return bsearch(&probe, c->keys, c->nkeys, sizeof *c->keys, key_cmp);
 }
 
-/* The key a track is compared under (processes: their comm). */
+/* The key a pod or container track is compared under (processes:
+ * exporter_procs.c). */
 static const char *track_key(const ref_ctx *c, const wc_xp_track *t)
 {
-    return strcmp(c->level, "process") ? t->s->row.key : t->s->row.name;
+    (void)c;
+    return t->s->row.key;
 }
 
 /* One key per distinct track key of the zone (sorted). Returns 0 or -ENOMEM. */
@@ -105,8 +91,7 @@ static int keys_build(ref_ctx *c, const wc_xp_track *t, size_t nt)
     return 0;
 }
 
-/* Whether scrape k answered (ok, or capped: the samples kept are stored). */
-static int scrape_ok(const wc_xp_data *d, size_t k)
+int wc_xp_ref_scrape_ok(const wc_xp_data *d, size_t k)
 {
     return !strcmp(d->scrapes[k].status, "ok") || !strcmp(d->scrapes[k].status, "capped");
 }
@@ -120,7 +105,7 @@ static void keys_fill_exporter(ref_ctx *c, const wc_xp_track *t, size_t nt)
 {
     for (size_t i = 0; i < c->nkeys; i++)
         for (size_t s = 0; s < c->d->nscrapes; s++)
-            c->keys[i].known[s] = s > 0 && scrape_ok(c->d, s) && scrape_ok(c->d, s - 1);
+            c->keys[i].known[s] = s > 0 && wc_xp_ref_scrape_ok(c->d, s) && wc_xp_ref_scrape_ok(c->d, s - 1);
     for (size_t i = 0; i < nt; i++) {
         ref_key *k = strcmp(t[i].s->row.zone, c->zone) ? NULL : find_key(c, track_key(c, &t[i]));
         for (size_t j = 0; k && j < t[i].n; j++) {
@@ -219,8 +204,7 @@ static int by_gap(const void *a, const void *b)
     return gx < gy ? 1 : gx > gy ? -1 : strcmp(x->key, y->key);
 }
 
-/* Scores every key of c and keeps the REF_PER_LEVEL largest disagreements. */
-static int keep_top(const ref_ctx *c, const wc_boot_cfg *boot, wc_xp_one *x)
+int wc_xp_ref_keep_top(const ref_ctx *c, const wc_boot_cfg *boot, wc_xp_one *x)
 {
     wc_xp_ref *rows = calloc(c->nkeys ? c->nkeys : 1, sizeof *rows);
     if (!rows)
@@ -238,7 +222,7 @@ static int keep_top(const ref_ctx *c, const wc_boot_cfg *boot, wc_xp_one *x)
     return rc;
 }
 
-static void keys_free(ref_ctx *c)
+void wc_xp_ref_keys_free(ref_ctx *c)
 {
     for (size_t i = 0; i < c->nkeys; i++) {
         free(c->keys[i].exp_j);
@@ -461,9 +445,9 @@ static int reference_level(wc_store *st, int64_t model_id, const wc_timebase *tb
         rc = wc_error_set(err, -ENOMEM, "out of memory comparing %ss with the reference", level);
     if (!rc && c->nkeys)
         rc = keys_fill_reference(st, model_id, tb, c, err);
-    if (!rc && c->nkeys && keep_top(c, boot, x))
+    if (!rc && c->nkeys && wc_xp_ref_keep_top(c, boot, x))
         rc = wc_error_set(err, -ENOMEM, "out of memory scoring %ss", level);
-    keys_free(c);
+    wc_xp_ref_keys_free(c);
     return rc;
 }
 
@@ -487,12 +471,16 @@ int wc_xp_reference(wc_store *st, int64_t model_id, const char *model, const wc_
     rc = estimate_lag(st, model_id, &tb, &c, err);
     x->ref_lag_s = (double)c.lag_ns / 1e9;
     static const char *const LEVELS[] = {"pod", "container", "process"};
-    for (size_t l = 0; !rc && l < 3; l++)
+    for (size_t l = 0; !rc && l < 2; l++)
         rc = reference_level(st, model_id, &tb, LEVELS[l], boot, &c, x, err);
+    c.level = LEVELS[2];
+    if (!rc)
+        rc = wc_xp_ref_processes(st, model_id, &tb, boot, &c, x, err);
     free(c.tick_scrape);
     wc_timebase_free(&tb);
     wc_textf(x->ref_note, sizeof x->ref_note,
-             "zone %s, exporter lag %.2f s; pods by uid, containers by id, processes by comm",
+             "zone %s, exporter lag %.2f s; pods by uid, containers by id, processes by pid + comm"
+             " (a reused pid told apart by lifetime)",
              c.zone, x->ref_lag_s);
     return rc;
 }

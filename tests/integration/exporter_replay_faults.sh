@@ -136,8 +136,9 @@ xs = {x["id"]: x for x in d["exporters"]}
 a, b = xs[1], xs[2]
 def inv(x, name, zone=""):
     return [i for i in x["invariants"] if i["name"] == name and i["zone"] == zone][0]
-def ref(x, level, key):
-    return [r for r in x["reference"]["top"] if r["level"] == level and r["key"].startswith(key)][0]
+def ref(x, level, key):  # processes: by name (comm), their key is "pid P start S"
+    return [r for r in x["reference"]["top"] if r["level"] == level and
+            (r["name"] == key if level == "process" else r["key"].startswith(key))][0]
 errs = []
 r = ref(a, "pod", top)["bias_pct"]
 if not (r["lo"] is not None and r["lo"] - 1e-6 <= 20 <= r["hi"] + 1e-6 and abs(r["est"] - 20) < 2):
