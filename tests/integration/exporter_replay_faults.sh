@@ -239,8 +239,8 @@ for line in part.splitlines():
 counts = re.search(r"exporter verdict \(tolerance [^)]*\): (\d+) CHANGED, (\d+) same, (\d+) inconclusive", part)
 errs = []
 p0, p1 = rows["aaaaaaaa-0000-4000-8000-000000000000"], rows["aaaaaaaa-0000-4000-8000-000000000001"]
-if abs(p0[0] - want0) > slack or p0[1] == "same":
-    errs.append("top pod: %s, expected %+g %% and not same" % (p0, want0))
+if abs(p0[0] - want0) > slack or p0[1] == "same" or p0[0] * want0 <= 0:
+    errs.append("top pod: %s, expected %+g %% (its sign at least) and not same" % (p0, want0))
 if abs(p1[0] - want1) > slack or p1[1] == "CHANGED":
     errs.append("second pod: %s, expected %+g %% and not CHANGED" % (p1, want1))
 n = [sum(v[1] == w for v in rows.values()) for w in ("CHANGED", "same", "inconclusive")]
@@ -252,8 +252,9 @@ print("\n".join(errs)); sys.exit(1 if errs else 0)
 PY
 }
 # (loosely: 8 one-second windows, each holding 1 to 3 of the recorder's ticks
-# as the scrapes race with its commits)
-xp_verdicts "$T/diff" $rc -16.67 0 15 || { cat "$T/diff"; fail "diff: the exporters' verdicts"; }
+# as the scrapes race with its commits, more under a sanitizer: the sign of
+# the top pod's change, the verdict line and the exit status are what hold)
+xp_verdicts "$T/diff" $rc -16.67 0 30 || { cat "$T/diff"; fail "diff: the exporters' verdicts"; }
 # the same exporter with its top pod's samples x 1.2: exactly +20 %, the rest 0
 cp "$T/run.db" "$T/a1.db"
 sql "$T/a1.db" "DELETE FROM exporter_sample WHERE scrape_id IN (SELECT id FROM exporter_scrape WHERE exporter_id = 2);
