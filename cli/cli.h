@@ -79,6 +79,12 @@ int wc_cli_truth_status(const char *cmd, const struct wc_record_opts *o);
  * numbers stay comparable). Returns 1 when it warned, else 0. */
 int wc_cli_interval_warning(const char *cmd, const struct wc_record_opts *o);
 
+/* After a recording with --exporter: each exporter's interval as its scrapes
+ * showed it (validator/exporter_data.h: wc_xp_refresh_interval; said unless
+ * o->quiet), and a warning when --interval differs from it by more than
+ * 10 %. Returns how many exporters warned. */
+int wc_cli_exporter_interval_note(const char *cmd, const struct wc_record_opts *o);
+
 /* Opens the run at path for analysis under model_name (NULL: the model it was
  * recorded with, ideal for an imported run) and stores that model in *model.
  * Read-only, unless the model's rows must first be computed from the raw

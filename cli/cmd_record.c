@@ -346,6 +346,7 @@ static int summary(const wc_record_opts *o, const wc_record_result *res, int64_t
                 (long long)res->meter_errors, (long long)res->truth_samples,
                 (long long)res->truth_errors, scrapes,
                 o->meter && !strcmp(o->meter, "sim") ? " — node power is SIMULATED" : "");
+    wc_cli_exporter_interval_note("record", o);
     int no_truth = wc_cli_truth_status("record", o);
     if (interrupted) {
         fprintf(stderr, "wattcal record: interrupted after %.1f s of the %.1f s asked for; the "

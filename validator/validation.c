@@ -25,6 +25,7 @@ static const wc_tol_def METRICS[WC_TOL_COUNT] = {
     [WC_TOL_COVERAGE] = {"coverage", "%", 1, WC_TOL_COVERAGE, NULL},
     [WC_TOL_CLASS_BIAS] = {"class-bias", "%", 0, WC_TOL_CLASS_BIAS, NULL},
     [WC_TOL_SOURCE] = {"source", "measured", 0, WC_TOL_SOURCE, NULL},
+    [WC_TOL_XP_INVARIANTS] = {"exporter-invariants", "", 0, WC_TOL_XP_INVARIANTS, NULL},
 };
 
 /* How a threshold's unit reads in --tolerance's help and its messages. */
@@ -97,7 +98,9 @@ void wc_tol_names(char *buf, size_t cap, int help)
     buf[0] = '\0';
     int prev_stat = 1;
     for (size_t i = 0; !wc_tol_def_at(i, &d); i++) {
-        const char *sep = !i ? "" : !help ? ", " : prev_stat && d.metric != WC_TOL_STAT ? "\n" : " ";
+        /* help: the accuracy metrics, the run's own, the exporter's, a line each */
+        int brk = (prev_stat && d.metric != WC_TOL_STAT) || d.metric == WC_TOL_SOURCE;
+        const char *sep = !i ? "" : !help ? ", " : brk ? "\n" : " ";
         int u = unit_row(d.unit);
         if (help)
             wc_append(buf, cap, &used, "%s%s=%s", sep, d.name, u >= 0 ? UNITS[u].placeholder : d.unit);
@@ -156,9 +159,9 @@ static int parse_one(const char *item, wc_tolerance *t, wc_error *err)
     if (!end || end == eq + 1 || !isfinite(v) || v < 0)
         return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': the value must be a number >= 0",
                             item);
-    if (d.metric == WC_TOL_INVARIANTS && v != floor(v))
-        return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': invariants takes a whole count",
-                            item);
+    if ((d.metric == WC_TOL_INVARIANTS || d.metric == WC_TOL_XP_INVARIANTS) && v != floor(v))
+        return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': %s takes a whole count", item,
+                            d.name);
     int u = unit_row(d.unit);
     if (strcmp(end, d.unit))
         return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': %s takes %s", item, d.name,
@@ -565,6 +568,47 @@ static void gate_outcome(wc_validation *v)
     }
 }
 
+/* One exporter invariant against exporter-invariants=N: its violations over
+ * the run; skipped when the invariant itself had too little to check. */
+static int xp_invariant_check(checks_buf *b, const wc_tolerance *t, const wc_xp_one *x,
+                              const wc_xp_invariant *inv)
+{
+    char subject[160];
+    wc_textf(subject, sizeof subject, "exporter#%lld %s%s%s", (long long)x->info.id, inv->name,
+             inv->zone[0] ? " " : "", inv->zone);
+    wc_check *c = new_check(b, t, "all", subject);
+    if (!c)
+        return -ENOMEM;
+    if (inv->verdict == WC_XP_NO_VERDICT) {
+        wc_textf(c->message, sizeof c->message, "not evaluated (NO VERDICT): %s", inv->note);
+        c->status = WC_CHECK_SKIP;
+        return 0;
+    }
+    c->value = (double)inv->violations;
+    char what[96];
+    wc_textf(what, sizeof what, "violations in %zu checked", inv->checked);
+    decide(c, 0, what);
+    return 0;
+}
+
+/* exporter-invariants=N: one check per invariant of every exporter; one
+ * skipped check (NO VERDICT) when the run holds no exporter data. */
+static int xp_invariant_checks(checks_buf *b, const wc_tolerance *t)
+{
+    const wc_xp_report *r = b->v->xp;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < r->n; i++)
+        for (size_t j = 0; !rc && j < r->x[i].ninv; j++)
+            rc = xp_invariant_check(b, t, &r->x[i], &r->x[i].inv[j]);
+    if (!rc && !r->n) {
+        wc_check *c = new_check(b, t, "all", "exporter");
+        if (!c)
+            return -ENOMEM;
+        decide(c, 0, "the run holds no exporter data (NO VERDICT)");
+    }
+    return rc;
+}
+
 static int evaluate(wc_validation *v, const wc_validation_opts *o)
 {
     checks_buf b = {.v = v};
@@ -578,6 +622,7 @@ static int evaluate(wc_validation *v, const wc_validation_opts *o)
         case WC_TOL_COVERAGE:
         case WC_TOL_CLASS_BIAS: rc = workload_checks(&b, t); break;
         case WC_TOL_SOURCE: rc = source_checks(&b, t); break;
+        case WC_TOL_XP_INVARIANTS: rc = xp_invariant_checks(&b, t); break;
         default: rc = node_checks(&b, t); break;
         }
     }

@@ -19,6 +19,10 @@
  *   source=measured  every exporter's power source is "measured" (a fake
  *                meter or an unknown path fails; NO VERDICT, skipped, when
  *                the run holds no exporter data)
+ *   exporter-invariants=N  violations of each of the exporter's own
+ *                invariants over the run allowed (exporter_check.c; one check
+ *                per exporter and invariant; an invariant with too little to
+ *                check, or a run without exporter data: NO VERDICT, skipped)
  * The node metrics are the tolerances of the accuracy statistics
  * (validator/stat_table.h: name, unit and how the checked value derives
  * from the statistic); the others are listed here. wc_tol_def_at gives all
@@ -56,7 +60,7 @@
  * (which one: wc_tolerance.stat, a row of stat_table.h), or one of the others. */
 typedef enum wc_tol_metric {
     WC_TOL_STAT = 0, WC_TOL_GAP, WC_TOL_OVER, WC_TOL_INVARIANTS, WC_TOL_COVERAGE,
-    WC_TOL_CLASS_BIAS, WC_TOL_SOURCE,
+    WC_TOL_CLASS_BIAS, WC_TOL_SOURCE, WC_TOL_XP_INVARIANTS,
     WC_TOL_COUNT
 } wc_tol_metric;
 
