@@ -284,6 +284,9 @@ void wc_cli_exporter_counts(const wc_record_opts *o, const wc_record_result *res
     if (res->exporter_dropped)
         wc_append(buf, cap, &used, ", %lld dropped (the sampler fell behind)",
                   (long long)res->exporter_dropped);
+    if (res->exporter_samples_dropped)
+        wc_append(buf, cap, &used, "; %lld samples not stored (the write queue was full)",
+                  (long long)res->exporter_samples_dropped);
 }
 
 /* The closing line (always when something went wrong, else unless --quiet),
@@ -296,7 +299,7 @@ static int summary(const wc_record_opts *o, const wc_record_result *res, int64_t
     wc_cli_exporter_counts(o, res, scrapes, sizeof scrapes);
     int interrupted = wc_cli_stop && o->duration_ns > 0 && elapsed_ns < o->duration_ns;
     if (!o->quiet || interrupted || res->missed_deadlines || res->scan_errors ||
-        res->meter_errors || res->exporter_failed)
+        res->meter_errors || res->exporter_failed || res->exporter_samples_dropped)
         fprintf(stderr,
                 "wattcal record: %lld ticks written to %s (%s model; missed deadlines %lld, "
                 "process read errors %lld, zone read errors %lld; ground-truth samples %lld,"

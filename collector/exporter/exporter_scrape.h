@@ -12,7 +12,8 @@
  * scrape, failed ones too, becomes a wc_scrape with its request and response
  * times (monotonic and wall), HTTP status, bytes, status and error, and goes
  * into a bounded queue that the recorder's sampler drains once per tick and
- * writes inside its tick transaction. A slow or dead exporter never delays
+ * writes (the scrape rows in its tick transaction, the samples after it: see
+ * collector/recorder_exporter.h). A slow or dead exporter never delays
  * the sampler: draining takes the queue under a lock and nothing else; a
  * full queue drops its oldest scrape (counted), it never blocks.
  *
@@ -74,8 +75,14 @@ const char *wc_scrape_status_name(wc_scrape_status s);
 typedef struct wc_scrape_series {
     const char *metric;          /* as reported */
     const char *labels;          /* canonical text (wc_expo_labels_canonical) */
-    const wc_kep_fact *fact;     /* its meaning; NULL when it is not the exporter's own */
+    const struct wc_kep_packed *packed; /* its meaning, packed (wc_scrape_series_fact);
+                                           NULL when it is not the exporter's own */
 } wc_scrape_series;
+
+/* The series' meaning unpacked into *out: 1, or 0 (out untouched) when it is
+ * not the exporter's own series. A series keeps its meaning packed (a few
+ * dozen bytes, not a 1.4 KB wc_kep_fact) so that 200,000 series stay cheap. */
+int wc_scrape_series_fact(const wc_scrape_series *s, wc_kep_fact *out);
 
 /* One sample of a scrape. */
 typedef struct wc_scrape_value {

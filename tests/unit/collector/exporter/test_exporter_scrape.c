@@ -58,8 +58,21 @@ Test(exporter_scrape, body_parsed_into_values_and_what_it_teaches)
     cr_assert_str_eq(a->values[1].series->labels,
                      "{node_name=\"n1\",path=\"/sys/class/powercap/intel-rapl:0\",zone=\"package\"}");
     cr_assert_eq(a->values[1].value, 1234.5);
-    cr_assert_eq(a->values[3].series->fact->level, WC_KEP_POD);
-    cr_assert_null(a->values[4].series->fact, "go_goroutines is not Kepler's");
+    wc_kep_fact f;
+    cr_assert(wc_scrape_series_fact(a->values[3].series, &f));
+    cr_assert_eq(f.level, WC_KEP_POD);
+    /* the packed meaning unpacks to exactly the classifier's */
+    cr_assert_str_eq(f.key, "u1");
+    cr_assert_str_eq(f.name, "web");
+    cr_assert_str_eq(f.ns, "prod");
+    cr_assert_str_eq(f.state, "running");
+    cr_assert_str_eq(f.zone, "package");
+    cr_assert_str_eq(f.node, "n1");
+    cr_assert_eq(f.quantity, WC_KEP_JOULES);
+    cr_assert(wc_scrape_series_fact(a->values[1].series, &f));
+    cr_assert_str_eq(f.path, "/sys/class/powercap/intel-rapl:0");
+    cr_assert_eq(f.level, WC_KEP_NODE);
+    cr_assert_null(a->values[4].series->packed, "go_goroutines is not Kepler's");
     cr_assert_str_eq(a->learnt.version, "v0.11.4");
     cr_assert_str_eq(a->learnt.revision, "abc");
     cr_assert_str_eq(a->learnt.node, "n1");
@@ -70,7 +83,8 @@ Test(exporter_scrape, body_parsed_into_values_and_what_it_teaches)
                                       wc_kepler_classify, a->set, 0), 0);
     cr_assert_eq(b->values[3].series, a->values[3].series);
     wc_scrape_free(a); /* b keeps the series alive */
-    cr_assert_str_eq(b->values[3].series->fact->key, "u1");
+    cr_assert(wc_scrape_series_fact(b->values[3].series, &f));
+    cr_assert_str_eq(f.key, "u1");
     wc_scrape_free(b);
 }
 
