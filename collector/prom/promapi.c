@@ -439,7 +439,7 @@ int wc_prom_query_range(wc_prom *p, const char *query, const wc_prom_range *r, w
         describe_range(p, query, from, to, r->step_ms, what, sizeof what);
         int rc = range_params(p, query, from, to, r->step_ms, &params);
         rc = rc ? wc_error_set(err, rc, "%s: out of memory", what)
-                : request(p, "/api/v1/query_range", params, WC_PROM_RESULT, what, cb, ctx, err);
+                : request(p, "/api/v1/query_range", params, WC_PROM_MATRIX, what, cb, ctx, err);
         free(params);
         if (rc)
             return rc;

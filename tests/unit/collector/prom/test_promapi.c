@@ -161,7 +161,7 @@ Test(promapi_answer, matrix)
     const char *body =
         "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
         "{\"metric\":{\"zone\":\"package\",\"__name__\":\"kepler_node_cpu_joules_total\","
-        "\"node_name\":\"n1\"},\"values\":[[1795970837,\"1.5\"],[1764434838.25,\"NaN\"],"
+        "\"node_name\":\"n1\"},\"values\":[[1764434837,\"1.5\"],[1764434838.25,\"NaN\"],"
         "[1764434839,\"+Inf\"],[1764434840,\"-Inf\"]]},"
         "{\"metric\":{},\"values\":[[1795970837,\"2e3\"]]}]}}";
     cr_assert_eq(parse(body, 200, WC_PROM_RESULT, &v, NULL, &err), 0, "%s", err.msg);
@@ -169,7 +169,7 @@ Test(promapi_answer, matrix)
     cr_assert_str_eq(v.metric[0], "kepler_node_cpu_joules_total");
     cr_assert_str_eq(v.labels[0], "node_name=n1;zone=package;", "sorted, __name__ apart");
     cr_assert_eq(v.npoints[0], 4);
-    cr_assert_eq(v.points[0][0].t_ms, 1795970837000LL);
+    cr_assert_eq(v.points[0][0].t_ms, 1764434837000LL);
     cr_assert_eq(v.points[0][0].value, 1.5);
     cr_assert_eq(v.points[0][1].t_ms, 1764434838250LL);
     cr_assert(isnan(v.points[0][1].value));
@@ -210,6 +210,48 @@ Test(promapi_answer, vector_scalar_series_values_and_warnings)
                        "\"result\":[]}}", 200, WC_PROM_RESULT, &v, NULL, &err), 0,
                  "an empty result is not an error here");
     cr_assert_eq(v.n, 0);
+}
+
+Test(promapi_answer, answers_prometheus_never_gives_are_refused)
+{
+    seen v;
+    wc_error err = {{0}};
+    /* two samples at one instant: refused, naming the query and the instant */
+    cr_assert_eq(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":"
+                       "[{\"metric\":{\"a\":\"1\"},\"values\":[[10,\"1\"],[11,\"2\"],[11,\"2\"]]}]}}",
+                       200, WC_PROM_MATRIX, &v, NULL, &err), -EPROTO);
+    cr_assert(strstr(err.msg, "query_range `up`: a series has two samples at 11.000 s"), "%s",
+              err.msg);
+    cr_assert_eq(v.n, 0, "nothing handed over");
+    cr_assert_eq(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":"
+                       "[{\"metric\":{},\"values\":[[12,\"1\"],[11,\"2\"]]}]}}",
+                       200, WC_PROM_MATRIX, &v, NULL, &err), -EPROTO);
+    cr_assert(strstr(err.msg, "unordered samples at 11.000 s"), "%s", err.msg);
+    /* series with one label set (here: none) would merge: refused before any is handed */
+    cr_assert_eq(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":"
+                       "[{\"metric\":{},\"values\":[[1,\"1\"]]},{\"metric\":{},\"values\":"
+                       "[[1,\"2\"]]}]}}", 200, WC_PROM_MATRIX, &v, NULL, &err), -EPROTO);
+    cr_assert(strstr(err.msg, "two series with the same labels {} (none)"), "%s", err.msg);
+    cr_assert_eq(v.n, 0);
+    cr_assert_eq(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":"
+                       "[{\"metric\":{\"b\":\"2\",\"a\":\"1\"},\"value\":[1,\"1\"]},"
+                       "{\"metric\":{\"a\":\"1\",\"b\":\"2\"},\"value\":[1,\"2\"]},"
+                       "{\"metric\":{\"a\":\"1\"},\"value\":[1,\"2\"]}]}}",
+                       200, WC_PROM_RESULT, &v, NULL, &err), -EPROTO);
+    cr_assert(strstr(err.msg, "same labels a=1,b=2 in one answer"), "%s", err.msg);
+    /* distinct label sets pass */
+    cr_assert_eq(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":"
+                       "[{\"metric\":{\"a\":\"1\"},\"value\":[1,\"1\"]},"
+                       "{\"metric\":{\"a\":\"2\"},\"value\":[1,\"2\"]}]}}",
+                       200, WC_PROM_RESULT, &v, NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(v.n, 2);
+    /* a range query answers a matrix: a scalar (or a vector, a string) is refused */
+    cr_assert_eq(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"scalar\","
+                       "\"result\":[10,\"4.5\"]}}", 200, WC_PROM_MATRIX, &v, NULL, &err), -EPROTO);
+    cr_assert(strstr(err.msg, "result type \"scalar\" for a range query"), "%s", err.msg);
+    cr_assert_eq(v.n, 0);
+    cr_assert_eq(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\","
+                       "\"result\":[]}}", 200, WC_PROM_MATRIX, &v, NULL, &err), -EPROTO);
 }
 
 Test(promapi_answer, error_answers_name_the_query_and_the_server)
