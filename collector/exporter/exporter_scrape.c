@@ -647,13 +647,9 @@ static int load_credentials(wc_exporter_scraper *s, wc_error *err)
     char token[4096] = "";
     const char *env = getenv("WATTCAL_EXPORTER_TOKEN");
     if (s->cfg.token_file) {
-        int rc = wc_read_line(s->cfg.token_file, token, sizeof token, err);
+        int rc = wc_read_secret(s->cfg.token_file, token, sizeof token, err);
         if (rc)
             return wc_error_prefix(err, -EINVAL, "--exporter-token-file: ");
-        token[strcspn(token, "\r\n \t")] = '\0';
-        if (!token[0])
-            return wc_error_set(err, -EINVAL, "--exporter-token-file %s: the first line is empty",
-                                s->cfg.token_file);
     } else if (env && *env) {
         wc_copy_trunc(token, sizeof token, env);
     }

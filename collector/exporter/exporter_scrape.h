@@ -18,7 +18,7 @@
  * full queue drops its oldest scrape (counted), it never blocks.
  *
  * Credentials never come from the spec (exporter_table.h refuses them):
- * a bearer token from cfg.token_file (its first line) or WATTCAL_EXPORTER_TOKEN,
+ * a bearer token from cfg.token_file (its one line: wc_read_secret) or WATTCAL_EXPORTER_TOKEN,
  * else basic auth from WATTCAL_EXPORTER_USER and WATTCAL_EXPORTER_PASSWORD,
  * else none.
  *
@@ -47,7 +47,7 @@ typedef struct wc_exporter_config {
     int64_t timeout_ns;          /* whole request; 0 = the interval, at most 10 s */
     int64_t connect_timeout_ns;  /* 0 = 3 s, at most the timeout */
     int insecure;                /* do not verify TLS certificates */
-    const char *token_file;      /* bearer token file (first line), or NULL */
+    const char *token_file;      /* bearer token file (one line, wc_read_secret), or NULL */
     size_t max_body;             /* bytes; default 64 MiB: beyond, the scrape fails */
     size_t queue_max;            /* finished scrapes kept for the sampler; default 64 */
 } wc_exporter_config;

@@ -46,9 +46,9 @@
 /* Where and how to connect. Strings are borrowed for wc_prom_open only. */
 typedef struct wc_prom_config {
     const char *url;            /* http[s]://host[:port][/prefix]: no user:password@, no ?query */
-    const char *token_file;     /* bearer token: first line of this file */
+    const char *token_file;     /* bearer token: this file's one line (wc_read_secret) */
     const char *user;           /* basic auth user; NULL: PROMETHEUS_USER */
-    const char *password_file;  /* basic auth password: first line of this file */
+    const char *password_file;  /* basic auth password: this file's one line */
     int insecure;               /* 1: do not verify the server's TLS certificate */
     int64_t connect_timeout_ns; /* 0: WC_PROM_DEFAULT_CONNECT_TIMEOUT_NS */
     int64_t timeout_ns;         /* one whole request; 0: WC_PROM_DEFAULT_TIMEOUT_NS */

@@ -130,6 +130,25 @@ Test(exporter_scrape, specs_checked_and_credentials_never_echoed)
     cr_assert_eq(wc_exporter_check_spec("kepler:http:///metrics", &err), -EINVAL);
     cr_assert(strstr(err.msg, "no host"), "%s", err.msg);
     cr_assert_eq(wc_exporter_check_spec("kepler:", &err), -EINVAL);
+    /* HOST[:PORT] checked as the truth specs check it */
+    cr_assert_eq(wc_exporter_check_spec("kepler:http://[::1:18911/good", &err), -EINVAL);
+    cr_assert(strstr(err.msg, "HOST[:PORT] is malformed"), "%s", err.msg);
+    cr_assert_eq(wc_exporter_check_spec("kepler:http://127.0.0.1:99999/metrics", &err), -EINVAL);
+    cr_assert(strstr(err.msg, "1..65535"), "%s", err.msg);
+    cr_assert_eq(wc_exporter_check_spec("kepler:http://h:0/metrics", &err), -EINVAL);
+    cr_assert_eq(wc_exporter_check_spec("kepler:http://h:/metrics", &err), -EINVAL);
+    cr_assert_eq(wc_exporter_check_spec("kepler:http://[::1]:18911/metrics", &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(wc_exporter_check_spec("kepler:http://node-1.example:65535/m?x=1", &err), 0,
+                 "%s", err.msg);
+    /* a credential in the query: refused, never echoed */
+    const char *creds[] = {"kepler:http://h/metrics?token=abc9", "kepler:http://h/m?x=1&API_KEY=abc9",
+                           "kepler:http://h/m?access_token=abc9", "kepler:http://h/m?password=abc9"};
+    for (size_t i = 0; i < sizeof creds / sizeof *creds; i++) {
+        cr_assert_eq(wc_exporter_check_spec(creds[i], &err), -EINVAL, "%s", creds[i]);
+        cr_assert(!strstr(err.msg, "abc9") && strstr(err.msg, "credential in its query"), "%s",
+                  err.msg);
+    }
     const char *rest = NULL;
     cr_assert_not_null(wc_exporter_kind_find("kepler:http://h/", &rest));
     cr_assert_str_eq(rest, "http://h/");
@@ -363,6 +382,20 @@ Test(exporter_scrape, token_file_empty_is_refused)
     wc_error err = {{0}};
     cr_assert_null(wc_exporter_scraper_new(specs, 1, &cfg, &err));
     cr_assert(strstr(err.msg, "empty") && strstr(err.msg, path), "%s", err.msg);
+    /* a NUL byte or a space inside is refused, not cut ("sec\0ret" is not "sec") */
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fwrite("sec\0ret\n", 1, 8, f);
+    fclose(f);
+    cr_assert_null(wc_exporter_scraper_new(specs, 1, &cfg, &err));
+    cr_assert(strstr(err.msg, "NUL byte") && strstr(err.msg, path), "%s", err.msg);
+    wc_test_write(dir, "token", "sec ret\n");
+    cr_assert_null(wc_exporter_scraper_new(specs, 1, &cfg, &err));
+    cr_assert(strstr(err.msg, "whitespace") && !strstr(err.msg, "ret\n"), "%s", err.msg);
+    wc_test_write(dir, "token", "secret\r\n");
+    wc_exporter_scraper *ok = wc_exporter_scraper_new(specs, 1, &cfg, &err);
+    cr_assert_not_null(ok, "a trailing CRLF is trimmed: %s", err.msg);
+    wc_exporter_scraper_free(ok);
     cfg.token_file = NULL;
     const char *five[] = {specs[0], specs[0], specs[0], specs[0], specs[0]};
     cr_assert_null(wc_exporter_scraper_new(five, 5, &cfg, &err));

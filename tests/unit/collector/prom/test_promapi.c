@@ -362,7 +362,18 @@ Test(promapi_open, credentials)
     cr_assert_eq(open_with("https://p.example", NULL, "alice", NULL, &err, NULL, 0), -EINVAL);
     cr_assert(strstr(err.msg, "--prometheus-user needs a password"), "%s", err.msg);
     cr_assert_eq(open_with("https://p.example", empty, NULL, NULL, &err, NULL, 0), -EINVAL);
-    cr_assert(strstr(err.msg, "empty first line"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "is empty (no secret)") && strstr(err.msg, empty), "%s", err.msg);
+    /* a token with a space inside is refused, not cut (naming the file, never the token) */
+    wc_test_write(dir, "spaced", "sec ret\n");
+    char spaced[512];
+    snprintf(spaced, sizeof spaced, "%s/spaced", dir);
+    cr_assert_eq(open_with("https://p.example", spaced, NULL, NULL, &err, NULL, 0), -EINVAL);
+    cr_assert(strstr(err.msg, "whitespace") && strstr(err.msg, spaced) && !strstr(err.msg, "sec ret"),
+              "%s", err.msg);
+    /* a token in the URL's query: refused without echoing it */
+    cr_assert_eq(open_with("https://p.example/?token=abc123", NULL, NULL, NULL, &err, NULL, 0),
+                 -EINVAL);
+    cr_assert(!strstr(err.msg, "abc123") && strstr(err.msg, "without a query"), "%s", err.msg);
     cr_assert_lt(open_with("https://p.example", "/nonexistent/tok", NULL, NULL, &err, NULL, 0), 0);
     cr_assert(strstr(err.msg, "--prometheus-token-file"), "%s", err.msg);
     cr_assert_eq(open_with("http://prom.example:9090", tok, NULL, NULL, &err, NULL, 0), -EINVAL);
