@@ -346,6 +346,11 @@ int wc_scrape_parse_body(wc_scrape *sc, const char *body, size_t len, const char
         return -ENOMEM;
     }
     sc->status = WC_SCRAPE_OK;
+    if (!rc && sc->nvalues == 0) { /* Kepler always exports its build info */
+        wc_textf(perr.msg, sizeof perr.msg, "%.160s: an empty answer (%zu bytes, no sample): "
+                 "not an exporter's exposition", source, len);
+        rc = -EPROTO;
+    }
     if (rc)
         discard(sc, rc == -EFBIG ? WC_SCRAPE_ERROR : WC_SCRAPE_PARSE_ERROR, perr.msg);
     else if (st.series_dropped) {

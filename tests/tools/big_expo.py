@@ -4,7 +4,8 @@
 Serves GET /metrics: one body built once at start with N pods (--series N),
 each a kepler_pod_cpu_joules_total{pod_id="uid-i",...,zone="package"} series
 whose value is i (a known answer: series i holds i), plus the node counter.
-Every answer is the same body, so a test can count what was stored. Used by
+Every answer is the same body, so a test can count what was stored
+(--empty: an empty 200 answer instead). Used by
 tests/integration/exporter_big.sh to prove that a big scrape never delays
 the recorder's sampler.
 
@@ -36,8 +37,9 @@ def main():
     ap.add_argument("--series", type=int, default=50000)
     ap.add_argument("--node", default="big")
     ap.add_argument("--max-seconds", type=float, default=120)
+    ap.add_argument("--empty", action="store_true", help="answer 200 with an empty body")
     a = ap.parse_args()
-    data = body(a.series, a.node)
+    data = b"" if a.empty else body(a.series, a.node)
 
     class H(BaseHTTPRequestHandler):
         def do_GET(self):

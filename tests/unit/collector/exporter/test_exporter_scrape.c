@@ -88,6 +88,20 @@ Test(exporter_scrape, body_parsed_into_values_and_what_it_teaches)
     wc_scrape_free(b);
 }
 
+Test(exporter_scrape, empty_answer_is_said_not_ok)
+{
+    const char *bodies[] = {"", "# HELP kepler_build_info x\n# TYPE kepler_build_info gauge\n"};
+    for (size_t i = 0; i < 2; i++) {
+        wc_scrape *a = calloc(1, sizeof *a);
+        cr_assert_eq(wc_scrape_parse_body(a, bodies[i], strlen(bodies[i]), NULL, "http://h/m",
+                                          wc_kepler_classify, NULL, 0), 0);
+        cr_assert_eq(a->status, WC_SCRAPE_PARSE_ERROR, "body %zu", i);
+        cr_assert(strstr(a->error, "http://h/m: an empty answer") && strstr(a->error, "no sample"),
+                  "%s", a->error);
+        wc_scrape_free(a);
+    }
+}
+
 Test(exporter_scrape, fake_meter_path_is_not_measured)
 {
     static const char fake[] =
