@@ -76,6 +76,11 @@ void wc_cli_exporter_counts(const struct wc_record_opts *o, const struct wc_reco
  * nothing (0 without --truth and --exporter). */
 int wc_cli_truth_status(const char *cmd, const struct wc_record_opts *o);
 
+/* 0 when the run database st (named db) holds its run row, else
+ * WC_EXIT_USAGE with a line saying it is no complete run (attribute,
+ * calibrate). */
+int wc_cli_require_run(const char *cmd, const char *db, wc_store *st);
+
 /* Before a recording with --exporter: when --interval differs from the
  * exporter's interval (--exporter-interval, default Kepler's 5 s), a warning
  * saying what that changes (burst coverage, the first-interval quirk, which
