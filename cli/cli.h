@@ -20,7 +20,8 @@
  * length (--duration, the scenario); WC_EXIT_NO_VERDICT (the same code: nothing
  * could be decided) is validate's gate when a tolerance could not be evaluated
  * or read too few pairs and none failed; WC_EXIT_NO_TRUTH: a recording asked
- * for ground truth (--truth) and a source delivered no reading. */
+ * for ground truth (--truth) and a source delivered no reading, or for an
+ * exporter (--exporter) and it delivered no sample. */
 enum { WC_EXIT_OK = 0, WC_EXIT_CHECK_FAILED = 1, WC_EXIT_USAGE = 2, WC_EXIT_NO_DATA = 3,
        WC_EXIT_NO_VERDICT = 3, WC_EXIT_NO_TRUTH = 4 };
 
@@ -69,9 +70,16 @@ void wc_cli_exporter_counts(const struct wc_record_opts *o, const struct wc_reco
 
 /* After a recording into o->db_path: one line per --truth source on stderr
  * (N of M polls delivered a reading, stale, unavailable, errors, the last
- * error) read back from the run; with o->quiet only the sources that
- * delivered none. Returns how many delivered no reading (0 without --truth). */
+ * error) and per --exporter (N of M scrapes delivered samples, errors, the
+ * last error) read back from the run; with o->quiet only those that
+ * delivered none. Returns how many truth sources and exporters delivered
+ * nothing (0 without --truth and --exporter). */
 int wc_cli_truth_status(const char *cmd, const struct wc_record_opts *o);
+
+/* 0 when the run database st (named db) holds its run row, else
+ * WC_EXIT_USAGE with a line saying it is no complete run (attribute,
+ * calibrate). */
+int wc_cli_require_run(const char *cmd, const char *db, wc_store *st);
 
 /* Before a recording with --exporter: when --interval differs from the
  * exporter's interval (--exporter-interval, default Kepler's 5 s), a warning

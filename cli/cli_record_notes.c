@@ -5,18 +5,22 @@
  * interval as its scrapes showed it (validator/exporter_interval.c) with a
  * warning when that differs, and one line per --truth source, read back from the run
  * through the store's per-source summaries (wc_store_truth_summaries), so the
- * numbers are what validate will find. A source that delivered no reading is
- * a finding, printed even with --quiet (quiet silences progress, not
- * findings), and turns the exit code into WC_EXIT_NO_TRUTH.
+ * numbers are what validate will find; likewise one line per --exporter
+ * (its scrapes, read back with wc_store_scrapes). A source or an exporter
+ * that delivered nothing is a finding, printed even with --quiet (quiet
+ * silences progress, not findings), and turns the exit code into
+ * WC_EXIT_NO_TRUTH.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "collector/recorder.h"
+#include "collector/store/store_exporter.h"
 #include "collector/store/store_read.h"
 #include "common/wc_text.h"
 #include "validator/exporter_data.h"
@@ -45,10 +49,77 @@ static void print_source(const char *cmd, const wc_truth_summary *t)
     fputc('\n', stderr);
 }
 
+/* One exporter's line: "exporter SPEC: N of M scrapes delivered samples (S
+ * samples), E errors, P parse errors[; last error: ...]", FAILED first when
+ * none did; printed unless quiet, always when it FAILED. 1 when it failed. */
+static int exporter_line(const char *cmd, const wc_record_opts *o, wc_store *st,
+                         const wc_exporter_info *e, wc_error *err)
+{
+    wc_scrape_meta *m = NULL;
+    size_t n = 0;
+    if (wc_store_scrapes(st, e->id, &m, &n, err))
+        return -1;
+    long long ok = 0, errors = 0, parse = 0, samples = 0;
+    const char *last = "";
+    for (size_t i = 0; i < n; i++) {
+        int good = !strcmp(m[i].status, "ok") || !strcmp(m[i].status, "capped");
+        ok += good;
+        errors += !strcmp(m[i].status, "error");
+        parse += !strcmp(m[i].status, "parse_error");
+        samples += m[i].samples;
+        if (!good && m[i].error[0])
+            last = m[i].error;
+    }
+    int failed = ok == 0;
+    if (!o->quiet || failed) {
+        char line[900];
+        wc_textf(line, sizeof line, "exporter %s%s: %lld of %zu scrapes delivered samples (%lld "
+                 "samples), %lld errors, %lld parse errors%s%s", e->spec, failed ? " FAILED" : "",
+                 ok, n, samples, errors, parse, last[0] ? "; last error: " : "", last);
+        fprintf(stderr, "wattcal %s: ", cmd);
+        wc_fputs_safe(line, stderr);
+        fputc('\n', stderr);
+    }
+    free(m);
+    return failed;
+}
+
+/* One line per --exporter, read back from the run; the count of exporters
+ * that delivered no sample (all of them when the run cannot be read). */
+static int exporter_status(const char *cmd, const wc_record_opts *o)
+{
+    if (!o->nexporter)
+        return 0;
+    wc_error err = {{0}};
+    wc_store *st = wc_store_open(o->db_path, WC_STORE_READ, &err);
+    wc_exporter_info e[WC_EXPORTER_MAX];
+    size_t n = 0;
+    int failed = 0, rc = !st || wc_store_exporters(st, e, WC_EXPORTER_MAX, &n, &err);
+    for (size_t i = 0; i < n && !rc; i++) {
+        int f = exporter_line(cmd, o, st, &e[i], &err);
+        rc = f < 0;
+        failed += f > 0;
+    }
+    wc_store_close(st);
+    if (rc) {
+        wc_cli_error(cmd, err.msg);
+        fprintf(stderr, "wattcal %s: the exporter scrapes of %s could not be read back: they "
+                        "count as not delivered\n", cmd, o->db_path);
+        return (int)o->nexporter;
+    }
+    if (failed)
+        fprintf(stderr,
+                "wattcal %s: %d of %zu exporter%s delivered no sample: the run is complete, but "
+                "the exporter's numbers cannot be checked (exit %d)\n",
+                cmd, failed, n, n == 1 ? "" : "s", WC_EXIT_NO_TRUTH);
+    return failed;
+}
+
 int wc_cli_truth_status(const char *cmd, const wc_record_opts *o)
 {
+    int xfailed = exporter_status(cmd, o);
     if (!o->ntruth)
-        return 0;
+        return xfailed;
     wc_error err = {{0}};
     wc_store *st = wc_store_open(o->db_path, WC_STORE_READ, &err);
     wc_truth_summary sum[MAX_SOURCES];
@@ -58,7 +129,7 @@ int wc_cli_truth_status(const char *cmd, const wc_record_opts *o)
         wc_cli_error(cmd, err.msg);
         fprintf(stderr, "wattcal %s: the ground truth of %s could not be read back: "
                         "it counts as not delivered\n", cmd, o->db_path);
-        return (int)o->ntruth;
+        return (int)o->ntruth + xfailed;
     }
     wc_store_close(st);
     int failed = 0;
@@ -72,7 +143,7 @@ int wc_cli_truth_status(const char *cmd, const wc_record_opts *o)
                 "wattcal %s: %d of %zu ground-truth source%s delivered no reading: the run is "
                 "complete, but nothing can be checked against %s (exit %d)\n",
                 cmd, failed, n, n == 1 ? "" : "s", failed == 1 ? "it" : "them", WC_EXIT_NO_TRUTH);
-    return failed;
+    return failed + xfailed;
 }
 
 int wc_cli_interval_warning(const char *cmd, const wc_record_opts *o)

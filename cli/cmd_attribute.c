@@ -74,6 +74,49 @@ static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
     return 0;
 }
 
+int wc_cli_require_run(const char *cmd, const char *db, wc_store *st)
+{
+    wc_run_meta m;
+    wc_error err = {{0}};
+    if (wc_store_get_run(st, &m, &err)) {
+        wc_cli_error(cmd, err.msg);
+        return WC_EXIT_USAGE;
+    }
+    if (m.present)
+        return 0;
+    fprintf(stderr, "wattcal %s: %s: no run row (the run table is empty): not a complete "
+                    "wattcal run\n", cmd, db);
+    return WC_EXIT_USAGE;
+}
+
+/* Replays every model; WC_EXIT_NO_DATA when the run has fewer than two ticks
+ * (nothing measurable), as README "Exit codes" says. */
+static int replay_models(wc_store *st, const char *db, const wc_model *models, int nmodels,
+                         const wc_kepler_config *kepler)
+{
+    wc_error err = {{0}};
+    for (int i = 0; i < nmodels; i++) {
+        int64_t ticks = 0;
+        if (wc_store_replay_config(st, models[i], kepler, &ticks, &err)) {
+            wc_cli_error("attribute", err.msg);
+            return WC_EXIT_USAGE;
+        }
+        printf("%s: %lld ticks attributed with model %s\n", db, (long long)ticks,
+               wc_model_name(models[i]));
+        if (ticks < 2) {
+            fprintf(stderr, "wattcal attribute: %s: %lld tick%s: nothing measurable (an "
+                            "interval needs two ticks) (exit %d)\n", db, (long long)ticks,
+                    ticks == 1 ? "" : "s", WC_EXIT_NO_DATA);
+            return WC_EXIT_NO_DATA;
+        }
+    }
+    if (wc_store_ensure_indexes(st, &err)) {
+        wc_cli_error("attribute", err.msg);
+        return WC_EXIT_USAGE;
+    }
+    return WC_EXIT_OK;
+}
+
 int cmd_attribute(int argc, char **argv)
 {
     attribute_cli c = {0};
@@ -94,22 +137,10 @@ int cmd_attribute(int argc, char **argv)
         wc_cli_error("attribute", err.msg);
         return WC_EXIT_USAGE;
     }
-    int exit_code = WC_EXIT_OK;
-    for (int i = 0; i < nmodels && exit_code == WC_EXIT_OK; i++) {
-        int64_t ticks = 0;
-        if (wc_store_replay_config(st, models[i], c.have_kepler ? &c.kepler : NULL, &ticks,
-                                   &err)) {
-            wc_cli_error("attribute", err.msg);
-            exit_code = WC_EXIT_USAGE;
-        } else {
-            printf("%s: %lld ticks attributed with model %s\n", db, (long long)ticks,
-                   wc_model_name(models[i]));
-        }
-    }
-    if (exit_code == WC_EXIT_OK && wc_store_ensure_indexes(st, &err)) {
-        wc_cli_error("attribute", err.msg);
-        exit_code = WC_EXIT_USAGE;
-    }
+    int exit_code = wc_cli_require_run("attribute", db, st);
+    if (!exit_code)
+        exit_code = replay_models(st, db, models, nmodels,
+                                  c.have_kepler ? &c.kepler : NULL);
     wc_store_close(st);
     return exit_code;
 }

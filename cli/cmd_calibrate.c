@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/wc_clock.h"
@@ -297,11 +298,15 @@ int cmd_calibrate(int argc, char **argv)
     wc_store *st = wc_store_open(c.db, writes ? WC_STORE_WRITE : WC_STORE_READ, &err);
     if (!st) {
         wc_cli_error("calibrate", err.msg);
-        if (writes)
+        if (writes && access(c.db, F_OK) == 0 && access(c.db, W_OK) != 0) /* only then */
             fprintf(stderr, "wattcal calibrate: storing fits needs write access (or use --no-store)\n");
         return WC_EXIT_USAGE;
     }
-    int exit_code = WC_EXIT_OK;
+    int exit_code = wc_cli_require_run("calibrate", c.db, st);
+    if (exit_code) {
+        wc_store_close(st);
+        return exit_code;
+    }
     if (c.apply_from) {
         int n = wc_calibration_apply_from(st, c.apply_from, &err);
         if (n < 0) {

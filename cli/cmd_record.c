@@ -3,10 +3,13 @@
  * then collector/recorder.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "collector/exporter/exporter_table.h"
@@ -190,9 +193,10 @@ static int sampling_option(wc_record_opts *o, int opt, const char *arg)
             return bad("--ceiling-watts (a finite number of watts >= 1)", arg);
         return 0;
     case OPT_SIM_SEED:
+        errno = 0;
         o->sim.seed = strtoull(arg, &end, 10);
-        if (!end || *end || arg[0] == '-' || !arg[0])
-            return bad("--sim-seed (a non-negative integer)", arg);
+        if (!end || *end || arg[0] == '-' || !arg[0] || errno == ERANGE)
+            return bad("--sim-seed (a non-negative integer below 2^64)", arg);
         return 0;
     case OPT_QUIET: o->quiet = 1; return 0;
     }
@@ -295,6 +299,25 @@ static int kepler_interval(wc_record_opts *o)
     return 0;
 }
 
+/* A credential file that is named must be a readable regular file, whatever
+ * source uses it (ipmi:local uses none: naming one is still checked). 0 or
+ * WC_EXIT_USAGE. */
+static int readable_file(const char *opt, const char *file)
+{
+    if (!file)
+        return 0;
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    struct stat sb;
+    int e = fd < 0 ? errno : fstat(fd, &sb) != 0 ? errno : S_ISREG(sb.st_mode) ? 0 : -1;
+    if (fd >= 0)
+        close(fd);
+    if (!e)
+        return 0;
+    fprintf(stderr, "wattcal record: %s %s: %s\n", opt, file,
+            e < 0 ? "not a regular file" : strerror(e));
+    return WC_EXIT_USAGE;
+}
+
 int wc_cli_parse_record_opts(int argc, char **argv, wc_record_opts *o)
 {
     int next = 0;
@@ -309,6 +332,9 @@ int wc_cli_parse_record_opts(int argc, char **argv, wc_record_opts *o)
         fprintf(stderr, "wattcal record: --db FILE is required\n");
         return WC_EXIT_USAGE;
     }
+    rc = readable_file("--truth-password-file", o->truth.password_file);
+    if (rc)
+        return rc;
     return o->kepler ? kepler_interval(o) : 0;
 }
 
@@ -324,6 +350,9 @@ void wc_cli_exporter_counts(const wc_record_opts *o, const wc_record_result *res
     if (res->exporter_dropped)
         wc_append(buf, cap, &used, ", %lld dropped (the sampler fell behind)",
                   (long long)res->exporter_dropped);
+    if (res->exporter_samples_dropped)
+        wc_append(buf, cap, &used, "; %lld samples not stored (the write queue was full)",
+                  (long long)res->exporter_samples_dropped);
 }
 
 /* The closing line (always when something went wrong, else unless --quiet),
@@ -336,7 +365,7 @@ static int summary(const wc_record_opts *o, const wc_record_result *res, int64_t
     wc_cli_exporter_counts(o, res, scrapes, sizeof scrapes);
     int interrupted = wc_cli_stop && o->duration_ns > 0 && elapsed_ns < o->duration_ns;
     if (!o->quiet || interrupted || res->missed_deadlines || res->scan_errors ||
-        res->meter_errors || res->exporter_failed)
+        res->meter_errors || res->exporter_failed || res->exporter_samples_dropped)
         fprintf(stderr,
                 "wattcal record: %lld ticks written to %s (%s model; missed deadlines %lld, "
                 "process read errors %lld, zone read errors %lld; ground-truth samples %lld,"

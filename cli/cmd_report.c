@@ -124,9 +124,10 @@ static int parse(int argc, char **argv, report_cli *c)
         return rc;
     if (next < argc)
         return bad(argv[next], "unexpected argument");
-    if (!c->r.out_dir)
+    rc = wc_cli_validation_finish("report", &c->v); /* --db first: it is named first */
+    if (!rc && !c->r.out_dir)
         return bad("--out", "DIR is required");
-    return wc_cli_validation_finish("report", &c->v);
+    return rc;
 }
 
 int cmd_report(int argc, char **argv)

@@ -721,6 +721,10 @@ static int loop(recording *r, volatile sig_atomic_t *stop, wc_error *err)
         }
         if (o->duration_ns > 0 && next - start > o->duration_ns)
             break;
+        /* the exporters' queued samples, in half the time left to the deadline */
+        rc = wc_rec_exporters_flush(r->exporters, r->store, now + (next - now) / 2, err);
+        if (rc)
+            return rc;
         sleep_until(next);
         if (*stop) {
             /* finish with one last tick so the final partial interval is kept */

@@ -352,10 +352,26 @@ static int add_series(pimp *p, const wc_prom_series *s, const char *labels, size
     return add_zone(p, ps);
 }
 
+/* Refuses a zone label longer than wattcal keeps (wc_kep_fact.zone): cut,
+ * two long zones sharing their first 31 bytes would merge. */
+static int zone_fits(const pimp *p, const wc_prom_series *s, wc_error *err)
+{
+    for (size_t i = 0; i < s->nlabels; i++)
+        if (!strcmp(p->lab[i].name, "zone") &&
+            strlen(p->lab[i].value) >= sizeof ((wc_kep_fact *)0)->zone)
+            return wc_error_set(err, -EINVAL, "series %.100s: zone label \"%.80s\" is %zu "
+                                "bytes; wattcal keeps zone names up to %zu bytes (cut, two "
+                                "zones would merge): refused", s->metric, p->lab[i].value,
+                                strlen(p->lab[i].value), sizeof ((wc_kep_fact *)0)->zone - 1);
+    return 0;
+}
+
 /* The index of a series, added when new; p->lab holds its labels. */
 static int series_index(pimp *p, const wc_prom_series *s, size_t *idx, wc_error *err)
 {
     char labels[LABELS_CAP];
+    if (zone_fits(p, s, err))
+        return -EINVAL;
     if (wc_expo_labels_canonical(p->lab, s->nlabels, labels, sizeof labels) < 0)
         return wc_error_set(err, -EINVAL, "series %.100s: labels longer than %d bytes",
                             s->metric, LABELS_CAP - 1);

@@ -116,10 +116,31 @@ int wc_store_grow(void **arr, size_t size, size_t n, size_t *cap, size_t first)
 static int read_user_version(wc_store *st, int *version, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
-        return wc_store_fail(st, err, "reading user_version");
-    *version = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+    int rc = sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL);
+    int step = rc == SQLITE_OK ? sqlite3_step(s) : rc;
+    *version = step == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
     sqlite3_finalize(s);
+    if ((step & 0xff) == SQLITE_BUSY || (step & 0xff) == SQLITE_LOCKED)
+        return wc_error_set(err, -EBUSY, "%s: the database is locked by another process (still "
+                            "busy after 5 s): wait for it to finish, or give another --db",
+                            st->path);
+    return rc == SQLITE_OK ? 0 : wc_store_fail(st, err, "reading user_version");
+}
+
+/* Refuses up front a path that is there but is no regular file: a directory
+ * (SQLite would say "disk I/O error"), a FIFO (reading it would block), a
+ * device or a socket. A missing file is left to SQLite (created or refused). */
+static int regular_or_missing(const char *path, wc_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return 0;
+    if (S_ISDIR(sb.st_mode))
+        return wc_error_set(err, -EISDIR, "%s: is a directory, not a run database file", path);
+    if (!S_ISREG(sb.st_mode))
+        return wc_error_set(err, -EINVAL, "%s: not a regular file (%s): refused, reading it "
+                            "could block", path, S_ISFIFO(sb.st_mode) ? "a FIFO"
+                            : S_ISSOCK(sb.st_mode) ? "a socket" : "a device");
     return 0;
 }
 
@@ -198,6 +219,8 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
         wc_error_set(err, -EINVAL, "--db: empty file name");
         return NULL;
     }
+    if (regular_or_missing(path, err))
+        return NULL;
     wc_store *st = calloc(1, sizeof *st);
     if (!st) {
         wc_error_set(err, -ENOMEM, "out of memory");

@@ -51,8 +51,11 @@ typedef enum wc_store_mode {
 
 /* Opens a store. CREATE makes the schema and fails with -EEXIST when the file
  * already holds a run or any other SQLite data (never writes into another
- * application's database), -EINVAL for an empty path; WRITE and READ check
- * user_version. Returns NULL with err naming the file. */
+ * application's database), -EINVAL for an empty path or a path that is no
+ * regular file (a FIFO, device, socket: refused before any read, never a
+ * hang), -EISDIR for a directory; WRITE and READ check user_version (-EBUSY
+ * when another process holds the database locked for 5 s). Returns NULL with
+ * err naming the file. */
 wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err);
 
 /* Closes the store (checkpoints WAL). Safe on NULL. */
