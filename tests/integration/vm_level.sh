@@ -8,6 +8,7 @@
 # kepler-main gives it, every tick, its LAST process's energy (Kepler's
 # informer.go updateVMCache), so vm-a gets one of its two processes' energy,
 # not their sum. Σ VMs never exceeds Σ processes nor the node's active energy.
+# `report` shows the VMs of the recorded model with their labels.
 . tests/integration/lib/common.sh
 command -v python3 >/dev/null 2>&1 || skip "python3 absent"
 command -v sqlite3 >/dev/null 2>&1 || skip "sqlite3 absent"
@@ -105,4 +106,11 @@ print("%s ok: %d VM rows, vm-a both processes on %d ticks" % (m, len(v), ticks_a
 PY
         fail "VM energies under $m"
 done
+
+# the report renders the VM level of the recorded model, labels escaped as cells
+"$BIN" report --db "$T/run.db" --out "$T/r" >"$T/r.txt" 2>&1 || [ $? -le 1 ] ||
+    { cat "$T/r.txt"; fail "report exited $?"; }
+expect_contains "$T/r/report.md" "### By level: processes → VMs"
+expect_contains "$T/r/report.md" "| package | $VM_A | vm-a | kvm | 2 |"
+expect_contains "$T/r/report.md" "| package | $VM_B | vm-b | kvm | 1 |"
 exit 0
