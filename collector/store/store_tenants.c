@@ -10,7 +10,7 @@
 #include "collector/store/store_iter.h"
 #include "collector/store/store_results.h"
 
-/* diff: per-tick rows of a level (every row but the Kepler models'
+/* diff, exporter second opinion: per-tick rows of a level (every row but the Kepler models'
  * terminated workloads, flag 4096: they hold no interval energy). */
 static const char *level_rows_sql(wc_attr_level l)
 {
@@ -20,6 +20,9 @@ static const char *level_rows_sql(wc_attr_level l)
                " zone = ? AND (COALESCE(flags, 0) & 4096) = 0";
     case WC_LEVEL_CONTAINER:
         return "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ? AND level = 2 AND"
+               " zone = ? AND (COALESCE(flags, 0) & 4096) = 0";
+    case WC_LEVEL_VM:
+        return "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ? AND level = 4 AND"
                " zone = ? AND (COALESCE(flags, 0) & 4096) = 0";
     default:
         return "SELECT w.tick_id, p.comm, w.energy_uj FROM work_attr w JOIN process p ON"
@@ -37,6 +40,9 @@ static const char *level_totals_sql(wc_attr_level l)
                " zone = ? AND key != '' GROUP BY key";
     case WC_LEVEL_CONTAINER:
         return "SELECT key, SUM(energy_uj) FROM work_attr WHERE model_id = ? AND level = 2 AND"
+               " zone = ? AND key != '' GROUP BY key";
+    case WC_LEVEL_VM:
+        return "SELECT key, SUM(energy_uj) FROM work_attr WHERE model_id = ? AND level = 4 AND"
                " zone = ? AND key != '' GROUP BY key";
     default:
         return "SELECT p.comm, SUM(w.energy_uj) FROM work_attr w JOIN process p ON"
