@@ -46,16 +46,17 @@ static void reuse_tick(rtick *k, int n)
     static const uint64_t p1[3] = {0, 100, 200}, p2[3] = {0, 300, 600};
     memset(k, 0, sizeof *k);
     int64_t t_s = 1 + 5 * (n - 1);
-    k->z = (wc_attr_zone_in){.name = "package", .energy_uj = 5000000000 + 1000000000 * (uint64_t)(n - 1),
+    uint64_t e_uj = 5000000000 + 1000000000 * (uint64_t)(n - 1);
+    k->z = (wc_attr_zone_in){.name = "package", .energy_uj = e_uj,
                              .max_energy_range_uj = UINT64_C(262143328850), .ok = 1};
     k->p[0] = (wc_attr_proc_in){.pid = 1, .starttime = 100, .cpu_ticks = p1[n - 1],
                                 .container_id = "", .pod_uid = ""};
     k->p[1] = (wc_attr_proc_in){.pid = 2, .starttime = 200, .cpu_ticks = p2[n - 1],
                                 .container_id = CX, .pod_uid = POD};
-    k->p[2] = n < 3 ? (wc_attr_proc_in){.pid = 3, .starttime = 300, .cpu_ticks = n == 1 ? 1000 : 1200,
-                                        .container_id = "", .pod_uid = ""}
-                    : (wc_attr_proc_in){.pid = 3, .starttime = 100700, .cpu_ticks = 100,
-                                        .container_id = "", .pod_uid = ""};
+    /* pid 3: the old process (start 300) at ticks 1-2, a new one at tick 3 */
+    k->p[2] = (wc_attr_proc_in){.pid = 3, .starttime = n < 3 ? 300 : 100700,
+                                .cpu_ticks = n == 1 ? 1000 : n == 2 ? 1200 : 100,
+                                .container_id = "", .pod_uid = ""};
     k->t.mono_ns = t_s * WC_NS_PER_S;
     k->t.boot_ns = (t_s + 1000) * WC_NS_PER_S;
     k->t.cpu = (wc_cpu_times){-1, busy[n - 1], 0, 0, busy[n - 1], 0, 0, 0, 0, 0, 0, 10};
