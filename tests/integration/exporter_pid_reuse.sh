@@ -94,11 +94,16 @@ for level in (1, 2, 3):
             errs.append("kepler-0.11 level %d row %s/%s tick %d %s: %d uJ not flagged" % (level, pid, key, t, z, e))
         if f & NEG:
             neg_ticks.add(t)
-if len(neg_ticks) != 1 or [t for t in neg_ticks for (u, z), v in kn.items() if u == t and v[1] >= 0]:
-    errs.append("kepler-0.11 negative shares in ticks %s, not exactly the reuse tick with D < 0" % sorted(neg_ticks))
-for t, z, pid, key, e, f in rows(k, 1):
-    if t in neg_ticks and not f & NEG:
-        errs.append("kepler-0.11 process %s in the reuse tick %d not flagged" % (pid, t))
+if len(neg_ticks) != 1:
+    errs.append("kepler-0.11 negative shares in ticks %s, not exactly the reuse tick" % sorted(neg_ticks))
+# flagged exactly when its delta or its ratio delta/D is negative: the reused
+# pid alone when D stays positive, with every other process that used CPU
+# when D < 0 (500 ms ticks: the old worker's 0.9 s outweighs one interval)
+for t, z, pid, d_s, f in q("SELECT tick_id, zone, process_id, cpu_delta_s, flags FROM work_attr "
+                           "WHERE model_id = ? AND level = 1", k):
+    a, d = kn[(t, z)][0], kn[(t, z)][1]
+    if a and d and bool(f & NEG) != (d_s < 0 or d_s / d < 0):
+        errs.append("kepler-0.11 process %s tick %d %s: delta %.2f, D %.2f, flags %d" % (pid, t, z, d_s, d, f))
 s, n = proc_sums(k)
 for (t, z), (a, d, b) in kn.items():
     if t in neg_ticks or a == 0:
