@@ -76,13 +76,15 @@ static int store_field(int field, const char *tok, size_t n, const char *origin,
         out->state = tok[0];
         return 0;
     case 4:
-    case 5:
         if (wc_parse_u64(tok, n, &u) != 0 || u > INT32_MAX)
             return bad_field(origin, field, tok, n, err);
-        if (field == 4)
-            out->ppid = (int32_t)u;
-        else
-            out->pgrp = (int32_t)u;
+        out->ppid = (int32_t)u;
+        return 0;
+    case 5: /* proc(5) %d: -1 is a process without a group (seen on real
+             * machines); any other negative value is refused */
+        if (parse_i64(tok, n, &i) != 0 || i < -1 || i > INT32_MAX)
+            return bad_field(origin, field, tok, n, err);
+        out->pgrp = (int32_t)i;
         return 0;
     case 14:
     case 15:
