@@ -511,30 +511,36 @@ typedef struct dcmi_fields {
     int stopped;
 } dcmi_fields;
 
-/* Index of the DCMI key equal to `key` (blank runs ignored), or -1. */
+/* Index of the DCMI key equal to `key` (blank runs ignored), or -1. The keys
+ * of DCMI_KEYS are already normal (single spaces, no '_' or '-'), so the key
+ * is normalised once and compared case-insensitively. */
 static int dcmi_key_index(slice key)
 {
-    char norm[96], want[96];
+    char norm[96];
     normalise_name(key, norm, sizeof norm);
-    for (size_t i = 0; i < N_DCMI_KEYS; i++) {
-        normalise_name((slice){DCMI_KEYS[i].key, strlen(DCMI_KEYS[i].key)}, want, sizeof want);
-        if (strcmp(norm, want) == 0)
+    slice n = {norm, strlen(norm)};
+    for (size_t i = 0; i < N_DCMI_KEYS; i++)
+        if (ci_eq(n, DCMI_KEYS[i].key))
             return (int)i;
-    }
     return -1;
 }
 
-/* Offset in v of a DCMI key glued after a blank run ("...CEST    Sampling
- * period: 00065530"), or -1. */
+/* Offset in v of the first DCMI key glued after a blank run ("...CEST
+ * Sampling period: 00065530"), or -1. One forward pass that stops at the
+ * first key, so a line of many glued keys is read in linear time (it used
+ * to search every key to the end of the line for each one it took). */
 static long glued_key_offset(slice v)
 {
-    long best = -1;
-    for (size_t i = 0; i < N_DCMI_KEYS; i++) {
-        long at = ci_find(v, DCMI_KEYS[i].key);
-        if (at > 0 && is_blank(v.p[at - 1]) && (best < 0 || at < best))
-            best = at;
+    for (size_t i = 1; i < v.n; i++) {
+        if (!is_blank(v.p[i - 1]) || is_blank(v.p[i]))
+            continue;
+        slice at = {v.p + i, v.n - i};
+        char c = lower(v.p[i]);
+        for (size_t k = 0; k < N_DCMI_KEYS; k++)
+            if (lower(DCMI_KEYS[k].key[0]) == c && ci_starts(at, DCMI_KEYS[k].key))
+                return (long)i;
     }
-    return best;
+    return -1;
 }
 
 static void dcmi_take_line(dcmi_fields *f, slice line)
