@@ -586,6 +586,21 @@ static int import_truth_files(recording *r, wc_error *err)
     return first_rc;
 }
 
+/* Ends the run in its file: the end row, indexes and journal (a run that
+ * already failed is still finished, as not clean, and keeps its own error),
+ * then the file: logs. A failed finish says which step and that every tick
+ * is kept. */
+static int finish_run(recording *r, int rc, wc_error *err)
+{
+    wc_error ferr = {{0}};
+    int frc = wc_store_finish_run(r->store, wc_wall_ns(), wc_mono_ns(), r->res->ticks, rc == 0,
+                                  &ferr);
+    if (!rc && frc)
+        return wc_error_set(err, frc, "%s (all %lld ticks of the run are in the file)",
+                            ferr.msg, (long long)r->res->ticks);
+    return rc ? rc : import_truth_files(r, err);
+}
+
 int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record_result *res,
               wc_error *err)
 {
@@ -598,16 +613,12 @@ int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record
     if (!rc) {
         rc = loop(&r, stop, err);
         rc = finish_truth(&r, rc, err);
-        wc_error ferr;
-        int frc = wc_store_finish_run(r.store, wc_wall_ns(), wc_mono_ns(), res->ticks, rc == 0,
-                                      &ferr);
-        if (!rc && frc) {
-            rc = frc;
-            if (err)
-                *err = ferr;
+        if (rc && res->ticks == 0) { /* a failed start: no file left (when it made one) */
+            wc_store_discard(r.store);
+            r.store = NULL;
+        } else {
+            rc = finish_run(&r, rc, err);
         }
-        if (!rc)
-            rc = import_truth_files(&r, err);
         if (!opts->quiet && isatty(STDERR_FILENO))
             fputc('\n', stderr);
     }

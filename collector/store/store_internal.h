@@ -35,6 +35,7 @@ struct wc_store {
     sqlite3_stmt *q[Q_COUNT];
     sqlite3_stmt *proc_batch;    /* PROC_BATCH-row form of Q_PROC_SAMPLE */
     int read_only;               /* opened with WC_STORE_READ: no statements prepared */
+    int created;                 /* WC_STORE_CREATE made the file (it was absent) */
 };
 
 /* Prepares the writer's statements (q[] and proc_batch) of a store opened
