@@ -1,0 +1,49 @@
+#!/bin/sh
+# Runs every harness given (build/fuzz/fuzz-NAME, made by `make fuzz`) under
+# libFuzzer for SECONDS each, one after the other, seeded with the committed
+# corpus tests/fuzz/corpus/NAME (read only) and the inputs found by earlier
+# runs in build/fuzz/corpus/NAME (where new ones go). A crash, leak, UB,
+# broken contract or timeout leaves its input in build/fuzz/crashes/ and fails
+# the run. Ends with one line per harness: executions, executions per second,
+# corpus size, outcome; a harness below 10,000 execs/s is marked "slow" (a
+# finding: fix it or explain it in tests/fuzz/README.md).
+#   sh tests/fuzz/run.sh SECONDS NAME...
+set -u
+secs=${1:?usage: run.sh SECONDS NAME...}
+shift
+cd "$(dirname "$0")/../.."
+out=build/fuzz
+mkdir -p "$out/crashes" "$out/logs"
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
+failed=0
+for name in "$@"; do
+    bin=$out/fuzz-$name
+    seeds=tests/fuzz/corpus/$name
+    work=$out/corpus/$name
+    log=$out/logs/$name.log
+    mkdir -p "$work"
+    echo "fuzz $name: ${secs}s" >&2
+    # -timeout: one input slower than 10 s is a hang; -rss_limit_mb: a leak or
+    # an unbounded allocation (the corpora hold inputs of up to 64 KiB).
+    "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+        -print_final_stats=1 -artifact_prefix="$out/crashes/$name-" "$work" "$seeds" \
+        >"$log" 2>&1
+    rc=$?
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+    corp=$(ls "$work" | wc -l | tr -d ' ')
+    verdict=ok
+    if [ "$rc" -ne 0 ]; then
+        verdict="FAILED (exit $rc, see $log)"
+        failed=1
+        grep -m 3 -E 'ERROR|contract broken|SUMMARY' "$log" >&2
+    elif [ "${rate:-0}" -lt 10000 ]; then
+        verdict="ok, slow (< 10000 execs/s)"
+    fi
+    printf '%-12s %12s execs %8s/s  corpus %6s  %s\n' "$name" "${execs:-?}" "${rate:-?}" \
+        "$corp" "$verdict" >>"$summary"
+done
+echo "harness             executions    per s   corpus (build/fuzz/corpus)"
+cat "$summary"
+exit $failed
