@@ -4,7 +4,10 @@
 # corpus tests/fuzz/corpus/NAME (read only) and the inputs found by earlier
 # runs in build/fuzz/corpus/NAME (where new ones go). A crash, leak, UB,
 # broken contract or timeout leaves its input in build/fuzz/crashes/ and fails
-# the run. Ends with one line per harness: executions, executions per second,
+# the run. Inputs are at most FUZZ_MAX_LEN bytes (default 4096: structure is
+# found in small inputs, and multi-KB ones only slow the search; the corpora's
+# larger regression inputs are replayed whole by make test, with a time
+# limit). Ends with one line per harness: executions, executions per second,
 # corpus size, outcome; a harness below 10,000 execs/s is marked "slow" (a
 # finding: fix it or explain it in tests/fuzz/README.md).
 #   sh tests/fuzz/run.sh SECONDS NAME...
@@ -13,6 +16,7 @@ secs=${1:?usage: run.sh SECONDS NAME...}
 shift
 cd "$(dirname "$0")/../.."
 out=build/fuzz
+max_len=${FUZZ_MAX_LEN:-4096}
 mkdir -p "$out/crashes" "$out/logs"
 summary=$(mktemp)
 trap 'rm -f "$summary"' EXIT
@@ -25,8 +29,8 @@ for name in "$@"; do
     mkdir -p "$work"
     echo "fuzz $name: ${secs}s" >&2
     # -timeout: one input slower than 10 s is a hang; -rss_limit_mb: a leak or
-    # an unbounded allocation (the corpora hold inputs of up to 64 KiB).
-    "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    # an unbounded allocation.
+    "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
         -print_final_stats=1 -artifact_prefix="$out/crashes/$name-" "$work" "$seeds" \
         >"$log" 2>&1
     rc=$?
