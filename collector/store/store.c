@@ -147,6 +147,11 @@ static int open_errno(const wc_store *st)
         char *slash = strrchr(dir, '/');
         if (slash)
             *(slash == dir ? slash + 1 : slash) = '\0';
+        struct stat sb;
+        if (stat(slash ? dir : ".", &sb) != 0)
+            return errno;
+        if (!S_ISDIR(sb.st_mode))
+            return ENOTDIR;
         if (access(slash ? dir : ".", W_OK | X_OK) != 0)
             return errno;
     }

@@ -135,10 +135,11 @@ int wc_parse_epoch_ns(const char *s, int64_t unit_ns, int64_t *out_ns)
     int64_t whole = 0;
     int range = 0; /* well-formed so far but too large: told apart from malformed */
     for (; is_digit(*p); p++) {
-        if (whole > (INT64_MAX - 9) / 10)
+        int d = *p - '0';
+        if (range || whole > (INT64_MAX - d) / 10)
             range = 1;
         else
-            whole = whole * 10 + (*p - '0');
+            whole = whole * 10 + d;
     }
     if (whole > INT64_MAX / unit_ns)
         range = 1;
