@@ -2,8 +2,10 @@
 # Installs, with apt-get and only when missing, what wattcal's build, tests and
 # demo need. Run as root on Debian/Ubuntu; elsewhere it only reports.
 set -eu
+# clang and its libFuzzer runtime (libclang-rt-14-dev on Debian 12): `make fuzz`.
 PKGS="gcc make pkg-config libsqlite3-dev sqlite3 libcurl4-openssl-dev libcriterion-dev \
-libgsl-dev libcjson-dev libyaml-dev gnuplot-nox ipmitool openipmi python3 stress-ng procps chromium"
+libgsl-dev libcjson-dev libyaml-dev gnuplot-nox ipmitool openipmi python3 stress-ng procps chromium \
+clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
