@@ -33,10 +33,10 @@
  * noise is seeded Gaussian (xorshift64* + Box-Muller), so one seed gives one
  * sequence. Counters are written atomically (temp file + rename), so a reader
  * never sees a half-written number.
- * The owner holds an exclusive flock on its tree for its life; every new
- * simulated node first sweeps $TMPDIR of wattcal-sim-* trees whose lock
- * nobody holds, so a killed run (kill -9 cannot clean up) leaves its 120 KB
- * only until the next start.
+ * The owner holds an exclusive flock on its tree for its life (and marks the
+ * tree once it does); every new simulated node first sweeps $TMPDIR of marked
+ * wattcal-sim-* trees whose lock nobody holds, so a killed run (kill -9
+ * cannot clean up) leaves its 120 KB only until the next start.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -662,12 +662,15 @@ static const wc_meter_ops SIM_OPS = {
 /* Name of a simulated node's tree in $TMPDIR: the prefix and mkdtemp's six. */
 #define SIM_TREE_PREFIX "wattcal-sim-"
 #define SIM_TREE_NAME_LEN (sizeof SIM_TREE_PREFIX - 1 + 6)
+/* Made in a tree once its owner holds the lock: only such trees are swept
+ * (a tree being made, or one of an older wattcal that takes no lock, is not). */
+#define SIM_OWNER_MARK ".owner-locks-me"
 
 /* Removes base/name when it is a simulated tree left by a dead owner: a
- * directory of ours (never a symlink) whose lock nobody holds. The owner
- * holds an exclusive flock on its tree for its whole life and the kernel
- * drops it when the owner dies, kill -9 included; pids are not trusted
- * (they are reused). */
+ * directory of ours (never a symlink) with the owner's mark and a lock
+ * nobody holds. The owner holds an exclusive flock on its tree for its whole
+ * life and the kernel drops it when the owner dies, kill -9 included; pids
+ * are not trusted (they are reused). */
 static void sweep_one(int base_fd, const char *base, const char *name)
 {
     struct stat st;
@@ -680,7 +683,8 @@ static void sweep_one(int base_fd, const char *base, const char *name)
     if (fd < 0)
         return;
     char path[1024];
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0 && wc_path(path, sizeof path, base, "%s", name) == 0)
+    if (faccessat(fd, SIM_OWNER_MARK, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+        flock(fd, LOCK_EX | LOCK_NB) == 0 && wc_path(path, sizeof path, base, "%s", name) == 0)
         (void)wc_remove_tree(path); /* best effort: what stays is swept next time */
     close(fd); /* drops the lock */
 }
@@ -697,10 +701,10 @@ static void sweep_stale_trees(const char *base)
     closedir(d);
 }
 
-/* Creates the mkdtemp root in $TMPDIR (or /tmp) and holds its lock (after
- * sweeping the stale trees there). A sweep running between mkdtemp and the
- * lock may remove the new directory: then its link count is 0 and another
- * is made. */
+/* Creates the mkdtemp root in $TMPDIR (or /tmp), holds its lock and marks
+ * it (after sweeping the stale trees there). A tree is swept only with the
+ * mark, so a new one is never swept before its owner holds the lock; should
+ * the directory be gone anyway (link count 0), another is made. */
 static int make_root(sim_priv *p, wc_error *err)
 {
     const char *base = getenv("TMPDIR");
@@ -722,7 +726,11 @@ static int make_root(sim_priv *p, wc_error *err)
         while (flock(fd, LOCK_EX) != 0 && errno == EINTR) /* no flock (ENOLCK): no sweep either */
             ;
         struct stat st;
-        if (fstat(fd, &st) == 0 && st.st_nlink > 0) {
+        int mark = fstat(fd, &st) == 0 && st.st_nlink > 0
+                       ? openat(fd, SIM_OWNER_MARK, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)
+                       : -1;
+        if (mark >= 0) {
+            close(mark);
             p->lock_fd = fd;
             p->root_made = 1;
             return 0;

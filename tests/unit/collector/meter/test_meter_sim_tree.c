@@ -3,7 +3,8 @@
  * --procfs-root and its temporary tree (issue 16): a FIFO where a
  * stressor's stat should be does not hang it (defect 2), a stat longer than
  * the buffer is not parsed cut (defect 3), and the tree of an owner killed
- * with SIGKILL is swept by the next simulated node while live trees stay
+ * with SIGKILL is swept by the next simulated node while live trees, and
+ * trees without the owner's mark (being made, or an older wattcal's), stay
  * (defect 6).
  */
 #include <criterion/criterion.h>
@@ -108,9 +109,13 @@ Test(meter_sim_tree, the_tree_of_a_killed_owner_is_swept_live_ones_stay, .timeou
     waitpid(child, &status, 0);
     cr_assert(exists(killed), "kill -9 cannot clean up: the tree is still there");
 
-    char other[1100]; /* a directory of the same shape that nobody locks: stale too */
+    char other[1100]; /* a marked tree whose lock nobody holds: stale too */
     snprintf(other, sizeof other, "%s/wattcal-sim-Zz9Zz9", dir);
     wc_test_write(dir, "wattcal-sim-Zz9Zz9/class/x", "1\n");
+    wc_test_write(dir, "wattcal-sim-Zz9Zz9/.owner-locks-me", "");
+    char unmarked[1100]; /* being made, or an older wattcal's: never swept */
+    snprintf(unmarked, sizeof unmarked, "%s/wattcal-sim-Yy8Yy8", dir);
+    wc_test_write(dir, "wattcal-sim-Yy8Yy8/class/x", "1\n");
     char unrelated[1100];
     snprintf(unrelated, sizeof unrelated, "%s/wattcal-sim-keepme7", dir);
     wc_test_write(dir, "wattcal-sim-keepme7/x", "1\n");
@@ -120,6 +125,7 @@ Test(meter_sim_tree, the_tree_of_a_killed_owner_is_swept_live_ones_stay, .timeou
     cr_assert(!exists(killed), "%s survived the next start", killed);
     cr_assert(!exists(other), "%s survived the next start", other);
     cr_assert(exists(unrelated), "a directory not named like a tree was removed");
+    cr_assert(exists(unmarked), "a tree without its owner's mark was removed");
     cr_assert(exists(wc_meter_sim_root(&live)), "a live tree was swept");
     char live_root[512];
     snprintf(live_root, sizeof live_root, "%s", wc_meter_sim_root(&live));
