@@ -369,11 +369,24 @@ static int make_tree(const sim_priv *p, wc_error *err)
     return rc;
 }
 
-/* Removes the tree (best effort: a vanished file is not an error). */
+/* Made in a tree once its owner holds the lock: only such trees are swept
+ * (a tree being made, or one of an older wattcal that takes no lock, is not). */
+#define SIM_OWNER_MARK ".owner-locks-me"
+
+/* Removes the tree (best effort: a vanished file is not an error), its
+ * owner's mark last: a process killed while removing a tree (its owner at
+ * close, or a sweep) leaves it marked, so the next sweep finishes the job. */
 static void remove_tree(const char *root)
 {
-    if (root[0])
-        (void)wc_remove_tree(root);
+    char path[1024];
+    if (!root[0])
+        return;
+    if (wc_path(path, sizeof path, root, "class") == 0)
+        (void)wc_remove_tree(path);
+    if (wc_path(path, sizeof path, root, SIM_OWNER_MARK) == 0)
+        (void)unlink(path);
+    if (rmdir(root) != 0)
+        (void)wc_remove_tree(root); /* something else in it */
 }
 
 /* ---- the model --------------------------------------------------------- */
@@ -662,10 +675,6 @@ static const wc_meter_ops SIM_OPS = {
 /* Name of a simulated node's tree in $TMPDIR: the prefix and mkdtemp's six. */
 #define SIM_TREE_PREFIX "wattcal-sim-"
 #define SIM_TREE_NAME_LEN (sizeof SIM_TREE_PREFIX - 1 + 6)
-/* Made in a tree once its owner holds the lock: only such trees are swept
- * (a tree being made, or one of an older wattcal that takes no lock, is not). */
-#define SIM_OWNER_MARK ".owner-locks-me"
-
 /* Removes base/name when it is a simulated tree left by a dead owner: a
  * directory of ours (never a symlink) with the owner's mark and a lock
  * nobody holds. The owner holds an exclusive flock on its tree for its whole
@@ -685,7 +694,7 @@ static void sweep_one(int base_fd, const char *base, const char *name)
     char path[1024];
     if (faccessat(fd, SIM_OWNER_MARK, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
         flock(fd, LOCK_EX | LOCK_NB) == 0 && wc_path(path, sizeof path, base, "%s", name) == 0)
-        (void)wc_remove_tree(path); /* best effort: what stays is swept next time */
+        remove_tree(path); /* best effort: what stays is swept next time */
     close(fd); /* drops the lock */
 }
 
