@@ -1,8 +1,8 @@
 # wattcal — plain Makefile. `make` builds ./wattcal; `make test` runs the whole
 # suite (Criterion unit tests, the same tests under ASan+UBSan, integration
 # scripts, the fuzz corpora replayed); `make fuzz` fuzzes every parser with
-# libFuzzer for FUZZ_SECONDS each (default 60); `make demo` runs the main job on the simulated node; `make bench`
-# measures the sampler, the SQLite ingest and `wattcal validate` on a synthetic
+# libFuzzer for FUZZ_SECONDS each (default 60); `make demo` runs the main job
+# on the simulated node; `make bench` measures the sampler, the SQLite ingest and `wattcal validate` on a synthetic
 # 24 h run. `make deps` installs what is missing.
 
 CC      ?= cc
