@@ -2,8 +2,9 @@
 # suite (Criterion unit tests, the same tests under ASan+UBSan, integration
 # scripts, the fuzz corpora replayed); `make fuzz` fuzzes every parser with
 # libFuzzer for FUZZ_SECONDS each (default 60); `make demo` runs the main job
-# on the simulated node; `make bench` measures the sampler, the SQLite ingest and `wattcal validate` on a synthetic
-# 24 h run. `make deps` installs what is missing.
+# on the simulated node; `make bench` measures the sampler, the SQLite ingest
+# and `wattcal validate` on a synthetic 24 h run. `make deps` installs what is
+# missing.
 
 CC      ?= cc
 PKGS    := sqlite3 libcurl libcjson yaml-0.1 gsl
