@@ -140,10 +140,13 @@ demo: deps wattcal
 
 # bench_validate then times `./wattcal validate` on a synthetic 24 h run it
 # generates (extra validate options: WATTCAL_BENCH_VALIDATE_ARGS; keep the DB:
-# WATTCAL_BENCH_KEEP=1).
-bench: deps wattcal $(B)/bench-bench_sampler $(B)/bench-bench_validate
+# WATTCAL_BENCH_KEEP=1); bench_prom_import.sh times `wattcal import --prometheus`
+# of 24 h at 5 s, 50 pods, from a local Prometheus holding backfilled blocks.
+bench: deps wattcal $(B)/bench-bench_sampler $(B)/bench-bench_validate $(B)/bench-bench_expo
 	@$(B)/bench-bench_sampler
 	@$(B)/bench-bench_validate
+	@$(B)/bench-bench_expo
+	@sh bench/bench_prom_import.sh
 
 install: wattcal
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/wattcal

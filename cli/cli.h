@@ -46,6 +46,12 @@ struct wc_record_opts;
  * `record` and `run`. Returns 0, -1 after --help, or WC_EXIT_USAGE. */
 int wc_cli_parse_record_opts(int argc, char **argv, struct wc_record_opts *o);
 
+struct wc_record_result;
+/* "; exporter scrapes N ok, N failed[, N dropped ...]" for the summary line
+ * of `record` and `run` into buf (cap bytes); "" without --exporter. */
+void wc_cli_exporter_counts(const struct wc_record_opts *o, const struct wc_record_result *res,
+                            char *buf, size_t cap);
+
 /* Opens the run at path for analysis under model_name (NULL: the model it was
  * recorded with, ideal for an imported run) and stores that model in *model.
  * Read-only, unless the model's rows must first be computed from the raw

@@ -1,15 +1,17 @@
 /*
- * cli_choices.c — the choices of --meter, --model and --truth as --help lists
- * them, read from the tables that define them (collector/meter/meter_table.c,
- * collector/model/attr_models.c, collector/truth/truth_table.c), so a new
- * meter, model or truth source shows in every command's help without an edit
- * here (cli_parse.h: wc_cli_opt.choices).
+ * cli_choices.c — the choices of --meter, --model, --truth and --exporter as
+ * --help lists them, read from the tables that define them
+ * (collector/meter/meter_table.c, collector/model/attr_models.c,
+ * collector/truth/truth_table.c, collector/exporter/exporter_table.c), so a
+ * new meter, model, truth source or exporter shows in every command's help
+ * without an edit here (cli_parse.h: wc_cli_opt.choices).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/cli_parse.h"
+#include "collector/exporter/exporter_table.h"
 #include "collector/meter/meter_table.h"
 #include "collector/truth/truth_table.h"
 
@@ -62,6 +64,14 @@ void wc_cli_list_truth(FILE *out, int col)
 {
     size_t n = 0;
     const wc_truth_kind *k = wc_truth_kinds(&n);
+    for (size_t i = 0; i < n; i++)
+        choice(out, col, k[i].summary, k[i].help);
+}
+
+void wc_cli_list_exporters(FILE *out, int col)
+{
+    size_t n = 0;
+    const wc_exporter_kind *k = wc_exporter_kinds(&n);
     for (size_t i = 0; i < n; i++)
         choice(out, col, k[i].summary, k[i].help);
 }

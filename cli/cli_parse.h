@@ -82,11 +82,13 @@ int wc_cli_parse(const wc_cli_spec *spec, int argc, char **argv, wc_cli_handler 
  * already being at col for the first line), each line ended. */
 void wc_cli_print_lines(const char *text, int col, FILE *out);
 
-/* The choice lists of --meter, --model and --truth, from the meter, model and
- * truth-source tables (cli_common.c): "NAME  what it is" at col + 2. */
+/* The choice lists of --meter, --model, --truth and --exporter, from the
+ * meter, model, truth-source and exporter tables (cli_common.c): "NAME  what
+ * it is" at col + 2. */
 void wc_cli_list_meters(FILE *out, int col);
 void wc_cli_list_models(FILE *out, int col);
 void wc_cli_list_truth(FILE *out, int col);
+void wc_cli_list_exporters(FILE *out, int col);
 /* The model names alone, "(kepler-0.11, kepler-head or ideal)", at col. */
 void wc_cli_list_model_names(FILE *out, int col);
 

@@ -1,8 +1,9 @@
 /*
  * cmd_import.c — `wattcal import`: a run recorded by another tool (a generic
- * CSV with a column mapping, or a Green Metrics Tool folder) into a new run
- * database (collector/import/: import_csv.c, import_gmt.c), so validate and
- * reports work on it.
+ * CSV with a column mapping, or a Green Metrics Tool folder), or a node's
+ * exporter series and ground truth held by a Prometheus server, into a new
+ * run database (collector/import/: import_csv.c, import_gmt.c,
+ * import_prom.c), so validate and reports work on it.
  */
 #include <errno.h>
 #include <math.h>
@@ -20,7 +21,8 @@ enum {
     OPT_DB = 1, OPT_HOST, OPT_PROVENANCE, OPT_CSV, OPT_DELIM, OPT_TIME_COL, OPT_TIME_UNIT,
     OPT_TIME_ZONE, OPT_COUNTER, OPT_ENERGY, OPT_POWER, OPT_TRUTH, OPT_UTIL, OPT_PHASE,
     OPT_HOST_COL, OPT_CPU_COL, OPT_GMT, OPT_GMT_RAPL, OPT_GMT_PSU, OPT_GMT_UTIL, OPT_GMT_PHASES,
-    OPT_GMT_PSU_UNIT, OPT_GMT_CEILING
+    OPT_GMT_PSU_UNIT, OPT_GMT_CEILING, OPT_PROM, OPT_NODE, OPT_START, OPT_END, OPT_STEP,
+    OPT_TRUTH_QUERY, OPT_TOKEN_FILE, OPT_USER, OPT_PASSWORD_FILE, OPT_TIMEOUT, OPT_INSECURE
 };
 
 /* The run to create: either import. */
@@ -105,33 +107,78 @@ static const wc_cli_opt GMT_OPTS[] = {
     WC_CLI_OPT_END,
 };
 
-static const wc_cli_opt *const IMPORT_TABLES[] = {TARGET_OPTS, CSV_OPTS, GMT_OPTS, NULL};
+/* A Prometheus server (Thanos, Mimir, VictoriaMetrics serve the same API). */
+static const wc_cli_opt PROM_OPTS[] = {
+    WC_CLI_TEXT(""),
+    WC_CLI_TEXT("Prometheus: the deployed exporter's own numbers for one node (Kepler's\n"
+                "kepler_* series, v0.10+ and legacy names) and ground truth as PromQL:"),
+    {"prometheus", "URL", OPT_PROM,
+     "the HTTP API's base, http[s]://HOST:PORT[/PREFIX]\n"
+     "(no user:password@ in it)"},
+    {"node", "NAME", OPT_NODE,
+     "the node: its node_name label (Kepler >= 0.10), or\n"
+     "the instance / exported_instance of its legacy\n"
+     "node series; required"},
+    {"start", "T", OPT_START, "first instant: RFC 3339 or Unix seconds; required"},
+    {"end", "T", OPT_END, "last instant, same forms; required"},
+    {"step", "DUR", OPT_STEP,
+     "between instants (default 30s; use the scrape\n"
+     "interval: a shorter step repeats values)"},
+    {"truth-query", "PROMQL", OPT_TRUTH_QUERY,
+     "wall power in watts as one series, e.g.\n"
+     "ipmi_dcmi_power_consumption_watts{instance=\"bmc:9290\"};\n"
+     "a ground-truth source each (repeatable, up to 8)"},
+    {"prometheus-token-file", "FILE", OPT_TOKEN_FILE,
+     "bearer token: the file's first line (else the\n"
+     "PROMETHEUS_TOKEN environment variable)"},
+    {"prometheus-user", "NAME", OPT_USER, "basic auth user (else PROMETHEUS_USER)"},
+    {"prometheus-password-file", "FILE", OPT_PASSWORD_FILE,
+     "basic auth password: the file's first line (else\n"
+     "PROMETHEUS_PASSWORD); secrets never go on the\n"
+     "command line, and only over https or to loopback"},
+    {"prometheus-timeout", "DUR", OPT_TIMEOUT, "one request's timeout (default 30s)"},
+    {"insecure", NULL, OPT_INSECURE, "do not verify the server's TLS certificate"},
+    WC_CLI_OPT_END,
+};
+
+static const wc_cli_opt *const IMPORT_TABLES[] = {TARGET_OPTS, CSV_OPTS, GMT_OPTS, PROM_OPTS,
+                                                  NULL};
 
 static const wc_cli_spec IMPORT_SPEC = {
     .name = "import",
     .usage = "wattcal import --db FILE --csv FILE --time-col NAME [column mapping...]\n"
-             "       wattcal import --db FILE --gmt DIR [options]",
+             "       wattcal import --db FILE --gmt DIR [options]\n"
+             "       wattcal import --db FILE --prometheus URL --node NAME --start T --end T\n"
+             "                      [--step DUR] [--truth-query PROMQL]... [options]",
     .about =
         "Brings a run recorded by another tool into a NEW run database so that\n"
         "`wattcal validate` and reports work on it: meter series become zones\n"
         "(counters or gauges), wall power a ground-truth source, labels phases.\n"
         "There is no /proc data, so the attribution tables stay empty. Every line\n"
-        "is checked before the database is created; errors name FILE:LINE:COLUMN.",
+        "is checked before the database is created; errors name FILE:LINE:COLUMN.\n"
+        "From Prometheus, the node's exporter series land as the exporter's own\n"
+        "numbers (one scrape per instant of the --step grid) and each truth query\n"
+        "as a ground-truth source; any error leaves no database behind.",
     .opts = IMPORT_TABLES,
     .col = 28,
     .footer =
-        "exit codes: 0 imported, 2 usage error or bad input (nothing written),\n"
-        "3 fewer than 2 sample instants (nothing measurable)",
+        "exit codes: 0 imported, 2 usage error, bad input or a server error\n"
+        "(nothing written), 3 fewer than 2 sample instants or an empty result\n"
+        "(nothing measurable)",
 };
 
 /* Everything the command line says. */
 typedef struct import_cli {
     wc_import_csv_opts csv;
     wc_import_gmt_opts gmt;
+    wc_import_prom_opts prom;
     wc_import_target target;
     int iso_offset_s;
+    int provenance_given;
     const char *csv_only;     /* last CSV-only option seen (for mode errors) */
     const char *gmt_only;     /* last GMT-only option seen */
+    const char *prom_only;    /* last Prometheus-only option seen */
+    const char *start, *end;  /* --start, --end as given */
     char util_col[256];
 } import_cli;
 
@@ -215,6 +262,7 @@ static int parse_common(import_cli *c, int opt, const char *arg)
         return 0;
     case OPT_HOST: c->target.host = arg; return 0;
     case OPT_PROVENANCE:
+        c->provenance_given = 1;
         return parse_provenance(arg, &c->target.provenance)
                    ? bad("--provenance (measured, estimated or simulated)", arg)
                    : 0;
@@ -280,38 +328,109 @@ static int parse_gmt_opt(import_cli *c, int opt, const char *arg, const char *na
     return -1;
 }
 
-/* The options of one kind may not be mixed with the other's. */
+/* --step, --prometheus-timeout: a duration of at least 1 ms. */
+static int parse_ms(const char *arg, int64_t *ms)
+{
+    int64_t ns = 0;
+    if (wc_parse_duration_ns(arg, &ns) || ns < 1000000)
+        return -EINVAL;
+    *ms = ns / 1000000;
+    return 0;
+}
+
+static int parse_prom_opt(import_cli *c, int opt, const char *arg, const char *name)
+{
+    wc_import_prom_opts *p = &c->prom;
+    int64_t ms = 0;
+    c->prom_only = name;
+    switch (opt) {
+    case OPT_PROM: p->prom.url = arg; return 0;
+    case OPT_NODE: p->node = arg; return 0;
+    case OPT_START:
+        c->start = arg;
+        return wc_prom_parse_time(arg, &p->start_ms) ? bad("--start (RFC 3339 or Unix seconds)", arg)
+                                                     : 0;
+    case OPT_END:
+        c->end = arg;
+        return wc_prom_parse_time(arg, &p->end_ms) ? bad("--end (RFC 3339 or Unix seconds)", arg)
+                                                   : 0;
+    case OPT_STEP:
+        return parse_ms(arg, &p->step_ms) ? bad("--step (a duration of at least 1ms: 15s, 1m)", arg)
+                                          : 0;
+    case OPT_TRUTH_QUERY:
+        if (p->ntruth == WC_IMPORT_MAX_TRUTH_QUERIES)
+            return bad("--truth-query (at most 8)", arg);
+        p->truth_queries[p->ntruth++] = arg;
+        return 0;
+    case OPT_TOKEN_FILE: p->prom.token_file = arg; return 0;
+    case OPT_USER: p->prom.user = arg; return 0;
+    case OPT_PASSWORD_FILE: p->prom.password_file = arg; return 0;
+    case OPT_TIMEOUT:
+        if (parse_ms(arg, &ms))
+            return bad("--prometheus-timeout (a duration of at least 1ms)", arg);
+        p->prom.timeout_ns = ms * 1000000;
+        return 0;
+    case OPT_INSECURE: p->prom.insecure = 1; return 0;
+    }
+    return -1;
+}
+
+/* A Prometheus import needs its server, node and range. */
+static int check_prom(const import_cli *c)
+{
+    if (!c->prom.prom.url || !c->prom.node || !c->start || !c->end) {
+        fprintf(stderr, "wattcal import: a Prometheus import needs --prometheus URL, --node "
+                        "NAME, --start T and --end T\n");
+        return WC_EXIT_USAGE;
+    }
+    if (c->provenance_given) {
+        fprintf(stderr, "wattcal import: --provenance does not apply to --prometheus: the "
+                        "exporter's path labels say whether its numbers are measured\n");
+        return WC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The options of one kind may not be mixed with another's. */
 static int check_mode(const import_cli *c)
 {
-    int is_csv = c->csv_only != NULL, is_gmt = c->gmt_only != NULL;
+    const char *seen[3] = {c->csv_only, c->gmt_only, c->prom_only};
+    static const char *const KIND[3] = {"CSV import", "GMT import", "Prometheus import"};
     if (!c->target.db_path) {
         fprintf(stderr, "wattcal import: --db FILE is required\n");
         return WC_EXIT_USAGE;
     }
-    if (is_csv && is_gmt) {
-        fprintf(stderr, "wattcal import: --%s (CSV import) and --%s (GMT import) cannot be "
-                        "combined: import one source per run\n",
-                c->csv_only, c->gmt_only);
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (seen[i] && seen[j]) {
+                fprintf(stderr, "wattcal import: --%s (%s) and --%s (%s) cannot be combined: "
+                                "import one source per run\n",
+                        seen[i], KIND[i], seen[j], KIND[j]);
+                return WC_EXIT_USAGE;
+            }
+    if (!seen[0] && !seen[1] && !seen[2]) {
+        fprintf(stderr, "wattcal import: give --csv FILE --time-col NAME ..., --gmt DIR or "
+                        "--prometheus URL --node NAME --start T --end T\n");
         return WC_EXIT_USAGE;
     }
-    if (!is_csv && !is_gmt) {
-        fprintf(stderr, "wattcal import: give --csv FILE --time-col NAME ... or --gmt DIR\n");
-        return WC_EXIT_USAGE;
-    }
-    if (is_csv && (!c->csv.path || !c->csv.time_col)) {
+    if (seen[2])
+        return check_prom(c);
+    if (seen[0] && (!c->csv.path || !c->csv.time_col)) {
         fprintf(stderr, "wattcal import: a CSV import needs --csv FILE and --time-col NAME\n");
         return WC_EXIT_USAGE;
     }
     return 0;
 }
 
-/* One option (wc_cli_handler) into the import_cli ctx; the CSV and GMT
+/* One option (wc_cli_handler) into the import_cli ctx; the CSV, GMT and Prometheus
  * options note their name, for check_mode. */
 static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
 {
     import_cli *c = ctx;
     int rc = parse_common(c, opt->id, arg);
-    if (rc < 0)
+    if (rc < 0 && opt->id >= OPT_PROM)
+        rc = parse_prom_opt(c, opt->id, arg, opt->name);
+    else if (rc < 0)
         rc = opt->id >= OPT_GMT && opt->id <= OPT_GMT_CEILING
                  ? parse_gmt_opt(c, opt->id, arg, opt->name)
                  : parse_csv_opt(c, opt->id, arg, opt->name);
@@ -332,6 +451,41 @@ static int parse(int argc, char **argv, import_cli *c)
     return check_mode(c);
 }
 
+/* The summary's notes, one "note: " line each. */
+static void print_notes(const wc_import_summary *s)
+{
+    const char *p = s->notes;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        char line[600];
+        snprintf(line, sizeof line, "%.*s", len, p);
+        fputs("note: ", stdout);
+        wc_fputs_safe(line, stdout);
+        fputc('\n', stdout);
+        p += len + (nl ? 1 : 0);
+    }
+}
+
+static void print_prom_summary(const import_cli *c, const wc_import_summary *s)
+{
+    char a[40], b[40], line[700];
+    wc_format_wall_iso(s->first_wall_ns, a, sizeof a);
+    wc_format_wall_iso(s->last_wall_ns, b, sizeof b);
+    wc_textf(line, sizeof line,
+             "%s: %lld instants (%s .. %s, step %.3f s) of %s: %lld series, %lld samples; "
+             "%lld ground-truth source%s (%lld samples, %lld unavailable); %lld requests, "
+             "%lld bytes",
+             c->target.db_path, (long long)s->ticks, a, b, (double)s->interval_ns / 1e9,
+             s->exporter, (long long)s->exporter_series, (long long)s->exporter_samples,
+             (long long)s->truth_sources, s->truth_sources == 1 ? "" : "s",
+             (long long)s->truth_samples, (long long)s->truth_unavailable,
+             (long long)s->requests, (long long)s->bytes);
+    wc_fputs_safe(line, stdout);
+    fputc('\n', stdout);
+    print_notes(s);
+}
+
 static void print_summary(const import_cli *c, const wc_import_summary *s)
 {
     char a[40], b[40];
@@ -348,17 +502,7 @@ static void print_summary(const import_cli *c, const wc_import_summary *s)
     if (s->rejected_samples || s->missing_samples)
         printf("%s: zone samples without a value: %lld refused as implausible, %lld missing\n",
                c->target.db_path, (long long)s->rejected_samples, (long long)s->missing_samples);
-    const char *p = s->notes;
-    while (*p) {
-        const char *nl = strchr(p, '\n');
-        int len = nl ? (int)(nl - p) : (int)strlen(p);
-        char line[600];
-        snprintf(line, sizeof line, "%.*s", len, p);
-        fputs("note: ", stdout);
-        wc_fputs_safe(line, stdout);
-        fputc('\n', stdout);
-        p += len + (nl ? 1 : 0);
-    }
+    print_notes(s);
 }
 
 int cmd_import(int argc, char **argv)
@@ -368,6 +512,7 @@ int cmd_import(int argc, char **argv)
     c.csv.time_unit_ns = WC_NS_PER_S;
     c.csv.util_scale = 1.0;
     c.target.provenance = WC_PROV_MEASURED;
+    c.prom.step_ms = 30000;
     int rc = parse(argc, argv, &c);
     if (rc)
         return rc < 0 ? WC_EXIT_OK : rc;
@@ -376,12 +521,16 @@ int cmd_import(int argc, char **argv)
     c.target.command_line = cmdline;
     wc_import_summary sum;
     wc_error err = {{0}};
-    rc = c.csv_only ? wc_import_csv(&c.csv, &c.target, &sum, &err)
-                    : wc_import_gmt(&c.gmt, &c.target, &sum, &err);
+    rc = c.csv_only   ? wc_import_csv(&c.csv, &c.target, &sum, &err)
+         : c.gmt_only ? wc_import_gmt(&c.gmt, &c.target, &sum, &err)
+                      : wc_import_prometheus(&c.prom, &c.target, &sum, &err);
     if (rc) {
         wc_cli_error("import", err.msg);
         return rc == -ENODATA ? WC_EXIT_NO_DATA : WC_EXIT_USAGE;
     }
-    print_summary(&c, &sum);
+    if (c.prom_only)
+        print_prom_summary(&c, &sum);
+    else
+        print_summary(&c, &sum);
     return WC_EXIT_OK;
 }

@@ -9,13 +9,16 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "collector/exporter/exporter_table.h"
 #include "collector/meter/meter_table.h"
 #include "collector/recorder.h"
 #include "collector/truth/truth_file.h"
 #include "common/wc_clock.h"
+#include "common/wc_text.h"
 
 enum { OPT_DB = 1, OPT_INTERVAL, OPT_DURATION, OPT_METER, OPT_MODEL, OPT_CEILING, OPT_SIM_SEED,
-       OPT_QUIET, OPT_TRUTH, OPT_TRUTH_FORMAT, OPT_TRUTH_INTERVAL };
+       OPT_QUIET, OPT_TRUTH, OPT_TRUTH_FORMAT, OPT_TRUTH_INTERVAL, OPT_EXPORTER,
+       OPT_EXPORTER_INTERVAL, OPT_EXPORTER_TIMEOUT, OPT_EXPORTER_TOKEN };
 
 #define MAX_TRUTH 16
 
@@ -47,13 +50,42 @@ static const wc_cli_opt RECORD_SOURCE_OPTS[] = {
     WC_CLI_OPT_END,
 };
 
+/* The exporter's own numbers (collector/exporter/). */
+static const wc_cli_opt RECORD_EXPORTER_OPTS[] = {
+    {"exporter", "SPEC", OPT_EXPORTER,
+     "also scrape a power exporter's own numbers (repeatable,\n"
+     "at most 4) on its own thread, storing every scrape and\n"
+     "series; --insecure applies to it too. One of:"},
+    {"exporter-interval", "DUR", OPT_EXPORTER_INTERVAL,
+     "how often each exporter is\n"
+     "scraped (default 5s: Kepler's monitor.interval).\n"
+     "Scraping faster gives no more data: Kepler measures\n"
+     "once per interval, and a scrape that finds its snapshot\n"
+     "older than monitor.staleness (500ms) makes it recompute\n"
+     "on the spot, for all its clients. A scrape has side\n"
+     "effects: Kepler exports a terminated workload once,\n"
+     "then forgets it, so a second scraper takes those\n"
+     "series away from Prometheus"},
+    {"exporter-timeout", "DUR", OPT_EXPORTER_TIMEOUT,
+     "per-scrape timeout (default:\n"
+     "the interval, at most 10s)"},
+    {"exporter-token-file", "FILE", OPT_EXPORTER_TOKEN,
+     "bearer token for the exporter\n"
+     "(first line of FILE); otherwise from the environment:\n"
+     "WATTCAL_EXPORTER_TOKEN, or WATTCAL_EXPORTER_USER and\n"
+     "WATTCAL_EXPORTER_PASSWORD (basic auth); a URL with\n"
+     "credentials in it is refused"},
+    WC_CLI_OPT_END,
+};
+
 static const wc_cli_opt RECORD_OUTPUT_OPTS[] = {
     {"quiet", NULL, OPT_QUIET, "no progress line (for CI)"},
     WC_CLI_OPT_END,
 };
 
 static const wc_cli_opt *const RECORD_TABLES[] = {
-    RECORD_OPTS, wc_cli_root_opts, RECORD_SOURCE_OPTS, wc_cli_bmc_opts, RECORD_OUTPUT_OPTS, NULL,
+    RECORD_OPTS,          wc_cli_root_opts,   RECORD_SOURCE_OPTS, wc_cli_bmc_opts,
+    RECORD_EXPORTER_OPTS, RECORD_OUTPUT_OPTS, NULL,
 };
 
 /* Choices listed from the meter, model and truth-source tables. */
@@ -61,6 +93,7 @@ static const wc_cli_choices RECORD_CHOICES[] = {
     {OPT_METER, wc_cli_list_meters},
     {OPT_MODEL, wc_cli_list_models},
     {OPT_TRUTH, wc_cli_list_truth},
+    {OPT_EXPORTER, wc_cli_list_exporters},
     {0, NULL},
 };
 
@@ -71,7 +104,9 @@ static const wc_cli_spec RECORD_SPEC = {
         "Samples the node's power meter, /proc/stat and every process on absolute\n"
         "monotonic deadlines, attributes energy with the chosen model and writes\n"
         "everything (raw counters included) into a new SQLite file, one transaction\n"
-        "per tick. SIGINT/SIGTERM finish the current tick and close the run cleanly.",
+        "per tick. SIGINT/SIGTERM finish the current tick and close the run cleanly.\n"
+        "With --exporter, the deployed exporter's own /metrics are scraped beside it\n"
+        "and stored as reported, so its numbers are validated, not only re-created.",
     .opts = RECORD_TABLES,
     .choices = RECORD_CHOICES,
     .col = 23,
@@ -94,6 +129,7 @@ static int bad_choice(const char *opt, const char *choices, const char *val)
 }
 
 static const char *truth_specs[MAX_TRUTH];
+static const char *exporter_specs[WC_EXPORTER_MAX];
 
 /* What and how to sample: the run file, timing, meter, model, roots.
  * Returns 0, WC_EXIT_USAGE, or -1 when opt is not one of them. */
@@ -142,8 +178,8 @@ static int sampling_option(wc_record_opts *o, int opt, const char *arg)
     return -1;
 }
 
-/* The ground-truth sources and how they are polled. Returns 0 or
- * WC_EXIT_USAGE. */
+/* The ground-truth sources and how they are polled. Returns 0,
+ * WC_EXIT_USAGE, or -1 when opt is not one of them. */
 static int truth_option(wc_record_opts *o, int opt, const char *arg)
 {
     wc_error fe = {{0}};
@@ -173,7 +209,36 @@ static int truth_option(wc_record_opts *o, int opt, const char *arg)
             o->truth.connect_timeout_ns = o->truth.timeout_ns;
         return 0;
     case WC_CLI_OPT_TRUTH_PWFILE: o->truth.password_file = arg; return 0;
-    case WC_CLI_OPT_INSECURE: o->truth.insecure = 1; return 0;
+    case WC_CLI_OPT_INSECURE: o->truth.insecure = o->exporter.insecure = 1; return 0;
+    }
+    return -1;
+}
+
+/* The exporters and how they are scraped. Returns 0 or WC_EXIT_USAGE. */
+static int exporter_option(wc_record_opts *o, int opt, const char *arg)
+{
+    wc_error e = {{0}};
+    switch (opt) {
+    case OPT_EXPORTER:
+        if (wc_exporter_check_spec(arg, &e)) {
+            wc_cli_error("record", e.msg); /* never echoes credentials */
+            return WC_EXIT_USAGE;
+        }
+        if (o->nexporter == WC_EXPORTER_MAX)
+            return bad("--exporter (at most 4)", arg);
+        exporter_specs[o->nexporter++] = arg;
+        o->exporter_specs = exporter_specs;
+        return 0;
+    case OPT_EXPORTER_INTERVAL:
+        if (wc_parse_duration_ns(arg, &o->exporter.interval_ns) ||
+            o->exporter.interval_ns < 100000000)
+            return bad("--exporter-interval (at least 100ms)", arg);
+        return 0;
+    case OPT_EXPORTER_TIMEOUT:
+        if (wc_parse_duration_ns(arg, &o->exporter.timeout_ns) || o->exporter.timeout_ns < 10000000)
+            return bad("--exporter-timeout (at least 10ms)", arg);
+        return 0;
+    case OPT_EXPORTER_TOKEN: o->exporter.token_file = arg; return 0;
     }
     return WC_EXIT_USAGE;
 }
@@ -182,7 +247,9 @@ static int truth_option(wc_record_opts *o, int opt, const char *arg)
 static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
 {
     int rc = sampling_option(ctx, opt->id, arg);
-    return rc < 0 ? truth_option(ctx, opt->id, arg) : rc;
+    if (rc < 0)
+        rc = truth_option(ctx, opt->id, arg);
+    return rc < 0 ? exporter_option(ctx, opt->id, arg) : rc;
 }
 
 int wc_cli_parse_record_opts(int argc, char **argv, wc_record_opts *o)
@@ -200,6 +267,20 @@ int wc_cli_parse_record_opts(int argc, char **argv, wc_record_opts *o)
         return WC_EXIT_USAGE;
     }
     return 0;
+}
+
+void wc_cli_exporter_counts(const wc_record_opts *o, const wc_record_result *res, char *buf,
+                            size_t cap)
+{
+    buf[0] = '\0';
+    if (!o->nexporter)
+        return;
+    size_t used = 0;
+    wc_append(buf, cap, &used, "; exporter scrapes %lld ok, %lld failed",
+              (long long)res->exporter_ok, (long long)res->exporter_failed);
+    if (res->exporter_dropped)
+        wc_append(buf, cap, &used, ", %lld dropped (the sampler fell behind)",
+                  (long long)res->exporter_dropped);
 }
 
 int cmd_record(int argc, char **argv)
@@ -223,15 +304,18 @@ int cmd_record(int argc, char **argv)
                     (long long)res.ticks, o.db_path);
         return WC_EXIT_USAGE;
     }
-    if (!o.quiet || res.missed_deadlines || res.scan_errors || res.meter_errors)
+    char scrapes[160];
+    wc_cli_exporter_counts(&o, &res, scrapes, sizeof scrapes);
+    if (!o.quiet || res.missed_deadlines || res.scan_errors || res.meter_errors ||
+        res.exporter_failed)
         fprintf(stderr,
                 "wattcal record: %lld ticks written to %s (%s model; missed deadlines %lld, "
                 "process read errors %lld, zone read errors %lld; ground-truth samples %lld,"
-                " of which error/unavailable %lld)%s\n",
+                " of which error/unavailable %lld%s)%s\n",
                 (long long)res.ticks, o.db_path, wc_model_name(o.model),
                 (long long)res.missed_deadlines, (long long)res.scan_errors,
                 (long long)res.meter_errors, (long long)res.truth_samples,
-                (long long)res.truth_errors,
+                (long long)res.truth_errors, scrapes,
                 o.meter && !strcmp(o.meter, "sim") ? " — node power is SIMULATED" : "");
     return WC_EXIT_OK;
 }

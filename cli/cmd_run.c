@@ -103,10 +103,12 @@ static int replay(wc_scenario *sc, wc_record_opts *o)
         wc_cli_error("run", err.msg);
         return WC_EXIT_USAGE;
     }
+    char scrapes[160];
+    wc_cli_exporter_counts(o, &res.record, scrapes, sizeof scrapes);
     fprintf(stderr,
-            "wattcal run: %d phase repetitions, %d workloads (%d crashed workers), %lld ticks in %s%s\n",
+            "wattcal run: %d phase repetitions, %d workloads (%d crashed workers), %lld ticks in %s%s%s\n",
             res.phases_done, res.workloads, res.crashed, (long long)res.record.ticks, o->db_path,
-            o->meter && !strcmp(o->meter, "sim") ? " — node power is SIMULATED" : "");
+            scrapes, o->meter && !strcmp(o->meter, "sim") ? " — node power is SIMULATED" : "");
     return WC_EXIT_OK;
 }
 

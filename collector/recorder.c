@@ -19,6 +19,7 @@
 #include "collector/meter/meter_table.h"
 #include "collector/procfs/proc_scan.h"
 #include "collector/procfs/procstat.h"
+#include "collector/recorder_exporter.h"
 #include "collector/store/store.h"
 #include "collector/truth/truth_file.h"
 #include "collector/truth/truth_poller.h"
@@ -36,6 +37,7 @@ void wc_record_defaults(wc_record_opts *o)
     o->sim = wc_sim_default_params();
     o->ceiling_watts = WC_DEFAULT_CEILING_WATTS;
     wc_truth_config_defaults(&o->truth);
+    wc_exporter_config_defaults(&o->exporter);
 }
 
 /* Everything one recording holds open. */
@@ -62,6 +64,7 @@ typedef struct recording {
     int64_t *truth_ids;          /* their truth_source row ids */
     size_t ntruth;
     wc_truth_poller *poller;
+    wc_rec_exporters *exporters; /* --exporter: scraped on their own threads */
 } recording;
 
 /* Prints the first error of a kind to stderr (even with --quiet: an operator
@@ -291,6 +294,8 @@ static int write_run_info(recording *r, int64_t start_mono, wc_error *err)
         rc = wc_store_model_id(r->store, wc_model_name(o->model), &r->model_id, err);
     if (!rc)
         rc = register_truth(r, err);
+    if (!rc)
+        rc = wc_rec_exporters_register(r->exporters, r->store, err);
     return rc;
 }
 
@@ -315,8 +320,11 @@ static int setup(recording *r, wc_error *err)
     r->zone_in = calloc(nz ? nz : 1, sizeof *r->zone_in);
     if (!r->attrib || !r->readings || !r->prev_readings || !r->zone_in)
         return wc_error_set(err, -ENOMEM, "out of memory");
-    /* Every --truth is checked before the DB file is created. */
+    /* Every --truth and --exporter is checked before the DB file is created. */
     rc = open_truth(r, err);
+    if (!rc)
+        rc = wc_rec_exporters_open(o->exporter_specs, o->nexporter, &o->exporter,
+                                   &r->exporters, err);
     if (rc)
         return rc;
     r->store = wc_store_open(o->db_path, WC_STORE_CREATE, err);
@@ -325,6 +333,7 @@ static int setup(recording *r, wc_error *err)
 
 static void teardown(recording *r)
 {
+    wc_rec_exporters_free(r->exporters);
     wc_truth_poller_free(r->poller);
     for (size_t i = 0; i < r->ntruth; i++)
         wc_truth_close(&r->truth[i]);
@@ -473,6 +482,8 @@ static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err
         rc = wc_store_put_processes(r->store, tick_id, &r->snap, err);
     if (!rc)
         rc = write_truth(r, err);
+    if (!rc)
+        rc = wc_rec_exporters_write(r->exporters, r->store, r->res, err);
     wc_attr_tick_in in;
     wc_attr_out out;
     if (!rc)
@@ -601,6 +612,18 @@ static int finish_run(recording *r, int rc, wc_error *err)
     return rc ? rc : import_truth_files(r, err);
 }
 
+/* A run that failed before its first tick: the file it created is removed,
+ * and the error says so (a file that was there before is left as it was). */
+static void discard_unstarted(recording *r, wc_error *err)
+{
+    int removed = wc_store_discard(r->store);
+    r->store = NULL;
+    size_t n = err ? strlen(err->msg) : 0;
+    if (removed && err && n + 1 < sizeof err->msg)
+        snprintf(err->msg + n, sizeof err->msg - n,
+                 " (no tick was committed: the file is removed)");
+}
+
 int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record_result *res,
               wc_error *err)
 {
@@ -613,12 +636,11 @@ int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record
     if (!rc) {
         rc = loop(&r, stop, err);
         rc = finish_truth(&r, rc, err);
-        if (rc && res->ticks == 0) { /* a failed start: no file left (when it made one) */
-            wc_store_discard(r.store);
-            r.store = NULL;
-        } else {
+        rc = wc_rec_exporters_finish(r.exporters, r.store, res, rc, err);
+        if (rc && res->ticks == 0) /* a failed start: no file left (when it made one) */
+            discard_unstarted(&r, err);
+        else
             rc = finish_run(&r, rc, err);
-        }
         if (!opts->quiet && isatty(STDERR_FILENO))
             fputc('\n', stderr);
     }

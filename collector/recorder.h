@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "collector/exporter/exporter_scrape.h"
 #include "collector/model/attribution.h"
 #include "collector/meter/meter_sim.h"
 #include "collector/truth/truth.h"
@@ -35,6 +36,11 @@ typedef struct wc_record_opts {
                                        file:PATH, imported after the run by wall clock */
     size_t ntruth;
     wc_truth_config truth;       /* timeouts, credentials file, --insecure, --truth-format */
+    const char *const *exporter_specs; /* --exporter kepler:URL: scraped on their own threads,
+                                          every scrape and sample stored (at most
+                                          WC_EXPORTER_MAX) */
+    size_t nexporter;
+    wc_exporter_config exporter; /* --exporter-interval, -timeout, -token-file, --insecure */
     void (*on_first_tick)(void *ctx); /* called once the run row and first tick are
                                          committed (e.g. to start a scenario); may be NULL */
     void *ctx;
@@ -48,9 +54,13 @@ typedef struct wc_record_result {
     int64_t meter_errors;        /* zone reads that failed */
     int64_t truth_samples;       /* ground-truth samples written (all statuses) */
     int64_t truth_errors;        /* of which error or unavailable */
+    int64_t exporter_ok;         /* exporter scrapes stored ok (or capped) */
+    int64_t exporter_failed;     /* exporter scrapes stored as error or parse_error */
+    int64_t exporter_dropped;    /* scrapes lost because the sampler fell behind */
 } wc_record_result;
 
-/* Fills opts with the defaults (1 s, /proc, /sys, kepler-0.11, sim defaults). */
+/* Fills opts with the defaults (1 s, /proc, /sys, kepler-0.11, sim defaults,
+ * exporters scraped every 5 s). */
 void wc_record_defaults(wc_record_opts *opts);
 
 /* Records until the duration elapses or *stop becomes non-zero. Returns 0;

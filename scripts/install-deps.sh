@@ -5,7 +5,7 @@ set -eu
 # clang and its libFuzzer runtime (libclang-rt-14-dev on Debian 12): `make fuzz`.
 PKGS="gcc make pkg-config libsqlite3-dev sqlite3 libcurl4-openssl-dev libcriterion-dev \
 libgsl-dev libcjson-dev libyaml-dev gnuplot-nox ipmitool openipmi python3 stress-ng procps chromium \
-clang libclang-rt-14-dev"
+prometheus clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

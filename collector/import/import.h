@@ -48,6 +48,45 @@
  * Everything is parsed and checked before the DB is created: a bad file
  * leaves no DB behind. Errors name FILE:LINE:COLUMN; cells they quote show
  * control characters as '?'.
+ *
+ * A third source, a Prometheus server (import_prom.c, through the API
+ * client collector/prom/promapi.h), brings the deployed exporter's OWN
+ * numbers for one node and ground truth given as PromQL:
+ *
+ *  - which series are the node's: every kepler_* series whose node_name
+ *    label (Kepler >= 0.10) is the node; the targets (job, instance) that
+ *    export them, or whose legacy (<= 0.9) node series carry the node in
+ *    exported_instance (instance in the exposition, renamed by Prometheus)
+ *    or whose instance label is the node (a relabelled scrape); then every
+ *    kepler_* series of those targets WITHOUT node_name (kepler_build_info,
+ *    kepler_node_cpu_info, the legacy process/container/vm series), less
+ *    those whose exported_instance names another node. Found with
+ *    /api/v1/series over the range, pulled with /api/v1/query_range on the
+ *    grid of the multiples of step (since the epoch) from start to end, as
+ *    VictoriaMetrics and Thanos align range queries (at least 2 instants),
+ *    in chunks of at most 11,000 instants and a bounded number of samples
+ *    per request;
+ *  - what lands: run.meter_kind "prometheus", run.host the node, run.provenance
+ *    measured / simulated / estimated for the exporter's power source
+ *    measured / a replay or not measured / unknown, run.meter_description
+ *    where the numbers came from; one tick per evaluation instant (wall_ns
+ *    the instant, mono_ns = instant - start, cpu_ok 0), no zones, no
+ *    processes; one exporter row (kind "kepler", origin "prometheus", spec
+ *    "prometheus:URL node=NODE", version and revision from kepler_build_info,
+ *    layout, power source from the node series' path labels, provenance
+ *    "exporter kepler VERSION (POWER SOURCE)", or "replay" for a replay); one
+ *    exporter_scrape row per instant (request = response = the instant,
+ *    http_status NULL, samples = how many series had a value then; status
+ *    "ok", or "error" with 0 samples: no value in Prometheus at that instant);
+ *    one exporter_series row per series (labels = every label Prometheus
+ *    returned but __name__, so job and instance too, in canonical text) and
+ *    one exporter_sample per value (ts_ms NULL); per --truth-query one truth
+ *    source (kind "prometheus", spec = the query) whose samples are its
+ *    values at the instants (NaN: unavailable). A truth query must return
+ *    ONE series over the whole range (wrap several in sum() or max()).
+ *  - everything is written in one transaction after every chunk was pulled;
+ *    any error (HTTP, timeout, refused credentials, an empty result, a node
+ *    with no series) removes the new DB: nothing half-written.
  */
 #ifndef WC_IMPORT_H
 #define WC_IMPORT_H
@@ -56,6 +95,7 @@
 #include <stdint.h>
 
 #include "collector/meter/meter.h"
+#include "collector/prom/promapi.h"
 #include "common/wc_error.h"
 
 #define WC_IMPORT_MAX_COLS 32
@@ -139,6 +179,10 @@ typedef struct wc_import_summary {
     int64_t first_wall_ns, last_wall_ns;
     int64_t interval_ns;               /* median tick spacing */
     char notes[2048];                  /* decisions taken (units inferred, samples refused), one per line */
+    /* --prometheus only: the exporter's series and samples, instants without
+     * a sample, requests sent and answer bytes; its version and provenance */
+    int64_t exporter_series, exporter_samples, empty_instants, requests, bytes;
+    char exporter[160];
 } wc_import_summary;
 
 /* Imports a generic CSV into a new run. Returns 0; -EINVAL for a bad mapping
@@ -148,6 +192,32 @@ typedef struct wc_import_summary {
  * written (err says why, e.g. the file already holds a run). */
 int wc_import_csv(const wc_import_csv_opts *o, const wc_import_target *t,
                   wc_import_summary *sum, wc_error *err);
+
+#define WC_IMPORT_MAX_TRUTH_QUERIES 8
+/* Default samples per range request (bounds the memory of one answer). */
+#define WC_IMPORT_PROM_MAX_SAMPLES 200000
+
+/* One node's exporter series and ground truth from a Prometheus server. */
+typedef struct wc_import_prom_opts {
+    wc_prom_config prom;          /* server, credentials, TLS, timeouts */
+    const char *node;             /* node_name (v0.10+), instance / exported_instance (legacy) */
+    int64_t start_ms, end_ms;     /* first and last evaluation instant (ms since the epoch) */
+    int64_t step_ms;              /* between instants, >= 1 ms */
+    const char *truth_queries[WC_IMPORT_MAX_TRUTH_QUERIES]; /* PromQL, watts; each one series */
+    size_t ntruth;
+    size_t max_samples;           /* samples per request; 0: WC_IMPORT_PROM_MAX_SAMPLES */
+} wc_import_prom_opts;
+
+/* Imports a node's exporter series and truth queries into a new run (see
+ * the top of this file). Returns 0; -EINVAL for bad options or an answer
+ * the import cannot use (a truth query of several series, labels too long);
+ * -ENODATA for fewer than 2 instants or a query without a sample in the
+ * range (err names the query); -ENOENT for a node without series (err names
+ * the queries and the nodes there);
+ * the client's errors (promapi.h: -EACCES, -ETIMEDOUT, -EIO, -EPROTO, ...)
+ * with err naming the request; -EIO from the DB. Nothing is left on error. */
+int wc_import_prometheus(const wc_import_prom_opts *o, const wc_import_target *t,
+                         wc_import_summary *sum, wc_error *err);
 
 /* Imports a GMT folder into a new run. Returns 0; -EINVAL for a malformed or
  * truncated log or an undeclared ambiguous PSU scale (err names both

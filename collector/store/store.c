@@ -119,11 +119,17 @@ static int create_schema(wc_store *st, wc_error *err)
         return wc_error_set(err, -EEXIST,
                             "%s is a SQLite database of another application (it has tables); "
                             "wattcal never writes into it: choose a new --db file", st->path);
-    int rc = wc_store_exec(st, "BEGIN", err);
+    /* WAL only once the file is known to be ours: a refused file keeps its
+     * journal mode and its bytes */
+    int rc = wc_store_exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err);
+    if (!rc)
+        rc = wc_store_exec(st, "BEGIN", err);
     if (!rc)
         rc = wc_store_exec(st, WC_SCHEMA_SQL, err);
     if (!rc)
         rc = wc_store_exec(st, WC_CALIBRATION_SQL, err);
+    if (!rc)
+        rc = wc_store_exec(st, WC_EXPORTER_SQL, err);
     if (!rc) {
         char pragma[64];
         snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", WC_STORE_SCHEMA_VERSION);
@@ -131,7 +137,9 @@ static int create_schema(wc_store *st, wc_error *err)
     }
     if (!rc)
         rc = wc_store_exec(st, "COMMIT", err);
-    else
+    if (rc && sqlite3_errcode(st->db) == SQLITE_FULL)
+        rc = -ENOSPC; /* before ROLLBACK resets the error code */
+    if (rc)
         wc_store_exec(st, "ROLLBACK", NULL);
     return rc;
 }
@@ -175,15 +183,13 @@ static void open_failed(wc_store *st, wc_error *err)
                      st->db ? sqlite3_errmsg(st->db) : "out of memory");
 }
 
-/* A new run: WAL journal and the schema. A full disk is named as such: the
- * run could not start, nothing was recorded (and wc_store_open removes a
- * file it created). */
+/* A new run: the schema (create_schema switches to WAL once the file is
+ * known to be ours). A full disk is named as such: the run could not start,
+ * nothing was recorded (and wc_store_open removes a file it created). */
 static int start_new_run(wc_store *st, wc_error *err)
 {
-    int rc = wc_store_exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err);
-    if (!rc)
-        rc = create_schema(st, err);
-    if (rc && sqlite3_errcode(st->db) == SQLITE_FULL)
+    int rc = create_schema(st, err);
+    if (rc == -ENOSPC)
         rc = wc_error_set(err, -ENOSPC, "%s: starting a new run: database or disk is full (disk "
                           "full before the first tick: nothing was recorded%s)", st->path,
                           st->created ? "; the file is removed" : "");
@@ -265,6 +271,7 @@ void wc_store_close(wc_store *st)
     for (int i = 0; i < Q_COUNT; i++)
         sqlite3_finalize(st->q[i]);
     sqlite3_finalize(st->proc_batch);
+    wc_store_exporter_free(st);
     if (st->db)
         sqlite3_close(st->db);
     free(st);
@@ -297,6 +304,8 @@ int wc_store_ensure_calibration(wc_store *st, wc_error *err)
     char pragma[64];
     snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", WC_STORE_SCHEMA_VERSION);
     int rc = wc_store_exec(st, WC_CALIBRATION_SQL, err);
+    if (!rc) /* version 5 promises the exporter tables too (empty here) */
+        rc = wc_store_exec(st, WC_EXPORTER_SQL, err);
     return rc ? rc : wc_store_exec(st, pragma, err);
 }
 
@@ -304,7 +313,10 @@ int wc_store_ensure_indexes(wc_store *st, wc_error *err)
 {
     if (st->read_only)
         return 0; /* queries still work, only slower */
-    return wc_store_exec(st, WC_INDEX_SQL, err);
+    int rc = wc_store_exec(st, WC_INDEX_SQL, err);
+    if (!rc && wc_store_has_object(st, "exporter_sample") == 1) /* version 5 */
+        rc = wc_store_exec(st, WC_EXPORTER_INDEX_SQL, err);
+    return rc;
 }
 
 /* The steps of wc_store_finish_run, as its messages name them, each with
@@ -351,12 +363,16 @@ static int finish_end_row(wc_store *st, int64_t ended_wall_ns, int64_t ended_mon
     return rc;
 }
 
-/* Every index or none: one transaction (rolled back on failure). */
+/* Every index or none: one transaction (rolled back on failure); the
+ * exporter tables' indexes with the others where those tables exist. */
 static int finish_indexes(wc_store *st, wc_error *err)
 {
     if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
         return finish_failed(st, 1, NULL, err);
-    if (sqlite3_exec(st->db, WC_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK &&
+    int has_exporter = wc_store_has_object(st, "exporter_sample");
+    if (has_exporter >= 0 && sqlite3_exec(st->db, WC_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK &&
+        (has_exporter == 0 ||
+         sqlite3_exec(st->db, WC_EXPORTER_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK) &&
         sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
         return 0;
     int rc = finish_failed(st, 1, NULL, err); /* before ROLLBACK resets the error */

@@ -31,8 +31,9 @@
 #include "collector/truth/truth.h"
 #include "common/wc_error.h"
 
-#define WC_STORE_SCHEMA_VERSION 4
-/* Oldest schema still read: version 3 lacks only the calibration tables. */
+#define WC_STORE_SCHEMA_VERSION 5
+/* Oldest schema still read: version 3 lacks the calibration tables, 3 and 4
+ * the exporter tables (store_exporter.h: such runs have no exporter). */
 #define WC_STORE_SCHEMA_MIN_VERSION 3
 
 typedef struct wc_store wc_store;
@@ -76,8 +77,9 @@ int wc_store_commit(wc_store *st, wc_error *err);
  * or -EIO. */
 int wc_store_rollback(wc_store *st);
 
-/* Creates the calibration tables if missing (a version-3 run becomes version
- * 4). Returns 0, -EROFS on a read-only store, -EIO with err. */
+/* Creates the calibration tables if missing, with the exporter tables (a
+ * version-3 or 4 run becomes version 5). Returns 0, -EROFS on a read-only
+ * store, -EIO with err. */
 int wc_store_ensure_calibration(wc_store *st, wc_error *err);
 
 /* Builds the read-side indexes if missing (done by wc_store_finish_run; readers

@@ -36,11 +36,17 @@ struct wc_store {
     sqlite3_stmt *proc_batch;    /* PROC_BATCH-row form of Q_PROC_SAMPLE */
     int read_only;               /* opened with WC_STORE_READ: no statements prepared */
     int created;                 /* WC_STORE_CREATE made the file (it was absent) */
+    struct wc_exporter_cache *exporter; /* store_exporter.c: its statements and series ids,
+                                           made on first use (NULL until then) */
 };
 
 /* Prepares the writer's statements (q[] and proc_batch) of a store opened
  * for writing (store_write.c). Returns 0 or wc_store_fail. */
 int wc_store_prepare_writer(wc_store *st, wc_error *err);
+
+/* Frees the exporter writer's statements and series cache (store_exporter.c;
+ * called by wc_store_close). Safe when there is none. */
+void wc_store_exporter_free(wc_store *st);
 
 /* Sets err to "<file>: <what>: <sqlite message>" and returns -EIO, or -ENOSPC
  * when the disk is full (saying that committed data is kept). */

@@ -29,7 +29,8 @@ typedef enum wc_iter_kind {
     WC_ITER_PROCESS_NAME,         /* id, comm */
     WC_ITER_ZONE_SUM,             /* zone, energy */
     WC_ITER_TENANT_TOTALS,        /* key, energy */
-    WC_ITER_TENANT_ROWS           /* tick_id, key, energy */
+    WC_ITER_TENANT_ROWS,          /* tick_id, key, energy */
+    WC_ITER_EXPORTER_SAMPLE       /* series_id, scrape_id, mono, wall, value, ts_ms */
 } wc_iter_kind;
 
 struct wc_store_iter {

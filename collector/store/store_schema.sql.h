@@ -1,5 +1,5 @@
 /*
- * store_schema.sql.h — the SQL text of the wattcal store schema (version 4),
+ * store_schema.sql.h — the SQL text of the wattcal store schema (version 5),
  * included by collector/store/store.c only. docs/schema.md explains every column.
  */
 #ifndef WC_STORE_SCHEMA_SQL_H
@@ -62,7 +62,8 @@ static const char WC_SCHEMA_SQL[] =
     " crash_signal INTEGER, failed INTEGER, variant TEXT);";
 
 /* Version 4 adds the calibration tables (written by `wattcal calibrate`); a
- * version-3 run gets them, and version 4, the first time it is calibrated. */
+ * version-3 or 4 run gets them (with the exporter tables below), and version
+ * 5, the first time it is calibrated. */
 static const char WC_CALIBRATION_SQL[] =
     "CREATE TABLE IF NOT EXISTS calibration("
     " id INTEGER PRIMARY KEY, created_wall_ns INTEGER, kind TEXT, target TEXT, input TEXT,"
@@ -72,6 +73,34 @@ static const char WC_CALIBRATION_SQL[] =
     "CREATE TABLE IF NOT EXISTS calibration_residual("
     " calibration_id INTEGER, start_mono_ns INTEGER, end_mono_ns INTEGER, x REAL, y REAL,"
     " fitted REAL, residual REAL, weight REAL);";
+
+/* Version 5 adds the exporter's own numbers (store_exporter.c): which
+ * exporter, every scrape (or Prometheus evaluation instant), every series as
+ * reported with its Kepler meaning, every sample. A version-3 or 4 run gets
+ * the (empty) tables with the calibration tables, so a file that says
+ * version 5 always has them; readers of an older run find no exporter. */
+static const char WC_EXPORTER_SQL[] =
+    "CREATE TABLE IF NOT EXISTS exporter("
+    " id INTEGER PRIMARY KEY, spec TEXT, kind TEXT, origin TEXT, node TEXT, version TEXT,"
+    " revision TEXT, layout TEXT, power_source TEXT, provenance TEXT, description TEXT);"
+    "CREATE TABLE IF NOT EXISTS exporter_scrape("
+    " id INTEGER PRIMARY KEY, exporter_id INTEGER, req_mono_ns INTEGER, req_wall_ns INTEGER,"
+    " resp_mono_ns INTEGER, resp_wall_ns INTEGER, http_status INTEGER, duration_ns INTEGER,"
+    " bytes INTEGER, samples INTEGER, status TEXT, error TEXT);"
+    "CREATE TABLE IF NOT EXISTS exporter_series("
+    " id INTEGER PRIMARY KEY, exporter_id INTEGER, metric TEXT, labels TEXT, level TEXT,"
+    " quantity TEXT, device TEXT, zone TEXT, key TEXT, parent TEXT, name TEXT, namespace TEXT,"
+    " comm TEXT, state TEXT, path TEXT, meter TEXT, UNIQUE(exporter_id, metric, labels));"
+    "CREATE TABLE IF NOT EXISTS exporter_sample("
+    " scrape_id INTEGER, series_id INTEGER, value REAL, ts_ms INTEGER);";
+
+/* The exporter tables' read-side indexes, built at the end like the others
+ * (only where the tables exist: wc_store_ensure_indexes also runs on older
+ * runs). */
+static const char WC_EXPORTER_INDEX_SQL[] =
+    "CREATE INDEX IF NOT EXISTS exporter_sample_series ON exporter_sample(series_id, scrape_id);"
+    "CREATE INDEX IF NOT EXISTS exporter_scrape_exporter ON exporter_scrape(exporter_id,"
+    " resp_mono_ns);";
 
 /* Indexes built when a run finishes (or by readers on a run killed early):
  * keeping them out of the recording path keeps ingest fast. */

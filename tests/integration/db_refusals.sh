@@ -1,11 +1,20 @@
 # record never writes into a file it did not create for a run: an existing
 # run, another application's SQLite DB, a non-database file, an empty name.
+# "Never writes" is checked byte for byte: a refused file keeps its journal
+# mode too (a switch to WAL alone would rewrite its header).
 . tests/integration/lib/common.sh
+sum() { cksum <"$1"; }
 sqlite3 "$T/other.db" 'CREATE TABLE customers(id INTEGER); INSERT INTO customers VALUES(1);'
+before=$(sum "$T/other.db")
 "$BIN" record --db "$T/other.db" --meter sim --duration 1s --quiet 2>"$T/e"; rc=$?
 [ $rc -eq 2 ] || fail "foreign DB: exit $rc"
 expect_contains "$T/e" "another application"
-[ "$(sql "$T/other.db" "SELECT COUNT(*) FROM sqlite_master")" = 1 ] || fail "foreign DB was modified"
+[ "$(sum "$T/other.db")" = "$before" ] || fail "foreign DB was modified"
+[ "$(sql "$T/other.db" "PRAGMA journal_mode")" = delete ] || fail "foreign DB switched to WAL"
+"$BIN" import --db "$T/other.db" --csv tests/fixtures/import/run.csv --time-col timestamp \
+    --time-unit iso --counter-col pkg_uj:package:uj 2>"$T/e"; rc=$?
+[ $rc -ne 0 ] || fail "import into a foreign DB: exit 0"
+[ "$(sum "$T/other.db")" = "$before" ] || fail "import modified the foreign DB"
 echo "hello" >"$T/text.db"
 "$BIN" record --db "$T/text.db" --meter sim --duration 1s --quiet 2>"$T/e"; rc=$?
 [ $rc -eq 2 ] || fail "text file: exit $rc"
@@ -19,7 +28,10 @@ for bad in "--ceiling-watts nan" "--ceiling-watts inf" "--sim-seed -1" "--durati
     [ $rc -eq 2 ] || fail "$bad accepted (exit $rc)"
 done
 "$BIN" record --db "$T/run.db" --meter sim --duration 1s --quiet || fail "record"
+before=$(sum "$T/run.db")
 "$BIN" record --db "$T/run.db" --meter sim --duration 1s --quiet 2>"$T/e"; rc=$?
 [ $rc -eq 2 ] || fail "second run into the same file: exit $rc"
 expect_contains "$T/e" "already holds a recorded run"
+[ "$(sum "$T/run.db")" = "$before" ] || fail "the refused run was modified"
+[ ! -e "$T/run.db-wal" ] || fail "the refused run was switched to WAL"
 exit 0

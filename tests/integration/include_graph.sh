@@ -12,6 +12,8 @@
 #    1  collector/procfs/       /proc parsers
 #    2  collector/meter/        meters; the simulated node reads /proc (procfs)
 #    3  collector/truth/        ground truth; a sample is a meter reading
+#    3  collector/exporter/     the exporter's own numbers (exposition, Kepler names)
+#    3  collector/prom/         the Prometheus HTTP API client
 #    4  collector/model/        attribution over procfs ticks and meter counters
 #    5  collector/store/        the run database: stores all of the above
 #    6  collector/import/       other tools' runs, written through the store
@@ -92,7 +94,8 @@ function cycle(v,   k, s) {
 }
 BEGIN {
     L["common"] = 0; L["collector/procfs"] = 1; L["collector/meter"] = 2
-    L["collector/truth"] = 3; L["collector/model"] = 4; L["collector/store"] = 5
+    L["collector/truth"] = 3; L["collector/exporter"] = 3; L["collector/prom"] = 3
+    L["collector/model"] = 4; L["collector/store"] = 5
     L["collector/import"] = 6; L["collector"] = 7; L["validator"] = 8
     L["workloads"] = 8; L["reports"] = 9; L["cli"] = 10
 }
