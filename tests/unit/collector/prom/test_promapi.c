@@ -161,7 +161,7 @@ Test(promapi_answer, matrix)
     const char *body =
         "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
         "{\"metric\":{\"zone\":\"package\",\"__name__\":\"kepler_node_cpu_joules_total\","
-        "\"node_name\":\"n1\"},\"values\":[[1795970837,\"1.5\"],[1764434838.25,\"NaN\"],"
+        "\"node_name\":\"n1\"},\"values\":[[1764434837,\"1.5\"],[1764434838.25,\"NaN\"],"
         "[1764434839,\"+Inf\"],[1764434840,\"-Inf\"]]},"
         "{\"metric\":{},\"values\":[[1795970837,\"2e3\"]]}]}}";
     cr_assert_eq(parse(body, 200, WC_PROM_RESULT, &v, NULL, &err), 0, "%s", err.msg);
@@ -169,7 +169,7 @@ Test(promapi_answer, matrix)
     cr_assert_str_eq(v.metric[0], "kepler_node_cpu_joules_total");
     cr_assert_str_eq(v.labels[0], "node_name=n1;zone=package;", "sorted, __name__ apart");
     cr_assert_eq(v.npoints[0], 4);
-    cr_assert_eq(v.points[0][0].t_ms, 1795970837000LL);
+    cr_assert_eq(v.points[0][0].t_ms, 1764434837000LL);
     cr_assert_eq(v.points[0][0].value, 1.5);
     cr_assert_eq(v.points[0][1].t_ms, 1764434838250LL);
     cr_assert(isnan(v.points[0][1].value));
@@ -254,6 +254,41 @@ Test(promapi_answer, callback_stops_the_walk)
                                       &v, NULL, 0, &err), -ECANCELED);
     cr_assert_eq(v.n, 1);
     cr_assert_str_eq(err.msg, "stopped");
+}
+
+/* What the fuzzer of tests/fuzz/fuzz_prom_api.c found (issue 16): answers a
+ * server must not be believed on. */
+Test(promapi_answer, refuses_what_a_series_cannot_be)
+{
+    seen v;
+    wc_error err = {{0}};
+    static const struct {
+        const char *result, *why;
+    } bad[] = {
+        {"{\"metric\":{},\"values\":[[20,\"1\"],[10,\"2\"]]}",
+         "sample at 10000 ms follows one at 20000 ms"},
+        {"{\"metric\":{},\"values\":[[10,\"1\"],[10,\"2\"]]}",
+         "sample at 10000 ms follows one at 10000 ms"},
+        {"{\"metric\":{\"a\":\"1\",\"a\":\"2\"},\"value\":[1,\"1\"]}", "gives label a twice"},
+        {"{\"metric\":{\"__name__\":\"x\",\"__name__\":\"y\"},\"value\":[1,\"1\"]}",
+         "__name__ twice"},
+        {"{\"metric\":{},\"value\":[1e300,\"1\"]}", "is out of range (after 2262-04-11"},
+        {"{\"metric\":{},\"value\":[1,\"1e999\"]}", "\"1e999\" is not a number within the range"},
+        {"{\"metric\":{\"b\\u001b[2J\":1},\"value\":[1,\"1\"]}", "label b?[2J is not a string"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char body[512];
+        snprintf(body, sizeof body, "{\"status\":\"success\",\"data\":{\"resultType\":"
+                 "\"matrix\",\"result\":[%s]}}", bad[i].result);
+        cr_assert_eq(parse(body, 200, WC_PROM_RESULT, &v, NULL, &err), -EPROTO, "%s", body);
+        cr_assert(strstr(err.msg, bad[i].why), "%s: %s", body, err.msg);
+        cr_assert_eq(v.n, 0, "nothing handed on");
+    }
+    char warning[128];
+    cr_assert_eq(parse("{\"status\":\"success\",\"warnings\":[\"store \\u001b[2J down\"],"
+                       "\"data\":{\"resultType\":\"vector\",\"result\":[]}}", 200,
+                       WC_PROM_RESULT, &v, warning, &err), 0);
+    cr_assert_str_eq(warning, "store ?[2J down", "a warning's control bytes shown as '?'");
 }
 
 /* ---- opening: URLs and credentials (no request is sent) -------------------- */
