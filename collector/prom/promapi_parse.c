@@ -406,7 +406,7 @@ static int error_answer(const cJSON *root, const char *body, size_t len, long ht
     else
         snippet(body, len, text, 200);
     for (char *q = text; *q; q++)
-        if ((unsigned char)*q < 0x20)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f)
             *q = '?';
     int bad_data = cJSON_IsString(type) && strcmp(type->valuestring, "bad_data") == 0;
     int code = http == 401 || http == 403 ? -EACCES : bad_data ? -EINVAL : -EIO;
