@@ -92,7 +92,7 @@ static int is_blank(char c)
  * UNIT line keeps the type when the family is already the current one). */
 static int set_family(expo_parser *p, const char *name, size_t n, wc_expo_type t, int keep_type)
 {
-    if (keep_type && p->fam_len == n && !memcmp(p->fam, name, n))
+    if (keep_type && p->fam && p->fam_len == n && !memcmp(p->fam, name, n))
         return 0;
     if (n + 1 > p->fam_cap) {
         char *f = realloc(p->fam, n + 64);
@@ -119,6 +119,8 @@ static int meta_name(expo_parser *p, const char **ps, const char *kw, const char
         int rc = expo_qstring(p, &s, &w, p->le - p->ls, "the quoted metric name", NULL, n);
         if (rc)
             return rc;
+        if (!*n)
+            return expo_fail(p, *ps, "an empty quoted metric name after %s", kw);
         e = s;
     } else if (e == s) {
         char q[32];
