@@ -146,19 +146,34 @@ typedef struct pass {
     int64_t window_ns;
 } pass;
 
-static long zone_index(wc_levels_report *r, const char *name)
+/* Index of zone name in the report, -1 when it has none. */
+static long zone_find(const wc_levels_report *r, const char *name)
 {
     for (size_t i = 0; i < r->nzones; i++)
         if (!strcmp(r->zones[i].zone, name))
             return (long)i;
-    if (r->nzones == WC_LEVELS_MAX_ZONES)
-        return -1;
+    return -1;
+}
+
+/* Adds a zone name (once); past WC_LEVELS_MAX_ZONES it is left out (-1). A
+ * name that does not fit is refused: cut, it would match none of its rows. */
+static long zone_add(wc_levels_report *r, const char *name, wc_error *err)
+{
+    long z = zone_find(r, name);
+    if (z >= 0 || r->nzones == WC_LEVELS_MAX_ZONES)
+        return z;
+    size_t len = strlen(name);
+    if (len >= sizeof r->zones[0].zone)
+        return wc_error_set(err, -EINVAL, "node_attr: zone name '%.40s...' is %zu bytes long, "
+                            "longer than the %zu a wattcal zone name has (a run altered or "
+                            "written by another tool): its levels cannot be checked", name, len,
+                            sizeof r->zones[0].zone - 1);
     snprintf(r->zones[r->nzones].zone, sizeof r->zones[r->nzones].zone, "%s", name);
     return (long)r->nzones++;
 }
 
 /* The zone names of the model's node rows become the report's zones first,
- * so the per-tick arrays have their final width. */
+ * so the per-tick arrays have their final width (nothing adds one later). */
 static int load_node_zones(wc_store *st, int64_t model_id, pass *p, wc_error *err)
 {
     wc_store_iter *it = NULL;
@@ -167,8 +182,10 @@ static int load_node_zones(wc_store *st, int64_t model_id, pass *p, wc_error *er
         return rc;
     const char *zone = NULL;
     while ((rc = wc_store_text_next(it, &zone, err)) == 1)
-        if (zone)
-            zone_index(p->rep, zone);
+        if (zone && zone_add(p->rep, zone, err) < -1) {
+            rc = -EINVAL;
+            break;
+        }
     wc_store_iter_close(it);
     return rc;
 }
@@ -196,7 +213,7 @@ static int load_node_rows(wc_store *st, int64_t model_id, pass *p, wc_error *err
     wc_node_row r;
     while ((rc = wc_store_node_row_next(it, &r, err)) == 1) {
         long i = wc_timebase_index(&p->tb, r.tick_id);
-        long z = r.zone ? zone_index(p->rep, r.zone) : -1;
+        long z = r.zone ? zone_find(p->rep, r.zone) : -1;
         if (i < 0 || z < 0 || (size_t)z >= p->nz)
             continue;
         size_t c = (size_t)i * p->nz + (size_t)z;
@@ -597,7 +614,7 @@ static void reset_totals(pass *p)
         }
         double *pj = lz->per_process_j, *pc = lz->per_process_cpu_s, *cj = lz->per_container_j,
                *cc = lz->per_container_cpu_s;
-        char name[32];
+        char name[sizeof lz->zone];
         snprintf(name, sizeof name, "%s", lz->zone);
         memset(lz, 0, sizeof *lz);
         snprintf(lz->zone, sizeof lz->zone, "%s", name);

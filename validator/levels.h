@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collector/model/attribution.h"
 #include "collector/store/store.h"
 #include "common/wc_error.h"
 
@@ -76,7 +77,8 @@ typedef struct wc_invariant {
 
 /* Totals and series of one zone name. */
 typedef struct wc_level_zone {
-    char zone[32];
+    char zone[WC_ATTR_ZONE_NAME_MAX]; /* every name the attribution writes fits; a longer
+                                         one (a run altered elsewhere) is refused */
     double node_j, idle_j, active_j, process_j, container_j, pod_j;
     double unattr_skipped_j, unattr_missed_j, over_j;
     double containerised_process_j;  /* Σ processes that belong to a container */

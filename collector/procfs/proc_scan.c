@@ -25,7 +25,7 @@
 #include "common/wc_fs.h"
 
 /* Large enough for any /proc/<pid>/stat (52 fields of <= 20 digits + comm). */
-#define SCAN_STAT_BUF 2048
+#define SCAN_STAT_BUF WC_PIDSTAT_BUF
 /* /proc/<pid>/cgroup of a deeply nested v1 hierarchy fits easily. */
 #define SCAN_CGROUP_BUF 16384
 #define SCAN_INITIAL_SLOTS 1024u
@@ -141,26 +141,17 @@ static void ht_delete_at(wc_proc_scanner *s, size_t i)
 
 /* ---- reading one process ---------------------------------------------------- */
 
-/* Reads <pid>/stat below the root with one open+read+close. Returns the
- * byte count, or -errno (0 = empty read). */
+/* Reads <pid>/stat below the root with one open+read+close, whole or
+ * refused (wc_pidstat_read_at). Returns the byte count, or -errno / -EFBIG
+ * (0 = empty read). */
 static ssize_t read_stat(int dfd, const char *name, size_t name_len, char *buf, size_t cap)
 {
     char rel[32];
     memcpy(rel, name, name_len);
     memcpy(rel + name_len, "/stat", sizeof "/stat");
-    int fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a planted FIFO cannot block */
-    if (fd < 0)
-        return -errno;
-    ssize_t r;
-    do
-        r = read(fd, buf, cap - 1);
-    while (r < 0 && errno == EINTR);
-    int e = errno;
-    close(fd);
-    if (r < 0)
-        return -e;
-    buf[r] = '\0';
-    return r;
+    size_t len = 0;
+    int rc = wc_pidstat_read_at(dfd, rel, buf, cap, &len);
+    return rc ? rc : (ssize_t)len;
 }
 
 /* Records a per-process failure; only the first is described. */
@@ -347,7 +338,11 @@ static int scan_one(wc_proc_scanner *s, const char *name, size_t name_len, int32
     }
     if (n < 0) {
         wc_error e = {{0}};
-        wc_error_set(&e, (int)n, "%s/%s/stat: %s", s->root, name, strerror((int)-n));
+        if (n == -EFBIG)
+            wc_error_set(&e, (int)n, "%s/%s/stat: longer than %zu bytes: refused, never parsed "
+                         "cut (a real stat line is shorter)", s->root, name, sizeof buf - 1);
+        else
+            wc_error_set(&e, (int)n, "%s/%s/stat: %s", s->root, name, strerror((int)-n));
         count_error(snap, &e);
         return 0;
     }
