@@ -163,7 +163,9 @@ install: wattcal
 	sed 's#/usr/local/#$(PREFIX)/#g' docs/wattcal.1 >$(DESTDIR)$(PREFIX)/share/man/man1/wattcal.1
 	chmod 0644 $(DESTDIR)$(PREFIX)/share/man/man1/wattcal.1
 	install -m 0644 README.md runbook.md $(DESTDIR)$(DOCDIR)/
-	install -m 0644 docs/schema.md docs/scenarios.md docs/kepler-model.md $(DESTDIR)$(DOCDIR)/docs/
+	install -m 0644 docs/*.md docs/*.json $(DESTDIR)$(DOCDIR)/docs/
+	for f in $$(find deploy -type f | sort); do \
+	    install -D -m 0644 "$$f" "$(DESTDIR)$(DOCDIR)/$$f" || exit 1; done
 	sh scripts/gen-completion.sh ./wattcal >$(DESTDIR)$(COMPDIR)/wattcal
 
 clean:
