@@ -34,6 +34,13 @@ static const char *level_rows_sql(wc_attr_level l)
     }
 }
 
+/* second opinion: the NEGATIVE_SHARE rows (flag 64) of a level, pods,
+ * containers and VMs by key (processes are read by validator/levels.c's
+ * reader, wc_store_work_rows_open). */
+static const char NEGATIVE_ROWS[] =
+    "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ?1 AND level = ?2 AND"
+    " zone = ?3 AND (COALESCE(flags, 0) & 64) != 0";
+
 /* diff: per-key totals of a level. */
 static const char *level_totals_sql(wc_attr_level l)
 {
@@ -111,6 +118,9 @@ int wc_store_tenant_rows_open(wc_store *st, int64_t model_id, wc_attr_level leve
     if (kind == WC_TENANT_ROWS_ALL)
         return tenant_open(st, level_rows_sql(level), WC_ITER_TENANT_ROWS, 0, model_id, level,
                            zone, 0, "reading workload rows", it, err);
+    if (kind == WC_TENANT_ROWS_NEGATIVE_SHARE)
+        return tenant_open(st, NEGATIVE_ROWS, WC_ITER_TENANT_ROWS, 1, model_id, level, zone, 0,
+                           "reading the negative-share rows", it, err);
     return tenant_open(st, level == WC_LEVEL_PROCESS ? ROWS_BY_COMM : ROWS_BY_KEY,
                        WC_ITER_TENANT_ROWS, 1, model_id, level, zone, 0,
                        "reading the attributed energy", it, err);
