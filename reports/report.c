@@ -531,6 +531,31 @@ static void accuracy_table(wc_doc *d, const wc_validation *v)
 
 /* ---- attribution ------------------------------------------------------------ */
 
+/* Kepler's NEGATIVE_SHARE rows left out of every sum (validator/levels.h):
+ * a note per level and the workloads (names escaped by wc_doc); nothing
+ * when the run has none. */
+static void excluded_note(wc_doc *d, const wc_gap_report *r)
+{
+    static const char *const lvl[] = {"", "process", "container", "pod", "vm"};
+    for (int l = 1; l < 5; l++)
+        if (r->excluded_rows[l])
+            wc_doc_note(d, "warn", fmt("%s level:", lvl[l]),
+                        "%lld interval rows with Kepler's negative share (pid reuse wraps them to ~2^64 µJ:"
+                        " Kepler's own arithmetic, which the deployed exporter exports the same way) excluded:"
+                        " the exporter's numbers for those workloads in those intervals are not usable. Their"
+                        " node energy counts as unattributed, so gap = idle + unattributed − over still holds.",
+                        (long long)r->excluded_rows[l]);
+    if (!r->nexcluded)
+        return;
+    static const char *const hdr[] = {"level", "workload with excluded intervals"};
+    wc_doc_table_begin(d, hdr, 2);
+    for (size_t i = 0; i < r->nexcluded; i++)
+        wc_doc_table_row(d, NULL, (const char *const[]){r->excluded[i].level, r->excluded[i].name});
+    wc_doc_table_end(d);
+    if (r->excluded_workloads > (int64_t)r->nexcluded)
+        wc_doc_para(d, "… and %lld more workloads.", (long long)(r->excluded_workloads - (int64_t)r->nexcluded));
+}
+
 static void gap_tables(wc_doc *d, const wc_validation *v)
 {
     const wc_gap_report *r = &v->gap;
@@ -781,6 +806,7 @@ static void compose(wc_doc *d, const wc_validation *v, const run_meta *m, const 
     figure_if(d, F, "bland_altman");
     figure_if(d, F, "scatter");
     gap_tables(d, v);
+    excluded_note(d, &v->gap);
     vm_tables(d, v);
     figure_if(d, F, "gap");
     tenants(d, v, top);

@@ -57,6 +57,8 @@ typedef struct prow {
     int64_t id;
     size_t ti;
     double j;
+    int excluded;                /* Kepler's NEGATIVE_SHARE (~2^64 µJ): no energy, the
+                                    interval is not compared (validator/levels.h) */
 } prow;
 
 typedef struct procs_ctx {
@@ -127,7 +129,8 @@ static int rows_load(wc_store *st, int64_t model_id, procs_ctx *p, wc_error *err
             }
             p->rows = n, p->caprows = cap;
         }
-        p->rows[p->nrows++] = (prow){r.process_id, (size_t)ti, r.energy_uj / 1e6};
+        int neg = (r.flags & WC_AF_NEGATIVE_SHARE) != 0;
+        p->rows[p->nrows++] = (prow){r.process_id, (size_t)ti, neg ? 0 : r.energy_uj / 1e6, neg};
     }
     wc_store_iter_close(it);
     if (rc < 0)
@@ -290,7 +293,8 @@ static void fill_exporter(procs_ctx *p)
     }
 }
 
-/* The model's per-tick energy of each matched process into its key. */
+/* The model's per-tick energy of each matched process into its key; an
+ * interval holding a NEGATIVE_SHARE row of it is unknown (not compared). */
 static void fill_reference(procs_ctx *p)
 {
     size_t q = 0;
@@ -300,7 +304,9 @@ static void fill_reference(procs_ctx *p)
         if (q == p->nprocs || p->procs[q].key < 0)
             continue;
         size_t s = p->c->tick_scrape[p->rows[i].ti];
-        if (s > 0 && s < p->c->d->nscrapes)
+        if (s > 0 && s < p->c->d->nscrapes && p->rows[i].excluded)
+            p->c->keys[p->procs[q].key].known[s] = 0;
+        else if (s > 0 && s < p->c->d->nscrapes)
             p->c->keys[p->procs[q].key].ref_j[s] += p->rows[i].j;
     }
 }

@@ -138,16 +138,19 @@ static size_t interval_of(const wc_xp_data *d, int64_t t)
     return lo;
 }
 
-/* The reference model's per-tick energy of each key into its intervals. */
+/* The reference model's per-tick energy of each key into its intervals
+ * (kind WC_TENANT_ROWS_ALL); with WC_TENANT_ROWS_NEGATIVE_SHARE, Kepler's
+ * wrapped rows, whose intervals become unknown (not compared: neither side's
+ * number is energy there, validator/levels.h). */
 static int keys_fill_reference(wc_store *st, int64_t model_id, const wc_timebase *tb, ref_ctx *c,
-                               wc_error *err)
+                               wc_tenant_rows_kind kind, wc_error *err)
 {
     wc_attr_level lv = !strcmp(c->level, "pod")         ? WC_LEVEL_POD
                        : !strcmp(c->level, "container") ? WC_LEVEL_CONTAINER
                        : !strcmp(c->level, "vm")        ? WC_LEVEL_VM
                                                         : WC_LEVEL_PROCESS;
     wc_store_iter *it = NULL;
-    int rc = wc_store_tenant_rows_open(st, model_id, lv, c->zone, WC_TENANT_ROWS_ALL, &it, err);
+    int rc = wc_store_tenant_rows_open(st, model_id, lv, c->zone, kind, &it, err);
     wc_tenant_row r;
     while (!rc && (rc = wc_store_tenant_next(it, &r, err)) == 1) {
         rc = 0;
@@ -156,7 +159,9 @@ static int keys_fill_reference(wc_store *st, int64_t model_id, const wc_timebase
         if (!k)
             continue;
         size_t s = c->tick_scrape[ti];
-        if (s > 0 && s < c->d->nscrapes)
+        if (s > 0 && s < c->d->nscrapes && kind == WC_TENANT_ROWS_NEGATIVE_SHARE)
+            k->known[s] = 0;
+        else if (s > 0 && s < c->d->nscrapes)
             k->ref_j[s] += r.energy_uj / 1e6;
     }
     wc_store_iter_close(it);
@@ -446,7 +451,9 @@ static int reference_level(wc_store *st, int64_t model_id, const wc_timebase *tb
     if (rc)
         rc = wc_error_set(err, -ENOMEM, "out of memory comparing %ss with the reference", level);
     if (!rc && c->nkeys)
-        rc = keys_fill_reference(st, model_id, tb, c, err);
+        rc = keys_fill_reference(st, model_id, tb, c, WC_TENANT_ROWS_ALL, err);
+    if (!rc && c->nkeys)
+        rc = keys_fill_reference(st, model_id, tb, c, WC_TENANT_ROWS_NEGATIVE_SHARE, err);
     if (!rc && c->nkeys && wc_xp_ref_keep_top(c, boot, x))
         rc = wc_error_set(err, -ENOMEM, "out of memory scoring %ss", level);
     wc_xp_ref_keys_free(c);

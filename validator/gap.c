@@ -282,6 +282,54 @@ static void top_containers(const wc_levels_report *lv, const wc_level_zone *z,
     }
 }
 
+/* Adds a workload excluded at level (name of at most 111 bytes kept). */
+static void add_excluded(wc_gap_report *rep, const char *level, const char *name)
+{
+    rep->excluded_workloads++;
+    if (rep->nexcluded == WC_GAP_MAX_EXCLUDED)
+        return;
+    wc_gap_excluded *x = &rep->excluded[rep->nexcluded++];
+    snprintf(x->level, sizeof x->level, "%s", level);
+    snprintf(x->name, sizeof x->name, "%s", name);
+}
+
+/* The processes marked excluded, named as recorded. */
+static int excluded_processes(wc_store *st, const wc_levels_report *lv, wc_gap_report *rep,
+                              wc_error *err)
+{
+    for (int64_t i = 0; i <= lv->max_process_id; i++) {
+        if (!lv->excluded_process[i])
+            continue;
+        wc_process_row pr;
+        int rc = wc_store_get_processes(st, &i, 1, &pr, err);
+        if (rc)
+            return rc;
+        char name[112];
+        if (pr.found)
+            snprintf(name, sizeof name, "pid %d start %llu %.64s", (int)pr.pid,
+                     (unsigned long long)pr.starttime, pr.comm);
+        else
+            snprintf(name, sizeof name, "process row %lld", (long long)i);
+        add_excluded(rep, "process", name);
+    }
+    return 0;
+}
+
+/* Every workload with NEGATIVE_SHARE rows (counts from levels.c). */
+static int load_excluded(wc_store *st, const wc_levels_report *lv, wc_gap_report *rep,
+                         wc_error *err)
+{
+    memcpy(rep->excluded_rows, lv->excluded_rows, sizeof rep->excluded_rows);
+    int rc = excluded_processes(st, lv, rep, err);
+    for (size_t c = 0; !rc && c < lv->ncontainers; c++)
+        if (lv->excluded_container[c])
+            add_excluded(rep, "container", lv->container_ids[c]);
+    for (size_t q = 0; !rc && q < lv->npods; q++)
+        if (lv->excluded_pod[q])
+            add_excluded(rep, "pod", lv->pod_uids[q]);
+    return rc;
+}
+
 static int load_top(wc_store *st, const wc_levels_report *lv, wc_gap_report *rep, wc_error *err)
 {
     const wc_level_zone *z = wc_levels_zone(lv, rep->rank_zone);
@@ -476,6 +524,8 @@ int wc_gap_compute_with(wc_store *st, wc_model model, const wc_levels_report *lv
         pick_rank_zone(rep);
         rc = load_top(st, lv, rep, err);
     }
+    if (!rc)
+        rc = load_excluded(st, lv, rep, err);
     if (!rc)
         rc = load_truth(st, rep, err);
     if (!rc)

@@ -52,6 +52,14 @@ typedef struct wc_gap_top {
 } wc_gap_top;
 
 #define WC_GAP_MAX_TRUTH 8
+#define WC_GAP_MAX_EXCLUDED 32
+
+/* A workload with interval rows excluded as Kepler's negative share
+ * (NEGATIVE_SHARE, validator/levels.h): level "process", "container", "pod". */
+typedef struct wc_gap_excluded {
+    char level[12];
+    char name[112];               /* "pid P start S comm", container id, pod uid */
+} wc_gap_excluded;
 
 /* What one ground-truth source delivered during the run. */
 typedef struct wc_gap_truth {
@@ -108,6 +116,10 @@ typedef struct wc_gap_report {
     wc_gap_top top_processes[WC_GAP_TOP], top_containers[WC_GAP_TOP];
     size_t ntop_processes, ntop_containers;
     int64_t negative_share_rows, lifetime_delta_rows;
+    int64_t excluded_rows[5];     /* NEGATIVE_SHARE rows left out of every sum, per WC_LEVEL_* */
+    wc_gap_excluded excluded[WC_GAP_MAX_EXCLUDED]; /* their workloads, the first 32 */
+    size_t nexcluded;
+    int64_t excluded_workloads;   /* all of them (nexcluded ≤ this) */
     wc_gap_truth truth[WC_GAP_MAX_TRUTH];
     size_t ntruth;
     wc_gap_workload workloads[WC_GAP_MAX_WORKLOADS];

@@ -460,20 +460,45 @@ static void close_tick(pass *p, long i)
     memset(p->nvm, 0, p->nz * sizeof(uint32_t));
 }
 
-/* One workload row into the tick's scratch and the run totals. */
+/* A row flagged NEGATIVE_SHARE: counted and its workload marked, its
+ * wrapped energy (~2^64 µJ) added nowhere (levels.h). */
+static void exclude_row(pass *p, int level, int64_t process_id, const char *key)
+{
+    wc_levels_report *r = p->rep;
+    if (level >= 0 && level < 5)
+        r->excluded_rows[level]++;
+    if (level == WC_LEVEL_PROCESS) {
+        r->negative_share_rows++;
+        if (process_id >= 0 && process_id <= p->max_proc_id)
+            r->excluded_process[process_id] = 1;
+    } else if (level == WC_LEVEL_CONTAINER) {
+        long c = key_index(&p->containers, key);
+        if (c >= 0)
+            r->excluded_container[c] = 1;
+    } else if (level == WC_LEVEL_POD) {
+        long q = key_index(&p->pods, key);
+        if (q >= 0)
+            r->excluded_pod[q] = 1;
+    }
+}
+
+/* One workload row into the tick's scratch and the run totals (a
+ * NEGATIVE_SHARE row only counted: exclude_row). */
 static void add_row(pass *p, int level, int64_t process_id, const char *key, long z, double e,
                     double cpu_s, unsigned flags)
 {
     size_t nz = p->nz;
     wc_level_zone *lz = &p->rep->zones[z];
+    if (flags & WC_AF_NEGATIVE_SHARE) {
+        exclude_row(p, level, process_id, key);
+        return;
+    }
     if (level == WC_LEVEL_PROCESS) {
         p->sum_proc[z] += e;
         if (process_id >= 0 && process_id <= p->max_proc_id) {
             lz->per_process_j[process_id] += e;
             lz->per_process_cpu_s[process_id] += cpu_s;
         }
-        if (e != 0 && (flags & WC_AF_NEGATIVE_SHARE))
-            p->rep->negative_share_rows++;
         if (e != 0 && (flags & WC_AF_LIFETIME_DELTA))
             p->rep->lifetime_delta_rows++;
         long c = process_id >= 0 && process_id <= p->max_proc_id ? p->proc_container[process_id] : -1;
@@ -627,6 +652,10 @@ static void reset_totals(pass *p)
         lz->per_container_j = cj, lz->per_container_cpu_s = cc;
     }
     p->rep->negative_share_rows = p->rep->lifetime_delta_rows = 0;
+    memset(p->rep->excluded_rows, 0, sizeof p->rep->excluded_rows);
+    memset(p->rep->excluded_process, 0, (size_t)(p->max_proc_id + 1));
+    memset(p->rep->excluded_container, 0, p->containers.n ? p->containers.n : 1);
+    memset(p->rep->excluded_pod, 0, p->pods.n ? p->pods.n : 1);
     memset(p->sum_proc, 0, p->nz * sizeof(double));
     memset(p->sum_cont, 0, p->nz * sizeof(double));
     memset(p->sum_pod, 0, p->nz * sizeof(double));
@@ -713,6 +742,11 @@ static int alloc_zone_totals(pass *p, wc_error *err)
                                p->window_ns)
                     : 0;
     size_t np = (size_t)(p->max_proc_id + 1), nc = p->containers.n ? p->containers.n : 1;
+    p->rep->excluded_process = calloc(np, 1);
+    p->rep->excluded_container = calloc(nc, 1);
+    p->rep->excluded_pod = calloc(p->pods.n ? p->pods.n : 1, 1);
+    if (!p->rep->excluded_process || !p->rep->excluded_container || !p->rep->excluded_pod)
+        return wc_error_set(err, -ENOMEM, "out of memory");
     for (size_t z = 0; z < p->nz; z++) {
         wc_level_zone *lz = &p->rep->zones[z];
         lz->per_process_j = calloc(np, sizeof(double));
@@ -835,5 +869,6 @@ void wc_levels_free(wc_levels_report *r)
     keyset_free(&c);
     keyset_free(&q);
     free(r->vms);
+    free(r->excluded_process), free(r->excluded_container), free(r->excluded_pod);
     memset(r, 0, sizeof *r);
 }

@@ -111,7 +111,20 @@ typedef struct wc_levels_report {
     long *container_pod;           /* index into pod_uids, -1 none */
     size_t npods;
     char **pod_uids;               /* sorted */
-    int64_t negative_share_rows;   /* process rows with energy and Kepler's negative-share flag */
+    int64_t negative_share_rows;   /* process rows with Kepler's negative-share flag (excluded) */
+    /* Kepler's negative shares (flag NEGATIVE_SHARE: pid reuse drove the CPU
+     * delta sum D below 0, and uint64 wrapped the share to ~2^64 µJ,
+     * docs/kepler-model.md §8 item 10) are not usable numbers: such rows add
+     * nothing to any sum, total, window or invariant above. They are counted
+     * here per level (index = WC_LEVEL_*, 1 process .. 4 VM) and their
+     * workloads marked (1 = at least one excluded interval row). The node's
+     * active energy of those intervals then goes to "unattributed" (active −
+     * Σ the remaining processes), so gap = idle + unattributed − over stays
+     * exact. */
+    int64_t excluded_rows[5];
+    unsigned char *excluded_process;   /* per process row id, 0..max_process_id */
+    unsigned char *excluded_container; /* per container index */
+    unsigned char *excluded_pod;       /* per pod index */
     int64_t lifetime_delta_rows;   /* ... and with its lifetime-first-delta flag */
     wc_level_vm *vms;              /* every VM per zone, zone then energy order; NULL none */
     size_t nvms;

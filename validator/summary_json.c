@@ -89,6 +89,8 @@ static void add_run(cJSON *root, const wc_validation *v, const char *db_path)
     }
 }
 
+static void add_excluded(cJSON *root, const wc_gap_report *r);
+
 static void add_zones(cJSON *root, const wc_validation *v)
 {
     const wc_gap_report *r = &v->gap;
@@ -127,6 +129,31 @@ static void add_zones(cJSON *root, const wc_validation *v)
     cJSON *q = cJSON_AddObjectToObject(root, "quirk_rows");
     cJSON_AddNumberToObject(q, "lifetime_first_delta", (double)r->lifetime_delta_rows);
     cJSON_AddNumberToObject(q, "negative_share", (double)r->negative_share_rows);
+    add_excluded(root, r);
+}
+
+/* "negative_share_excluded": the NEGATIVE_SHARE rows left out of every sum
+ * (validator/levels.h): rows per level, the workloads (the first 32) and
+ * their full count. */
+static void add_excluded(cJSON *root, const wc_gap_report *r)
+{
+    static const char *const lvl[] = {"", "process", "container", "pod", "vm"};
+    cJSON *x = cJSON_AddObjectToObject(root, "negative_share_excluded");
+    cJSON *rows = cJSON_AddObjectToObject(x, "rows");
+    for (int l = 1; l < 5; l++)
+        cJSON_AddNumberToObject(rows, lvl[l], (double)r->excluded_rows[l]);
+    cJSON_AddNumberToObject(x, "workload_count", (double)r->excluded_workloads);
+    cJSON *w = cJSON_AddArrayToObject(x, "workloads");
+    for (size_t i = 0; i < r->nexcluded; i++) {
+        cJSON *o = cJSON_CreateObject();
+        add_str(o, "level", r->excluded[i].level);
+        add_str(o, "name", r->excluded[i].name);
+        cJSON_AddItemToArray(w, o);
+    }
+    add_str(x, "why", "pid reuse drove Kepler's CPU delta sum below 0 and uint64 wrapped the shares"
+            " to ~2^64 uJ (Kepler's own arithmetic, exported the same way by the deployed"
+            " exporter): excluded from every total, share, showback and second opinion; the"
+            " node energy of those intervals counts as unattributed");
 }
 
 static void add_top(cJSON *root, const wc_gap_report *r)

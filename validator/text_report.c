@@ -131,6 +131,8 @@ static void print_zone_table(FILE *out, const wc_gap_report *r)
     }
 }
 
+static void print_excluded(FILE *out, const wc_gap_report *r);
+
 static void print_quirks(FILE *out, const wc_gap_report *r)
 {
     fprintf(out, "\nIntervals flagged per zone: skipped = active energy or ΣΔcpu was 0 (no workload got energy);\n"
@@ -150,6 +152,26 @@ static void print_quirks(FILE *out, const wc_gap_report *r)
     }
     fprintf(out, "process-intervals charged with a lifetime first Δ: %lld; with a negative share (pid reuse): %lld\n",
             (long long)r->lifetime_delta_rows, (long long)r->negative_share_rows);
+    print_excluded(out, r);
+}
+
+/* The NEGATIVE_SHARE rows left out of every sum above (validator/levels.h),
+ * per level, and their workloads; nothing when there are none. */
+static void print_excluded(FILE *out, const wc_gap_report *r)
+{
+    static const char *const lvl[] = {"", "process", "container", "pod", "vm"};
+    for (int l = 1; l < 5; l++)
+        if (r->excluded_rows[l])
+            fprintf(out, "%s level: %lld interval rows with Kepler's negative share (pid reuse wraps"
+                    " them to ~2^64 uJ: Kepler's own arithmetic, which the deployed exporter exports"
+                    " the same way) excluded: the exporter's numbers for those workloads in those"
+                    " intervals are not usable (their node energy counts as unattributed)\n",
+                    lvl[l], (long long)r->excluded_rows[l]);
+    for (size_t i = 0; i < r->nexcluded; i++)
+        fprintf(out, "  excluded %-9s %s\n", r->excluded[i].level, safe(r->excluded[i].name));
+    if (r->excluded_workloads > (int64_t)r->nexcluded)
+        fprintf(out, "  ... and %lld more workloads\n",
+                (long long)(r->excluded_workloads - (int64_t)r->nexcluded));
 }
 
 static double zone_node(const wc_gap_report *r, const char *zone)

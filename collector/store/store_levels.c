@@ -160,6 +160,7 @@ int wc_store_work_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err)
     row->key = is_proc ? NULL : wc_store_col_str(s, 3);
     row->energy_uj = sqlite3_column_double(s, 5);
     row->cpu_delta_s = row->level == WC_LEVEL_POD ? 0 : sqlite3_column_double(s, 6);
-    row->flags = is_proc ? (unsigned)sqlite3_column_int(s, 7) : 0u;
+    /* every level: a container's or pod's NEGATIVE_SHARE row is excluded too */
+    row->flags = (unsigned)sqlite3_column_int(s, 7);
     return 1;
 }

@@ -124,7 +124,10 @@ int wc_store_tenant_top_open(wc_store *st, int64_t model_id, wc_attr_level level
  * level). */
 typedef enum wc_tenant_rows_kind {
     WC_TENANT_ROWS_ALL = 0,       /* every row (diff) */
-    WC_TENANT_ROWS_POSITIVE = 1   /* only rows with energy > 0 (the report) */
+    WC_TENANT_ROWS_POSITIVE = 1,  /* only rows with energy > 0 (the report) */
+    WC_TENANT_ROWS_NEGATIVE_SHARE = 2 /* only Kepler's NEGATIVE_SHARE rows (flag 64, energy
+                                         ~2^64 µJ: no energy), which every other read leaves
+                                         out: the second opinion skips their intervals */
 } wc_tenant_rows_kind;
 
 /* Per-tick energy of every key (comm for processes) of a level, unordered

@@ -6,6 +6,9 @@
  * report's stacked figure (reports/figures.c). Each query is the one its
  * reader ran before it moved here, streamed through a wc_store_iter; and
  * each VM's total with its labels (validate's levels, `wattcal attribute`).
+ * No reader here sees a row flagged NEGATIVE_SHARE (64): Kepler's share
+ * wrapped to ~2^64 µJ by pid reuse is no energy (validator/levels.h counts
+ * and reports those rows instead).
  */
 #include "collector/store/store_iter.h"
 #include "collector/store/store_results.h"
@@ -17,19 +20,26 @@ static const char *level_rows_sql(wc_attr_level l)
     switch (l) {
     case WC_LEVEL_POD:
         return "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ? AND level = 3 AND"
-               " zone = ? AND (COALESCE(flags, 0) & 4096) = 0";
+               " zone = ? AND (COALESCE(flags, 0) & 4160) = 0";
     case WC_LEVEL_CONTAINER:
         return "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ? AND level = 2 AND"
-               " zone = ? AND (COALESCE(flags, 0) & 4096) = 0";
+               " zone = ? AND (COALESCE(flags, 0) & 4160) = 0";
     case WC_LEVEL_VM:
         return "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ? AND level = 4 AND"
-               " zone = ? AND (COALESCE(flags, 0) & 4096) = 0";
+               " zone = ? AND (COALESCE(flags, 0) & 4160) = 0";
     default:
         return "SELECT w.tick_id, p.comm, w.energy_uj FROM work_attr w JOIN process p ON"
                " p.id = w.process_id WHERE w.model_id = ? AND w.level = 1 AND w.zone = ?"
-               " AND (COALESCE(w.flags, 0) & 4096) = 0";
+               " AND (COALESCE(w.flags, 0) & 4160) = 0";
     }
 }
+
+/* second opinion: the NEGATIVE_SHARE rows (flag 64) of a level, pods,
+ * containers and VMs by key (processes are read by validator/levels.c's
+ * reader, wc_store_work_rows_open). */
+static const char NEGATIVE_ROWS[] =
+    "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ?1 AND level = ?2 AND"
+    " zone = ?3 AND (COALESCE(flags, 0) & 64) != 0";
 
 /* diff: per-key totals of a level. */
 static const char *level_totals_sql(wc_attr_level l)
@@ -37,17 +47,17 @@ static const char *level_totals_sql(wc_attr_level l)
     switch (l) {
     case WC_LEVEL_POD:
         return "SELECT key, SUM(energy_uj) FROM work_attr WHERE model_id = ? AND level = 3 AND"
-               " zone = ? AND key != '' GROUP BY key";
+               " zone = ? AND key != '' AND (COALESCE(flags, 0) & 64) = 0 GROUP BY key";
     case WC_LEVEL_CONTAINER:
         return "SELECT key, SUM(energy_uj) FROM work_attr WHERE model_id = ? AND level = 2 AND"
-               " zone = ? AND key != '' GROUP BY key";
+               " zone = ? AND key != '' AND (COALESCE(flags, 0) & 64) = 0 GROUP BY key";
     case WC_LEVEL_VM:
         return "SELECT key, SUM(energy_uj) FROM work_attr WHERE model_id = ? AND level = 4 AND"
-               " zone = ? AND key != '' GROUP BY key";
+               " zone = ? AND key != '' AND (COALESCE(flags, 0) & 64) = 0 GROUP BY key";
     default:
         return "SELECT p.comm, SUM(w.energy_uj) FROM work_attr w JOIN process p ON"
                " p.id = w.process_id WHERE w.model_id = ? AND w.level = 1 AND w.zone = ?"
-               " GROUP BY p.comm";
+               " AND (COALESCE(w.flags, 0) & 64) = 0 GROUP BY p.comm";
     }
 }
 
@@ -55,13 +65,15 @@ static const char *level_totals_sql(wc_attr_level l)
  * ?3 zone, ?4 limit). */
 static const char TOTALS_BY_KEY[] =
     "SELECT key, SUM(energy_uj) AS e FROM work_attr WHERE model_id = ?1 AND level = ?2 AND zone = ?3"
-    " GROUP BY key HAVING e > 0 ORDER BY e DESC, key LIMIT ?4";
+    " AND (COALESCE(flags, 0) & 64) = 0 GROUP BY key HAVING e > 0 ORDER BY e DESC, key LIMIT ?4";
 static const char ROWS_BY_KEY[] =
     "SELECT w.tick_id, w.key, w.energy_uj FROM work_attr w"
-    " WHERE w.model_id = ?1 AND w.level = ?2 AND w.zone = ?3 AND w.energy_uj > 0";
+    " WHERE w.model_id = ?1 AND w.level = ?2 AND w.zone = ?3 AND w.energy_uj > 0"
+    " AND (COALESCE(w.flags, 0) & 64) = 0";
 static const char ROWS_BY_COMM[] =
     "SELECT w.tick_id, p.comm, w.energy_uj FROM work_attr w JOIN process p ON p.id = w.process_id"
-    " WHERE w.model_id = ?1 AND w.level = 1 AND w.zone = ?3 AND ?2 = 1 AND w.energy_uj > 0";
+    " WHERE w.model_id = ?1 AND w.level = 1 AND w.zone = ?3 AND ?2 = 1 AND w.energy_uj > 0"
+    " AND (COALESCE(w.flags, 0) & 64) = 0";
 
 /* Opens sql as kind and binds model (1), zone (2), and for the report's
  * queries level (2), zone (3) and a positive limit (4). */
@@ -106,6 +118,9 @@ int wc_store_tenant_rows_open(wc_store *st, int64_t model_id, wc_attr_level leve
     if (kind == WC_TENANT_ROWS_ALL)
         return tenant_open(st, level_rows_sql(level), WC_ITER_TENANT_ROWS, 0, model_id, level,
                            zone, 0, "reading workload rows", it, err);
+    if (kind == WC_TENANT_ROWS_NEGATIVE_SHARE)
+        return tenant_open(st, NEGATIVE_ROWS, WC_ITER_TENANT_ROWS, 1, model_id, level, zone, 0,
+                           "reading the negative-share rows", it, err);
     return tenant_open(st, level == WC_LEVEL_PROCESS ? ROWS_BY_COMM : ROWS_BY_KEY,
                        WC_ITER_TENANT_ROWS, 1, model_id, level, zone, 0,
                        "reading the attributed energy", it, err);
@@ -130,7 +145,7 @@ int wc_store_tenant_next(wc_store_iter *it, wc_tenant_row *row, wc_error *err)
  * vm_id (the same VM keeps one name; a later one wins if it changed). */
 static const char VM_TOTALS[] =
     "WITH v AS (SELECT zone, key, SUM(energy_uj) AS e, SUM(cpu_delta_s) AS c, MIN(rowid) AS r"
-    " FROM work_attr WHERE model_id = ?1 AND level = 4 AND (COALESCE(flags, 0) & 4096) = 0"
+    " FROM work_attr WHERE model_id = ?1 AND level = 4 AND (COALESCE(flags, 0) & 4160) = 0"
     " GROUP BY zone, key),"
     " z AS (SELECT zone, MIN(r) AS zr FROM v GROUP BY zone)"
     " SELECT v.zone, v.key,"
