@@ -227,6 +227,7 @@ void wc_store_close(wc_store *st)
         sqlite3_finalize(st->q[i]);
     sqlite3_finalize(st->proc_batch);
     wc_store_exporter_free(st);
+    wc_store_delta_free(st);
     if (st->db)
         sqlite3_close(st->db);
     free(st);
@@ -243,12 +244,14 @@ int wc_store_commit(wc_store *st, wc_error *err)
         if (sqlite3_errcode(st->db) == SQLITE_FULL)
             rc = wc_store_fail(st, err, "committing tick");
         wc_store_exec(st, "ROLLBACK", NULL);
+        wc_store_delta_reset(st);
     }
     return rc;
 }
 
 int wc_store_rollback(wc_store *st)
 {
+    wc_store_delta_reset(st);
     return sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 
