@@ -158,6 +158,8 @@ typedef struct gen {
     wc_proc_identity ids[NPROC];
     wc_proc_sample samples[NPROC];
     synth_proc sp[NPROC];
+    int order[NPROC];                /* sample indexes by ascending pid: /proc's readdir order */
+    wc_proc_sample scan[NPROC];      /* the tick's samples in that order */
     wc_proc_snapshot snap;
     wc_cpu_times cpu;                /* cumulative aggregate cpu line */
     uint64_t total_uj[NZONES];       /* unwrapped energy since the counters' origin */
@@ -442,8 +444,14 @@ static int make_processes(gen *g, wc_error *err)
         rc = make_pods(g, &c, shim_index, err);
     if (!rc && c.i != NPROC)
         rc = wc_error_set(err, -EINVAL, "generator made %d processes, not %d", c.i, NPROC);
-    g->snap.samples = g->samples;
+    g->snap.samples = g->scan;
     g->snap.count = g->snap.cap = NPROC;
+    for (int i = 0; i < NPROC; i++) { /* insertion sort by pid, once */
+        int j = i;
+        for (; j > 0 && g->ids[g->order[j - 1]].pid > g->ids[i].pid; j--)
+            g->order[j] = g->order[j - 1];
+        g->order[j] = i;
+    }
     return rc;
 }
 
@@ -715,6 +723,8 @@ static int write_tick(wc_store *st, gen *g, int64_t k, int64_t mono, int64_t fir
                                &tick_id, err);
     if (!rc)
         rc = wc_store_put_zone_samples(st, tick_id, first_zone, rd, NZONES, err);
+    for (int i = 0; i < NPROC; i++)
+        g->scan[i] = g->samples[g->order[i]];
     if (!rc)
         rc = wc_store_put_processes(st, tick_id, &g->snap, err);
     if (!rc)

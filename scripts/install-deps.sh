@@ -8,7 +8,7 @@
 set -eu
 PKGS="gcc make pkg-config libsqlite3-dev sqlite3 libcurl4-openssl-dev libcriterion-dev \
 libgsl-dev libcjson-dev libyaml-dev gnuplot-nox ipmitool openipmi python3 stress-ng procps chromium \
-prometheus libmicrohttpd-dev libcrypt-dev curl yamllint python3-yaml"
+prometheus libmicrohttpd-dev libcrypt-dev curl yamllint python3-yaml prometheus-process-exporter"
 DEMO_PKGS="gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev libcjson-dev \
 libyaml-dev libmicrohttpd-dev libcrypt-dev gnuplot-nox python3"
 case "${1:-test}" in

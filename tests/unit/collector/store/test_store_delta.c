@@ -3,8 +3,7 @@
  * store_delta.c, issue 15): the same input recorded in the old format (every
  * tick complete) and in the new one (keyframes + rows only for changed
  * processes) re-attributes to IDENTICAL node_attr and work_attr rows under
- * every model; the old format with no tick.proc_delta column at all (a run
- * written before it) reads the same; a rolled-back tick makes the next a
+ * every model; a version-4 run (no tick.proc_delta column) reads the same; a rolled-back tick makes the next a
  * keyframe; a damaged delta run is refused, naming the tick.
  *
  * The input (made here, deterministic): 400 ticks of 48 process slots with
@@ -234,9 +233,16 @@ Test(store_delta, old_and_new_format_attribute_identically)
     cr_assert_gt(strlen(a), 10000, "the input attributes energy");
     cr_assert(strcmp(a, b) == 0, "delta run re-attributes differently");
     cr_assert(strcmp(a, c) == 0, "periodic keyframes re-attribute differently");
-    /* a run written before tick.proc_delta existed reads as before */
-    cr_assert_eq(sqlite3_exec(full->db, "ALTER TABLE tick DROP COLUMN proc_delta", NULL, NULL,
-                              NULL), SQLITE_OK);
+    /* a version-4 run (no tick.proc_delta column) opened again reads as before */
+    cr_assert_eq(sqlite3_exec(full->db, "ALTER TABLE tick DROP COLUMN proc_delta;"
+                              " PRAGMA user_version=4;", NULL, NULL, NULL), SQLITE_OK);
+    char path[sizeof full->path];
+    memcpy(path, full->path, sizeof path);
+    wc_store_close(full);
+    wc_error err = {{0}};
+    full = wc_store_open(path, WC_STORE_WRITE, &err);
+    cr_assert_not_null(full, "%s", err.msg);
+    cr_assert_eq(query_i64(full, "PRAGMA user_version"), 4);
     replay_all(full);
     char *d = dump(full);
     cr_assert(strcmp(a, d) == 0, "a run without the column re-attributes differently");
