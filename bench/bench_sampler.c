@@ -427,6 +427,7 @@ static void print_fig(const char *what, figure f, int64_t floor_ns, const char *
     }
     printf("    %-34s %9.3f ms  (%.3f-%.3f)  %6.2fx%s\n", what, f.med / 1e6, f.min / 1e6,
            f.max / 1e6, (double)f.med / (double)floor_ns, extra);
+    fflush(stdout);
 }
 
 /* Every figure at about `target` processes. */
