@@ -527,7 +527,9 @@ static void reset_snapshot(wc_proc_snapshot *snap)
 /* How many stat files may stay open: RLIMIT_NOFILE's soft limit raised to
  * its hard limit, less SCAN_FD_RESERVE for the rest of the process; 0 (every
  * stat opened, read and closed per scan, as before) when that leaves none.
- * Whether the root is a real procfs decides how a kept file is checked. */
+ * Whether the root is a real procfs decides how a kept file is checked.
+ * Descriptors then go above FD_SETSIZE: nothing in wattcal uses select(2)
+ * (libmicrohttpd runs with MHD_USE_AUTO, epoll; libcurl polls). */
 static void set_fd_budget(wc_proc_scanner *s)
 {
     struct rlimit rl = {0, 0};
