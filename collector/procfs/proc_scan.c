@@ -366,6 +366,9 @@ static int push_sample(wc_proc_snapshot *snap, const scan_entry *e, const wc_pid
     p->stime = ps->stime;
     p->num_threads = ps->num_threads;
     p->is_new = is_new;
+    size_t clen = strnlen(ps->comm, sizeof p->comm - 1); /* cut, not an error */
+    memcpy(p->comm, ps->comm, clen);
+    p->comm[clen] = '\0';
     return 0;
 }
 

@@ -48,6 +48,9 @@ typedef struct wc_proc_sample {
     uint64_t utime, stime;
     int64_t num_threads;
     int is_new;             /* 1 when this (pid, starttime) was first seen in this scan */
+    char comm[32];          /* comm as of THIS scan (id->comm is the first-seen one; a worker
+                             * renames itself after exec), cut to 31 bytes: what the simulated
+                             * node classifies by (wc_meter_sim_feed) */
 } wc_proc_sample;
 
 /* The result of one scan; samples are in readdir order. Zero-initialise it
