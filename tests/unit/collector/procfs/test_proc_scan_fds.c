@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -123,6 +124,7 @@ static pid_t sleeper(void)
     pid_t p = fork();
     cr_assert_geq(p, 0);
     if (p == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); /* never outlives a failed test */
         for (;;)
             pause();
     }
