@@ -17,10 +17,13 @@
 #include "common/wc_error.h"
 
 /* WC_EXIT_NO_DATA also ends a record/run stopped by a signal before its planned
- * length (--duration, the scenario); WC_EXIT_NO_TRUTH: a recording asked for
- * ground truth (--truth) and a source delivered no reading. */
+ * length (--duration, the scenario); WC_EXIT_NO_VERDICT (the same code: nothing
+ * could be decided) is validate's gate when a tolerance could not be evaluated
+ * or read too few pairs and none failed; WC_EXIT_NO_TRUTH: a recording asked
+ * for ground truth (--truth) and a source delivered no reading, or for an
+ * exporter (--exporter) and it delivered no sample. */
 enum { WC_EXIT_OK = 0, WC_EXIT_CHECK_FAILED = 1, WC_EXIT_USAGE = 2, WC_EXIT_NO_DATA = 3,
-       WC_EXIT_NO_TRUTH = 4 };
+       WC_EXIT_NO_VERDICT = 3, WC_EXIT_NO_TRUTH = 4 };
 
 /* Each command takes argv with argv[0] = the command name; returns an exit code. */
 int cmd_record(int argc, char **argv);
@@ -67,15 +70,28 @@ void wc_cli_exporter_counts(const struct wc_record_opts *o, const struct wc_reco
 
 /* After a recording into o->db_path: one line per --truth source on stderr
  * (N of M polls delivered a reading, stale, unavailable, errors, the last
- * error) read back from the run; with o->quiet only the sources that
- * delivered none. Returns how many delivered no reading (0 without --truth). */
+ * error) and per --exporter (N of M scrapes delivered samples, errors, the
+ * last error) read back from the run; with o->quiet only those that
+ * delivered none. Returns how many truth sources and exporters delivered
+ * nothing (0 without --truth and --exporter). */
 int wc_cli_truth_status(const char *cmd, const struct wc_record_opts *o);
+
+/* 0 when the run database st (named db) holds its run row, else
+ * WC_EXIT_USAGE with a line saying it is no complete run (attribute,
+ * calibrate). */
+int wc_cli_require_run(const char *cmd, const char *db, wc_store *st);
 
 /* Before a recording with --exporter: when --interval differs from the
  * exporter's interval (--exporter-interval, default Kepler's 5 s), a warning
  * saying what that changes (burst coverage, the first-interval quirk, which
  * numbers stay comparable). Returns 1 when it warned, else 0. */
 int wc_cli_interval_warning(const char *cmd, const struct wc_record_opts *o);
+
+/* After a recording with --exporter: each exporter's interval as its scrapes
+ * showed it (validator/exporter_data.h: wc_xp_refresh_interval; said unless
+ * o->quiet), and a warning when --interval differs from it by more than
+ * 10 %. Returns how many exporters warned. */
+int wc_cli_exporter_interval_note(const char *cmd, const struct wc_record_opts *o);
 
 /* Opens the run at path for analysis under model_name (NULL: the model it was
  * recorded with, ideal for an imported run) and stores that model in *model.
@@ -109,7 +125,8 @@ int wc_cli_parse_zone_list(const char *text, char *buf, size_t cap, const char *
                            size_t max);
 
 /* The names of the attribution models from the model table, "kepler-0.11,
- * kepler-head or ideal", into buf (cap bytes; cut when short). Returns buf. */
+ * kepler-main, ideal or kepler-0.10", into buf (cap bytes; cut when short).
+ * Returns buf. */
 const char *wc_cli_model_names(char *buf, size_t cap);
 
 /* Joins argv into buf with spaces (for the run's stored command line). */

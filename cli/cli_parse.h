@@ -92,7 +92,7 @@ void wc_cli_list_meters(FILE *out, int col);
 void wc_cli_list_models(FILE *out, int col);
 void wc_cli_list_truth(FILE *out, int col);
 void wc_cli_list_exporters(FILE *out, int col);
-/* The model names alone, "(kepler-0.11, kepler-head or ideal)", at col. */
+/* The model names alone, "(kepler-0.11, kepler-main, ideal or kepler-0.10)", at col. */
 void wc_cli_list_model_names(FILE *out, int col);
 
 /* Writes the command's --help (see wc_cli_spec) to out. */

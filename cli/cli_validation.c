@@ -225,8 +225,9 @@ int wc_cli_validation_option(const char *cmd, wc_cli_validation *c, int opt, con
 
 int wc_cli_validation_finish(const char *cmd, wc_cli_validation *c)
 {
-    if (!c->db)
-        return bad(cmd, "--db", "FILE is required");
+    if (!c->db || !*c->db)
+        return bad(cmd, "--db", c->db ? "FILE is required (an empty name was given)"
+                                      : "FILE is required");
     /* The gate window must be one of the scored windows. */
     wc_acc_opts *a = &c->o.acc;
     if (!a->nwindows) {

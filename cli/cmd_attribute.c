@@ -9,11 +9,15 @@
 #include "collector/store/store.h"
 #include "collector/store/store_replay.h"
 
-enum { OPT_DB = 1, OPT_MODEL };
+enum { OPT_DB = 1, OPT_MODEL, OPT_KEPLER_CONFIG };
 
 static const wc_cli_opt ATTRIBUTE_OPTS[] = {
     {"db", "FILE", OPT_DB, "a run written by `wattcal record`"},
     {"model", "M", OPT_MODEL, "a model to compute (repeatable), one of:"},
+    {"kepler-config", "FILE", OPT_KEPLER_CONFIG,
+     "the deployed Kepler's config.yaml: its terminated-\n"
+     "workload limits, and its preferred meter (hwmon\n"
+     "first: a run's power gauges are attributed)"},
     WC_CLI_OPT_END,
 };
 
@@ -28,10 +32,11 @@ static const wc_cli_spec ATTRIBUTE_SPEC = {
     .about =
         "Recomputes the attribution of a recorded run from its raw samples under\n"
         "each model given (replacing that model's previous rows), so one recording\n"
-        "can be compared across exporter versions: kepler-0.11, kepler-head, ideal.",
+        "can be compared across exporter versions: kepler-0.10, kepler-0.11,\n"
+        "kepler-main (formerly kepler-head, a name still accepted), ideal.",
     .opts = ATTRIBUTE_TABLES,
     .choices = ATTRIBUTE_CHOICES,
-    .col = 16,
+    .col = 22,
     .footer = "exit codes: 0 attributed, 2 usage error, unreadable or read-only DB",
 };
 
@@ -40,6 +45,8 @@ typedef struct attribute_cli {
     const char *db;
     wc_model models[8];
     int nmodels;
+    wc_kepler_config kepler;      /* --kepler-config */
+    int have_kepler;
 } attribute_cli;
 
 /* One option (wc_cli_handler) into the attribute_cli ctx. */
@@ -50,12 +57,64 @@ static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
         c->db = arg;
         return 0;
     }
+    if (opt->id == OPT_KEPLER_CONFIG) {
+        wc_error e = {{0}};
+        if (wc_kepler_config_load(arg, &c->kepler, &e)) {
+            fprintf(stderr, "wattcal attribute: --kepler-config: %s\n", e.msg);
+            return WC_EXIT_USAGE;
+        }
+        c->have_kepler = 1;
+        return 0;
+    }
     if (c->nmodels == 8 || wc_model_parse(arg, &c->models[c->nmodels])) {
         fprintf(stderr, "wattcal attribute: invalid --model '%s'\n", arg);
         return WC_EXIT_USAGE;
     }
     c->nmodels++;
     return 0;
+}
+
+int wc_cli_require_run(const char *cmd, const char *db, wc_store *st)
+{
+    wc_run_meta m;
+    wc_error err = {{0}};
+    if (wc_store_get_run(st, &m, &err)) {
+        wc_cli_error(cmd, err.msg);
+        return WC_EXIT_USAGE;
+    }
+    if (m.present)
+        return 0;
+    fprintf(stderr, "wattcal %s: %s: no run row (the run table is empty): not a complete "
+                    "wattcal run\n", cmd, db);
+    return WC_EXIT_USAGE;
+}
+
+/* Replays every model; WC_EXIT_NO_DATA when the run has fewer than two ticks
+ * (nothing measurable), as README "Exit codes" says. */
+static int replay_models(wc_store *st, const char *db, const wc_model *models, int nmodels,
+                         const wc_kepler_config *kepler)
+{
+    wc_error err = {{0}};
+    for (int i = 0; i < nmodels; i++) {
+        int64_t ticks = 0;
+        if (wc_store_replay_config(st, models[i], kepler, &ticks, &err)) {
+            wc_cli_error("attribute", err.msg);
+            return WC_EXIT_USAGE;
+        }
+        printf("%s: %lld ticks attributed with model %s\n", db, (long long)ticks,
+               wc_model_name(models[i]));
+        if (ticks < 2) {
+            fprintf(stderr, "wattcal attribute: %s: %lld tick%s: nothing measurable (an "
+                            "interval needs two ticks) (exit %d)\n", db, (long long)ticks,
+                    ticks == 1 ? "" : "s", WC_EXIT_NO_DATA);
+            return WC_EXIT_NO_DATA;
+        }
+    }
+    if (wc_store_ensure_indexes(st, &err)) {
+        wc_cli_error("attribute", err.msg);
+        return WC_EXIT_USAGE;
+    }
+    return WC_EXIT_OK;
 }
 
 int cmd_attribute(int argc, char **argv)
@@ -78,21 +137,10 @@ int cmd_attribute(int argc, char **argv)
         wc_cli_error("attribute", err.msg);
         return WC_EXIT_USAGE;
     }
-    int exit_code = WC_EXIT_OK;
-    for (int i = 0; i < nmodels && exit_code == WC_EXIT_OK; i++) {
-        int64_t ticks = 0;
-        if (wc_store_replay(st, models[i], &ticks, &err)) {
-            wc_cli_error("attribute", err.msg);
-            exit_code = WC_EXIT_USAGE;
-        } else {
-            printf("%s: %lld ticks attributed with model %s\n", db, (long long)ticks,
-                   wc_model_name(models[i]));
-        }
-    }
-    if (exit_code == WC_EXIT_OK && wc_store_ensure_indexes(st, &err)) {
-        wc_cli_error("attribute", err.msg);
-        exit_code = WC_EXIT_USAGE;
-    }
+    int exit_code = wc_cli_require_run("attribute", db, st);
+    if (!exit_code)
+        exit_code = replay_models(st, db, models, nmodels,
+                                  c.have_kepler ? &c.kepler : NULL);
     wc_store_close(st);
     return exit_code;
 }

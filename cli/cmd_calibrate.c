@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/wc_clock.h"
@@ -143,11 +144,15 @@ static int parse(int argc, char **argv, calibrate_cli *c)
     return 0;
 }
 
-/* "[lo, hi]" of a bootstrap interval, or why there is none. */
-static const char *boot_ci(double lo, double hi, char *buf, size_t cap)
+/* "[lo, hi]" of a bootstrap interval, or why there is none (too few points,
+ * or too many degenerate resamples: issue 14 item 7). */
+static const char *boot_ci(const wc_linfit *f, double lo, double hi, char *buf, size_t cap)
 {
     if (isfinite(lo) && isfinite(hi))
         snprintf(buf, cap, "[%.4f, %.4f]", lo, hi);
+    else if (f->boot_replicates)
+        snprintf(buf, cap, "[no interval: %zu/%d degenerate]", f->boot_degenerate,
+                 f->boot_replicates);
     else
         snprintf(buf, cap, "[no bootstrap: n < %d]", WC_BOOT_MIN_PAIRS);
     return buf;
@@ -162,8 +167,8 @@ static void print_fit(const wc_calibration *c)
     printf("%-17s %-28.28s %5zu  %-8s %10.4f ± %-8.4f %-24s (t: %.4f..%.4f)\n"
            "%-17s %-28s %5s  %-8s %10.4f ± %-8.4f %-24s (t: %.4f..%.4f)  R² %.4f  RMSE %.3f W\n",
            wc_cal_kind_name(c->kind), wc_term_safe(c->target, t, sizeof t), f->n, c0, f->c0, f->se0,
-           boot_ci(f->b0_lo, f->b0_hi, b0, sizeof b0), f->t0_lo, f->t0_hi, "", "", "", c1, f->c1, f->se1,
-           boot_ci(f->b1_lo, f->b1_hi, b1, sizeof b1), f->t1_lo, f->t1_hi, f->r2, f->rmse);
+           boot_ci(f, f->b0_lo, f->b0_hi, b0, sizeof b0), f->t0_lo, f->t0_hi, "", "", "", c1, f->c1, f->se1,
+           boot_ci(f, f->b1_lo, f->b1_hi, b1, sizeof b1), f->t1_lo, f->t1_hi, f->r2, f->rmse);
     printf("  %s\n", wc_term_safe(c->note, n, sizeof n));
 }
 
@@ -293,11 +298,15 @@ int cmd_calibrate(int argc, char **argv)
     wc_store *st = wc_store_open(c.db, writes ? WC_STORE_WRITE : WC_STORE_READ, &err);
     if (!st) {
         wc_cli_error("calibrate", err.msg);
-        if (writes)
+        if (writes && access(c.db, F_OK) == 0 && access(c.db, W_OK) != 0) /* only then */
             fprintf(stderr, "wattcal calibrate: storing fits needs write access (or use --no-store)\n");
         return WC_EXIT_USAGE;
     }
-    int exit_code = WC_EXIT_OK;
+    int exit_code = wc_cli_require_run("calibrate", c.db, st);
+    if (exit_code) {
+        wc_store_close(st);
+        return exit_code;
+    }
     if (c.apply_from) {
         int n = wc_calibration_apply_from(st, c.apply_from, &err);
         if (n < 0) {

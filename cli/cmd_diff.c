@@ -17,7 +17,7 @@
 #include "validator/exporter_diff.h"
 #include "validator/text_report.h"
 
-enum { OPT_MODEL = 1, OPT_TOP, OPT_ZONE, OPT_WINDOW, OPT_TOL, OPT_BOOTSTRAP, OPT_SEED };
+enum { OPT_MODEL = 1, OPT_TOP, OPT_ZONE, OPT_WINDOW, OPT_TOL, OPT_MIN_CHANGE, OPT_BOOTSTRAP, OPT_SEED };
 
 static const wc_cli_opt DIFF_OPTS[] = {
     {"model", "M", OPT_MODEL,
@@ -27,6 +27,9 @@ static const wc_cli_opt DIFF_OPTS[] = {
     {"zone", "Z", OPT_ZONE, "RAPL zone compared (default package)"},
     {"window", "DUR", OPT_WINDOW, "window of the mean-power series (default 60s)"},
     {"tolerance", "P%", OPT_TOL, "relative change of mean power allowed (default 10%)"},
+    {"min-change-watts", "W", OPT_MIN_CHANGE,
+     "noise floor: a change below W watts is never CHANGED\n"
+     "(default 0.5; 0 for none)"},
     {"bootstrap", "N", OPT_BOOTSTRAP, "bootstrap replicates (default 1000)"},
     {"seed", "N", OPT_SEED, "bootstrap seed (default 1)"},
     WC_CLI_OPT_END,
@@ -48,8 +51,9 @@ static const wc_cli_spec DIFF_SPEC = {
         "or between two reference models over the same samples (what an upgrade moves,\n"
         "before it is rolled out). Side by side: energy (J) and mean power (W) over full\n"
         "windows with 95 % block-bootstrap intervals, the difference B - A with its\n"
-        "interval, and a verdict: CHANGED (beyond the tolerance, interval excludes 0),\n"
-        "same (interval within the tolerance), inconclusive, new or gone. Namespaces are\n"
+        "interval, and a verdict: CHANGED (beyond the tolerance and the noise floor,\n"
+        "interval excludes 0), same (interval within them), inconclusive, new or gone.\n"
+        "J and W cover the same full windows (J = W x their length). Namespaces are\n"
         "not recorded (no kubelet informer), so they are not compared.",
     .opts = DIFF_TABLES,
     .choices = DIFF_CHOICES,
@@ -104,6 +108,12 @@ static int option(void *ctx, const wc_cli_opt *opt, const char *v)
         if (number(v, &x, "%") || x <= 0 || x > 1000)
             return bad("--tolerance", "expected a percentage > 0 with its %, e.g. 10%");
         c->o.tolerance_pct = x;
+        return 0;
+    case OPT_MIN_CHANGE:
+        if (number(v, &x, "") || x > 1e6)
+            return bad("--min-change-watts", "expected watts >= 0, e.g. 0.5");
+        c->o.min_change_w = x;
+        c->o.min_change_set = 1;
         return 0;
     case OPT_BOOTSTRAP:
         if (wc_cli_parse_whole(v, 100, 100000, &x))
@@ -205,7 +215,7 @@ static int report(const diff_cli *c, const wc_diff_side *a, const wc_diff_side *
     printf("wattcal diff: A = %s, host %s [%s meter]\n              B = %s, host %s [%s meter]\n",
            a->label, wc_term_safe(a->host, h1, sizeof h1), a->provenance, b->label,
            wc_term_safe(b->host, h2, sizeof h2), b->provenance);
-    printf("%s; zone %s; mean power over full %g s windows (A %zu windows = %.0f s, B %zu = %.0f s);"
+    printf("%s; zone %s; mean power over full %g s windows (A %zu windows = %g s, B %zu = %g s);"
            " 95 %% CIs by block bootstrap (%d replicates, seed %llu)\n",
            r->paired ? "the same samples re-attributed under two models (paired: differences exact, CI"
                        " over the per-window differences)"
@@ -221,9 +231,9 @@ static int report(const diff_cli *c, const wc_diff_side *a, const wc_diff_side *
     wc_xp_diff_text(stdout, xr);
     printf("\nnamespaces: not compared — wattcal does not record them (pods are known by uid from"
            " cgroup paths; no kubelet informer)\n");
-    printf("verdict (tolerance ±%g %% of A's mean power): %zu CHANGED, %zu same, %zu inconclusive, %zu"
-           " new, %zu gone\n", r->tolerance_pct, r->changed, r->same, r->inconclusive, r->appeared,
-           r->vanished);
+    printf("verdict (tolerance ±%g %% of A's mean power, never below the %g W noise floor): %zu CHANGED,"
+           " %zu same, %zu inconclusive, %zu new, %zu gone\n", r->tolerance_pct, r->min_change_w,
+           r->changed, r->same, r->inconclusive, r->appeared, r->vanished);
     if (r->a_windows < WC_BOOT_MIN_PAIRS || r->b_windows < WC_BOOT_MIN_PAIRS)
         printf("note: fewer than %d full %g s windows on a side: no intervals, so no verdict but"
                " inconclusive (use a shorter --window or a longer run)\n", WC_BOOT_MIN_PAIRS,

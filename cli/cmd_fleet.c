@@ -4,7 +4,8 @@
  * each node's small result, sorts them by risk and writes the report
  * (reports/fleet_report.h), the JUnit XML (one testcase per node) and the
  * exit code of a CI gate (as validate: 0 every checked node passed, 1 a
- * node failed, 2 usage or input error, 3 no node could be checked).
+ * node failed, 2 usage or input error or the server unreachable, 3 no node
+ * could be checked or a node's query failed: NO VERDICT for it).
  */
 #include <errno.h>
 #include <math.h>
@@ -80,7 +81,8 @@ static const wc_cli_spec FLEET_SPEC = {
     .footer =
         "The output ends with \"N passed, N failed\" (\", K unchecked\" when nodes had no\n"
         "ground truth). exit codes: 0 every checked node passed, 1 a node failed, 2\n"
-        "usage, input or server error, 3 no node could be checked (no truth pairs)",
+        "usage, input error or server unreachable, 3 no node could be checked (no truth\n"
+        "pairs) or a node's query failed (that node NO VERDICT, the others still checked)",
 };
 
 typedef struct fleet_cli {
@@ -258,7 +260,8 @@ static void print_nodes(const fleet_cli *c, const wc_fleet_summary *s)
             snprintf(bias, sizeof bias, "%.2f [%.2f .. %.2f]", x->acc.bias_pct.est,
                      x->acc.bias_pct.lo, x->acc.bias_pct.hi);
         printf("%-32.32s %-9s %-16s %-13s %-24s\n", x->node,
-               x->status == WC_CHECK_PASS ? "pass" : x->status == WC_CHECK_FAIL ? "FAIL" : "unchecked",
+               x->status == WC_CHECK_PASS ? "pass" : x->status == WC_CHECK_FAIL ? "FAIL"
+               : x->query_error ? "NOVERDICT" : "unchecked",
                wc_fleet_risk_name(x->risk), x->power_source, bias);
     }
     printf("%zu nodes (%zu measured, %zu not measured, %zu unknown source); report %s/fleet.html; "
@@ -267,7 +270,14 @@ static void print_nodes(const fleet_cli *c, const wc_fleet_summary *s)
     printf("%zu passed, %zu failed", s->within, s->failed);
     if (s->skipped)
         printf(", %zu unchecked", s->skipped);
+    if (s->errors)
+        printf(" (%zu with NO VERDICT: a query failed)", s->errors);
+    if (s->legacy)
+        printf("; %zu of Kepler <= 0.9 (legacy layout, not scored: import them)", s->legacy);
     printf("\n");
+    for (size_t i = 0; i < c->n; i++)
+        if (c->nodes[i].query_error)
+            printf("%s: %s\n", c->nodes[i].node, c->nodes[i].reasons);
 }
 
 int cmd_fleet(int argc, char **argv)
@@ -295,5 +305,5 @@ int cmd_fleet(int argc, char **argv)
         return WC_EXIT_USAGE;
     if (s.failed)
         return WC_EXIT_CHECK_FAILED;
-    return s.checked ? WC_EXIT_OK : WC_EXIT_NO_DATA;
+    return s.checked && !s.errors ? WC_EXIT_OK : WC_EXIT_NO_DATA;
 }

@@ -19,7 +19,8 @@
 
 enum {
     OPT_DB = 1, OPT_HOST, OPT_PROVENANCE, OPT_CSV, OPT_DELIM, OPT_TIME_COL, OPT_TIME_UNIT,
-    OPT_TIME_ZONE, OPT_COUNTER, OPT_ENERGY, OPT_POWER, OPT_TRUTH, OPT_UTIL, OPT_PHASE,
+    OPT_TIME_ZONE, OPT_TIME_CLOCK, /* a CSV option: the CSV range ends at OPT_CPU_COL */
+    OPT_COUNTER, OPT_ENERGY, OPT_POWER, OPT_TRUTH, OPT_UTIL, OPT_PHASE,
     OPT_HOST_COL, OPT_CPU_COL, OPT_GMT, OPT_GMT_RAPL, OPT_GMT_PSU, OPT_GMT_UTIL, OPT_GMT_PHASES,
     OPT_GMT_PSU_UNIT, OPT_GMT_CEILING, OPT_PROM, OPT_NODE, OPT_START, OPT_END, OPT_STEP,
     OPT_TRUTH_QUERY, OPT_TOKEN_FILE, OPT_USER, OPT_PASSWORD_FILE, OPT_TIMEOUT, OPT_INSECURE,
@@ -52,6 +53,10 @@ static const wc_cli_opt CSV_OPTS[] = {
     {"time-zone", "OFFSET", OPT_TIME_ZONE,
      "zone of ISO times written without one (Z, +01:00,\n"
      "-05:30); default: such times are refused"},
+    {"time-clock", "C", OPT_TIME_CLOCK,
+     "wall (default: Unix epoch or ISO) or monotonic\n"
+     "(CLOCK_MONOTONIC, uptime: any origin, no date;\n"
+     "the run then has no wall clock)"},
     {"counter-col", "NAME:ZONE:UNIT", OPT_COUNTER,
      "cumulative energy counter -> zone of kind\n"
      "counter_uj; UNIT uj, mj, j, wh or kwh (repeatable)"},
@@ -305,6 +310,11 @@ static int parse_csv_opt(import_cli *c, int opt, const char *arg, const char *na
     case OPT_TIME_UNIT:
         return parse_time_unit(arg, &c->csv.time_unit_ns) ? bad("--time-unit (s, ms, us, ns or iso)", arg)
                                                           : 0;
+    case OPT_TIME_CLOCK:
+        if (strcmp(arg, "wall") && strcmp(arg, "monotonic"))
+            return bad("--time-clock (wall or monotonic)", arg);
+        c->csv.time_monotonic = !strcmp(arg, "monotonic");
+        return 0;
     case OPT_TIME_ZONE:
         if (wc_parse_utc_offset(arg, &c->iso_offset_s))
             return bad("--time-zone (Z, +HH:MM or -HH:MM)", arg);
@@ -551,6 +561,10 @@ static void print_summary(const import_cli *c, const wc_import_summary *s)
     char a[40], b[40];
     wc_format_wall_iso(s->first_wall_ns, a, sizeof a);
     wc_format_wall_iso(s->last_wall_ns, b, sizeof b);
+    if (s->monotonic) { /* no date: the clock's own seconds */
+        snprintf(a, sizeof a, "monotonic %.3f s", (double)s->first_wall_ns / 1e9);
+        snprintf(b, sizeof b, "%.3f s", (double)s->last_wall_ns / 1e9);
+    }
     printf("%s: %lld ticks (%s .. %s, median interval %.3f s), %lld zone%s, "
            "%lld ground-truth source%s (%lld samples, %lld unavailable), "
            "%lld ticks with utilisation, %lld phase%s imported\n",

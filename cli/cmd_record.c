@@ -3,10 +3,13 @@
  * then collector/recorder.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "collector/exporter/exporter_table.h"
@@ -18,7 +21,7 @@
 
 enum { OPT_DB = 1, OPT_INTERVAL, OPT_DURATION, OPT_METER, OPT_MODEL, OPT_CEILING, OPT_SIM_SEED,
        OPT_QUIET, OPT_TRUTH, OPT_TRUTH_FORMAT, OPT_TRUTH_INTERVAL, OPT_EXPORTER,
-       OPT_EXPORTER_INTERVAL, OPT_EXPORTER_TIMEOUT, OPT_EXPORTER_TOKEN };
+       OPT_EXPORTER_INTERVAL, OPT_EXPORTER_TIMEOUT, OPT_EXPORTER_TOKEN, OPT_KEPLER_CONFIG };
 
 #define MAX_TRUTH 16
 
@@ -32,12 +35,18 @@ static const wc_cli_opt RECORD_OPTS[] = {
      "meter record exits 2. One of:"},
     {"model", "M", OPT_MODEL,
      "attribution model (default kepler-0.11), one of:"},
+    {"kepler-config", "FILE", OPT_KEPLER_CONFIG,
+     "the deployed Kepler's config.yaml: its terminated-\n"
+     "workload limits shape the Kepler models, and its\n"
+     "monitor.interval is the default --interval"},
     WC_CLI_OPT_END,
 };
 
 /* The meter's limits and the ground truth; then wc_cli_bmc_opts. */
 static const wc_cli_opt RECORD_SOURCE_OPTS[] = {
-    {"ceiling-watts", "W", OPT_CEILING, "counter plausibility ceiling per zone (default 5000)"},
+    {"ceiling-watts", "W", OPT_CEILING,
+     "counter plausibility ceiling per zone, stored with\n"
+     "the run (default 5000; sim: 1.25 x its model maximum)"},
     {"sim-seed", "N", OPT_SIM_SEED, "noise seed of the simulated node (default 42)"},
     {"truth", "SPEC", OPT_TRUTH, "also record ground truth (repeatable), one of:"},
     {"truth-format", "F", OPT_TRUTH_FORMAT,
@@ -132,6 +141,8 @@ static int bad_choice(const char *opt, const char *choices, const char *val)
 }
 
 static const char *truth_specs[MAX_TRUTH];
+static wc_kepler_config kepler_cfg; /* --kepler-config, read once */
+static int interval_given;
 static const char *exporter_specs[WC_EXPORTER_MAX];
 
 /* What and how to sample: the run file, timing, meter, model, roots.
@@ -150,7 +161,17 @@ static int sampling_option(wc_record_opts *o, int opt, const char *arg)
     case OPT_INTERVAL:
         if (wc_parse_duration_ns(arg, &o->interval_ns) || o->interval_ns < 1000000)
             return bad("--interval (at least 1ms)", arg);
+        interval_given = 1;
         return 0;
+    case OPT_KEPLER_CONFIG: {
+        wc_error e = {{0}};
+        if (wc_kepler_config_load(arg, &kepler_cfg, &e)) {
+            fprintf(stderr, "wattcal record: --kepler-config: %s\n", e.msg);
+            return WC_EXIT_USAGE;
+        }
+        o->kepler = &kepler_cfg;
+        return 0;
+    }
     case OPT_DURATION:
         if (wc_parse_duration_ns(arg, &o->duration_ns) || o->duration_ns <= 0)
             return bad("--duration (a positive duration)", arg);
@@ -172,9 +193,10 @@ static int sampling_option(wc_record_opts *o, int opt, const char *arg)
             return bad("--ceiling-watts (a finite number of watts >= 1)", arg);
         return 0;
     case OPT_SIM_SEED:
+        errno = 0;
         o->sim.seed = strtoull(arg, &end, 10);
-        if (!end || *end || arg[0] == '-' || !arg[0])
-            return bad("--sim-seed (a non-negative integer)", arg);
+        if (!end || *end || arg[0] == '-' || !arg[0] || errno == ERANGE)
+            return bad("--sim-seed (a non-negative integer below 2^64)", arg);
         return 0;
     case OPT_QUIET: o->quiet = 1; return 0;
     }
@@ -255,6 +277,47 @@ static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
     return rc < 0 ? exporter_option(ctx, opt->id, arg) : rc;
 }
 
+/* --kepler-config without --interval: record at the deployment's
+ * monitor.interval; one Kepler cannot refresh (0: only on scrapes, or below
+ * 1 ms) is refused. With --interval below monitor.staleness, Kepler could not
+ * refresh that often: said. */
+static int kepler_interval(wc_record_opts *o)
+{
+    const wc_kepler_config *k = &kepler_cfg;
+    if (!interval_given && k->interval_ns < 1000000) {
+        fprintf(stderr, "wattcal record: --kepler-config: monitor.interval is %lld ns (0: Kepler "
+                        "refreshes only when scraped; a bare integer is nanoseconds): give "
+                        "--interval\n", (long long)k->interval_ns);
+        return WC_EXIT_USAGE;
+    }
+    if (!interval_given)
+        o->interval_ns = k->interval_ns;
+    if (o->interval_ns < k->staleness_ns)
+        fprintf(stderr, "wattcal record: warning: --interval %.3f s is below the deployment's "
+                        "monitor.staleness %.3f s: Kepler never refreshes that often\n",
+                (double)o->interval_ns / 1e9, (double)k->staleness_ns / 1e9);
+    return 0;
+}
+
+/* A credential file that is named must be a readable regular file, whatever
+ * source uses it (ipmi:local uses none: naming one is still checked). 0 or
+ * WC_EXIT_USAGE. */
+static int readable_file(const char *opt, const char *file)
+{
+    if (!file)
+        return 0;
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    struct stat sb;
+    int e = fd < 0 ? errno : fstat(fd, &sb) != 0 ? errno : S_ISREG(sb.st_mode) ? 0 : -1;
+    if (fd >= 0)
+        close(fd);
+    if (!e)
+        return 0;
+    fprintf(stderr, "wattcal record: %s %s: %s\n", opt, file,
+            e < 0 ? "not a regular file" : strerror(e));
+    return WC_EXIT_USAGE;
+}
+
 int wc_cli_parse_record_opts(int argc, char **argv, wc_record_opts *o)
 {
     int next = 0;
@@ -269,7 +332,10 @@ int wc_cli_parse_record_opts(int argc, char **argv, wc_record_opts *o)
         fprintf(stderr, "wattcal record: --db FILE is required\n");
         return WC_EXIT_USAGE;
     }
-    return 0;
+    rc = readable_file("--truth-password-file", o->truth.password_file);
+    if (rc)
+        return rc;
+    return o->kepler ? kepler_interval(o) : 0;
 }
 
 void wc_cli_exporter_counts(const wc_record_opts *o, const wc_record_result *res, char *buf,
@@ -284,6 +350,9 @@ void wc_cli_exporter_counts(const wc_record_opts *o, const wc_record_result *res
     if (res->exporter_dropped)
         wc_append(buf, cap, &used, ", %lld dropped (the sampler fell behind)",
                   (long long)res->exporter_dropped);
+    if (res->exporter_samples_dropped)
+        wc_append(buf, cap, &used, "; %lld samples not stored (the write queue was full)",
+                  (long long)res->exporter_samples_dropped);
 }
 
 /* The closing line (always when something went wrong, else unless --quiet),
@@ -296,7 +365,7 @@ static int summary(const wc_record_opts *o, const wc_record_result *res, int64_t
     wc_cli_exporter_counts(o, res, scrapes, sizeof scrapes);
     int interrupted = wc_cli_stop && o->duration_ns > 0 && elapsed_ns < o->duration_ns;
     if (!o->quiet || interrupted || res->missed_deadlines || res->scan_errors ||
-        res->meter_errors || res->exporter_failed)
+        res->meter_errors || res->exporter_failed || res->exporter_samples_dropped)
         fprintf(stderr,
                 "wattcal record: %lld ticks written to %s (%s model; missed deadlines %lld, "
                 "process read errors %lld, zone read errors %lld; ground-truth samples %lld,"
@@ -306,6 +375,7 @@ static int summary(const wc_record_opts *o, const wc_record_result *res, int64_t
                 (long long)res->meter_errors, (long long)res->truth_samples,
                 (long long)res->truth_errors, scrapes,
                 o->meter && !strcmp(o->meter, "sim") ? " — node power is SIMULATED" : "");
+    wc_cli_exporter_interval_note("record", o);
     int no_truth = wc_cli_truth_status("record", o);
     if (interrupted) {
         fprintf(stderr, "wattcal record: interrupted after %.1f s of the %.1f s asked for; the "

@@ -14,7 +14,7 @@
 #include "reports/report.h"
 #include "validator/validation.h"
 
-enum { OPT_OUT = WC_CLI_VOPT_END, OPT_TOP, OPT_NO_PLOTS, OPT_PLOT_TIMEOUT };
+enum { OPT_OUT = WC_CLI_VOPT_END, OPT_TOP, OPT_NO_PLOTS, OPT_PLOT_TIMEOUT, OPT_MD_IMAGES };
 
 static const wc_cli_opt REPORT_OPTS[] = {
     {"out", "DIR", OPT_OUT,
@@ -27,6 +27,11 @@ static const wc_cli_opt REPORT_OPTS[] = {
     {"plot-timeout", "DUR", OPT_PLOT_TIMEOUT,
      "gnuplot is killed after DUR per figure (default 60s);\n"
      "after one is killed the other plots are not tried"},
+    {"md-images", "MODE", OPT_MD_IMAGES,
+     "how report.md shows the plots: files (default: the\n"
+     "PNG files beside it), inline (data: URIs, survives\n"
+     "being pasted) or a base URL (https://HOST/DIR: each\n"
+     "plot as URL/<name>.png, where you upload them)"},
     WC_CLI_OPT_END,
 };
 
@@ -96,6 +101,15 @@ static int option(void *ctx, const wc_cli_opt *opt, const char *v)
             return bad("--plot-timeout", "expected a duration from 1s to 1h");
         c->r.plot_timeout_s = (int)ceil(x);
         return 0;
+    case OPT_MD_IMAGES: {
+        wc_error e = {{0}};
+        if (wc_report_md_images_check(v, &e)) {
+            wc_cli_error("report", e.msg);
+            return WC_EXIT_USAGE;
+        }
+        c->r.md_images = v;
+        return 0;
+    }
     }
     return wc_cli_validation_option("report", &c->v, opt->id, v);
 }
@@ -110,9 +124,10 @@ static int parse(int argc, char **argv, report_cli *c)
         return rc;
     if (next < argc)
         return bad(argv[next], "unexpected argument");
-    if (!c->r.out_dir)
+    rc = wc_cli_validation_finish("report", &c->v); /* --db first: it is named first */
+    if (!rc && !c->r.out_dir)
         return bad("--out", "DIR is required");
-    return wc_cli_validation_finish("report", &c->v);
+    return rc;
 }
 
 int cmd_report(int argc, char **argv)

@@ -1,8 +1,9 @@
 /*
  * cmd_run.c — `wattcal run SCENARIO --db FILE [record options]`: replay a
  * scenario (workloads/scenario.c, workloads/runner.c) while recording. Its
- * own option (--backend) is taken out of argv first; the rest are record's
- * (cmd_record.c's table, wc_cli_parse_record_opts).
+ * own option (--backend) and record's (cmd_record.c's tables,
+ * wc_cli_record_option) are parsed together, so a misspelt one of either
+ * gets the one-line "did you mean".
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@
 #include "workloads/runner.h"
 #include "workloads/scenario.h"
 
-enum { OPT_BACKEND = 1 };
+enum { OPT_BACKEND = 3100 }; /* apart from record's option ids */
 
 /* run's own option; the others are record's (wc_cli_parse_record_opts). */
 static const wc_cli_opt RUN_OPTS[] = {
@@ -47,42 +48,66 @@ static const wc_cli_spec RUN_SPEC = {
         "run is closed cleanly and kept), 4 a --truth source delivered no reading",
 };
 
-/* Takes every "--backend B" (RUN_OPTS) out of argv[2..], applying B to each
- * workload of sc; the rest are record's options. Returns 0 or WC_EXIT_USAGE. */
-static int take_backend(int *argc, char **argv, wc_scenario *sc)
+/* What run's parse fills: the scenario (--backend) and record's options. */
+typedef struct run_cli {
+    wc_scenario *sc;
+    wc_record_opts *o;
+} run_cli;
+
+/* One option (wc_cli_handler): --backend applies B to every workload of the
+ * scenario; the others are record's (wc_cli_record_option). */
+static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
 {
-    for (int i = 2; i < *argc; i++) {
-        if (strncmp(argv[i], "--", 2) != 0 || strcmp(argv[i] + 2, RUN_OPTS[0].name) != 0)
-            continue;
-        wc_workload_backend b;
-        if (i + 1 >= *argc || wc_workload_backend_parse(argv[i + 1], &b) != 0) {
-            fprintf(stderr, "wattcal run: --backend needs wattcal or stress-ng\n");
-            return WC_EXIT_USAGE;
-        }
-        for (int p = 0; p < sc->n_phases; p++)
-            for (int w = 0; w < sc->phases[p].n_workloads; w++)
-                sc->phases[p].workloads[w].backend = b;
-        memmove(&argv[i], &argv[i + 2], (size_t)(*argc - i - 2) * sizeof *argv);
-        *argc -= 2;
-        i--;
+    run_cli *c = ctx;
+    if (opt->id != OPT_BACKEND)
+        return wc_cli_record_option(c->o, opt, arg);
+    wc_workload_backend b;
+    if (wc_workload_backend_parse(arg, &b) != 0) {
+        fprintf(stderr, "wattcal run: --backend needs wattcal or stress-ng\n");
+        return WC_EXIT_USAGE;
     }
+    for (int p = 0; p < c->sc->n_phases; p++)
+        for (int w = 0; w < c->sc->phases[p].n_workloads; w++)
+            c->sc->phases[p].workloads[w].backend = b;
     return 0;
 }
 
-/* The record options of argv[2..] (after SCENARIO, --backend taken out) into
- * o; --duration is refused: the scenario sets the length. Returns 0, -1 after
- * --help, or WC_EXIT_USAGE. */
-static int parse_record(int argc, char **argv, const wc_scenario *sc, wc_record_opts *o)
+/* The options of argv[2..] (after SCENARIO) against record's tables and
+ * run's own in one parse, so an unknown or misspelt one (--backen) gets the
+ * one-line "did you mean" among all of them; --duration is refused: the
+ * scenario sets the length. Returns 0, -1 after --help, or WC_EXIT_USAGE. */
+static int parse_record(int argc, char **argv, wc_scenario *sc, wc_record_opts *o)
 {
+    static const wc_cli_opt *tables[16];
+    size_t n = 0;
+    for (const wc_cli_opt *const *t = wc_cli_record_tables; *t && n < 14; t++)
+        tables[n++] = *t;
+    tables[n++] = RUN_OPTS;
+    tables[n] = NULL;
+    wc_cli_spec spec = RUN_SPEC;
+    spec.opts = tables;
+    spec.choices = wc_cli_record_choices;
     wc_record_defaults(o);
-    argv[1] = argv[0]; /* drop SCENARIO: the record parser sees only options */
-    int rc = wc_cli_parse_record_opts(argc - 1, argv + 1, o);
-    if (rc == 0 && o->duration_ns) {
+    argv[1] = argv[0]; /* drop SCENARIO: the parser sees only options */
+    run_cli c = {sc, o};
+    int next = 0;
+    int rc = wc_cli_parse(&spec, argc - 1, argv + 1, option, &c, &next);
+    if (rc)
+        return rc;
+    if (next < argc - 1) {
+        fprintf(stderr, "wattcal run: unexpected argument '%s'\n", argv[1 + next]);
+        return WC_EXIT_USAGE;
+    }
+    if (!o->db_path) {
+        fprintf(stderr, "wattcal run: --db FILE is required\n");
+        return WC_EXIT_USAGE;
+    }
+    if (o->duration_ns) {
         fprintf(stderr, "wattcal run: --duration does not apply: scenario %s lasts %.0f s\n",
                 sc->name, (double)wc_scenario_total_ns(sc) / 1e9);
-        rc = WC_EXIT_USAGE;
+        return WC_EXIT_USAGE;
     }
-    return rc;
+    return 0;
 }
 
 /* Replays sc while recording with o; returns the exit code. */
@@ -113,6 +138,7 @@ static int replay(wc_scenario *sc, wc_record_opts *o)
             "wattcal run: %d phase repetitions, %d workloads (%d crashed workers), %lld ticks in %s%s%s\n",
             res.phases_done, res.workloads, res.crashed, (long long)res.record.ticks, o->db_path,
             scrapes, o->meter && !strcmp(o->meter, "sim") ? " — node power is SIMULATED" : "");
+    wc_cli_exporter_interval_note("run", o);
     return wc_cli_truth_status("run", o) ? WC_EXIT_NO_TRUTH : WC_EXIT_OK;
 }
 
@@ -132,9 +158,7 @@ int cmd_run(int argc, char **argv)
         return WC_EXIT_USAGE;
     }
     wc_record_opts o;
-    int rc = take_backend(&argc, argv, &sc);
-    if (rc == 0)
-        rc = parse_record(argc, argv, &sc, &o);
+    int rc = parse_record(argc, argv, &sc, &o);
     if (rc == 0) {
         o.command_line = cmdline;
         rc = replay(&sc, &o);

@@ -18,7 +18,7 @@
 #include "validator/text_report.h"
 #include "validator/validation.h"
 
-enum { OPT_JUNIT = WC_CLI_VOPT_END, OPT_JSON };
+enum { OPT_JUNIT = WC_CLI_VOPT_END, OPT_JSON, OPT_PODS_CSV };
 
 static const wc_cli_opt VALIDATE_OPTS[] = {
     {"junit", "FILE", OPT_JUNIT,
@@ -26,7 +26,10 @@ static const wc_cli_opt VALIDATE_OPTS[] = {
      "phase x metric x threshold)"},
     {"json", "FILE", OPT_JSON,
      "write every figure, its CI and its provenance as JSON\n"
-     "(schema wattcal-validate/1)"},
+     "(schema wattcal-validate/2)"},
+    {"pods-csv", "FILE", OPT_PODS_CSV,
+     "write the top pods (namespace, name, joules, share, 95 %\n"
+     "CIs) as CSV with the interval in RFC 3339 UTC"},
     WC_CLI_OPT_END,
 };
 
@@ -49,16 +52,18 @@ static const wc_cli_spec VALIDATE_SPEC = {
     .choices = wc_cli_validation_choices,
     .col = 28,
     .footer =
-        "The output ends with \"N passed, N failed\" (\", K skipped\" when a check could not\n"
-        "be evaluated). exit codes: 0 within tolerances, 1 a tolerance broken, 2 usage\n"
-        "or input error (unreadable DB, bad option, a zone the run does not have, a\n"
-        "corrupt clock, unwritable --json/--junit file), 3 the run has no measurable\n"
-        "interval (fewer than two ticks, or tolerances were asked of a run that cannot\n"
-        "be checked, e.g. gap= of an imported run without attribution)",
+        "The output ends with \"gate: PASS|FAIL|NO VERDICT — reason\" and \"N passed, N\n"
+        "failed\" (\", K no verdict\" when a check could not be evaluated, \", K\n"
+        "insufficient\" when a node check read fewer than 5 pairs: neither is a pass).\n"
+        "exit codes: 0 within tolerances, 1 a tolerance broken, 2 usage or input error\n"
+        "(unreadable DB, bad option, a zone the run does not have, a corrupt clock,\n"
+        "unwritable --json/--junit file), 3 NO VERDICT: nothing failed but a check\n"
+        "could not be evaluated or read too few pairs (e.g. a BMC that delivered no\n"
+        "reading), or the run has no measurable interval",
 };
 
 typedef struct validate_cli {
-    const char *junit, *json;
+    const char *junit, *json, *pods_csv;
     wc_cli_validation v;
 } validate_cli;
 
@@ -75,6 +80,7 @@ static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
     switch (opt->id) {
     case OPT_JUNIT: c->junit = arg; return 0;
     case OPT_JSON: c->json = arg; return 0;
+    case OPT_PODS_CSV: c->pods_csv = arg; return 0;
     }
     return wc_cli_validation_option("validate", &c->v, opt->id, arg);
 }
@@ -137,6 +143,10 @@ static int write_outputs(const validate_cli *c, const wc_validation *v)
         wc_cli_error("validate", err.msg);
         return WC_EXIT_USAGE;
     }
+    if (c->pods_csv && wc_showback_csv_write(c->pods_csv, &v->showback, &err)) {
+        wc_cli_error("validate", err.msg);
+        return WC_EXIT_USAGE;
+    }
     return 0;
 }
 
@@ -175,8 +185,10 @@ int cmd_validate(int argc, char **argv)
         } else if (only_attribution_checks(&c->v.o) && !has_attribution(v)) {
             printf("no attribution in this run (no /proc data): the tolerances cannot be checked\n");
             exit_code = WC_EXIT_NO_DATA;
-        } else if (v->failed) {
+        } else if (v->outcome == WC_GATE_FAIL) {
             exit_code = WC_EXIT_CHECK_FAILED;
+        } else if (v->outcome == WC_GATE_NO_VERDICT) {
+            exit_code = WC_EXIT_NO_VERDICT;
         }
     }
     wc_validation_free(v);

@@ -38,7 +38,7 @@ static void usage(FILE *out)
         fprintf(out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fprintf(out, "  %-10s %s\n", "version", "print the version");
     fprintf(out, "\nexit codes: 0 ok, 1 check failed, 2 usage or environment error, "
-                 "3 nothing measurable\n(or a record/run stopped early), 4 a --truth source "
+                 "3 nothing measurable\nor no verdict (or a record/run stopped early), 4 a --truth source "
                  "delivered no reading\n");
 }
 

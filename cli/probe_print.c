@@ -125,6 +125,27 @@ static void print_rapl_zone(const wc_probe *p, size_t z, FILE *out)
             parent, zn->enabled, range, energy, SAFE(zn->path, path));
 }
 
+/* Per-die package zones (issue 14 item 1), one line per socket and domain:
+ * mirrored copies of one counter (counted once) or distinct dies (summed). */
+static void print_dies(const wc_meter *m, FILE *out)
+{
+    for (size_t i = 0; i < m->nzones; i++) {
+        const wc_zone *z = &m->zones[i];
+        int first = z->dies > 0;
+        for (size_t j = 0; first && j < i; j++)
+            first = !(m->zones[j].dies && m->zones[j].socket == z->socket &&
+                      strcmp(m->zones[j].name, z->name) == 0);
+        if (!first)
+            continue;
+        if (z->dies_mirrored)
+            fprintf(out, "  note: socket %d: %d %s die zones mirror one counter (same value read "
+                         "after read): counted once\n", z->socket, z->dies, z->name);
+        else
+            fprintf(out, "  note: socket %d: %d distinct %s die zones: summed per socket\n",
+                    z->socket, z->dies, z->name);
+    }
+}
+
 static void print_rapl_zones(const wc_probe *p, FILE *out)
 {
     const wc_meter *m = &p->rapl.meter;
@@ -141,6 +162,7 @@ static void print_rapl_zones(const wc_probe *p, FILE *out)
     for (size_t i = 0; i < m->nzones; i++)
         print_rapl_zone(p, order[i], out);
     free(order);
+    print_dies(m, out);
 }
 
 /* The reading of a sensor as a table cell. */
@@ -231,8 +253,10 @@ static void print_verdict(const wc_probe *p, FILE *out)
             strcmp(v->wattcal_source, "none") == 0
                 ? " (wattcal record exits 2 without --meter sim, which only simulates)"
                 : "");
-    if (v->hardware_meter)
+    if (!strcmp(v->exporter_mode, "measure"))
         fprintf(out, "exporter here would   measure (%s)\n", v->exporter_meter);
+    else if (v->hardware_meter) /* hwmon sensors under hwmonN/device/ only (issue 14 item 4) */
+        fprintf(out, "exporter here would   estimate (no meter it reads)\n");
     else
         fprintf(out, "exporter here would   estimate (no hardware meter)\n");
     fprintf(out, "  Kepler v0.10-v0.11  %s\n", v->kepler_released);
@@ -367,6 +391,10 @@ static cJSON *rapl_zone_json(const wc_probe_rapl *r, size_t z)
                     zn->max_energy_range_uj ? (double)zn->max_energy_range_uj : NAN);
     add_num_or_null(o, "energy_uj", rd->status == 0 ? (double)rd->value : NAN);
     add_str_or_null(o, "read_error", rd->status ? strerror(-rd->status) : NULL);
+    if (zn->dies) { /* a per-die package zone (issue 14 item 1) */
+        add_num(o, "dies", zn->dies);
+        cJSON_AddBoolToObject(o, "dies_mirrored", zn->dies_mirrored);
+    }
     return o;
 }
 
@@ -426,6 +454,7 @@ static cJSON *hwmon_sensor_json(const wc_hwmon_scan *h, const wc_hwmon_sensor *s
     add_num(o, "index", s->index);
     add_str(o, "file", s->file);
     add_str_or_null(o, "current_file", s->current_file);
+    cJSON_AddBoolToObject(o, "in_device", s->in_device);
     add_str(o, "status", s->status == 0 ? "ok" : "error");
     add_str_or_null(o, "error", s->error);
     sensor_values_json(o, s);

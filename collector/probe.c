@@ -416,6 +416,28 @@ static int rapl_present(const wc_probe *p)
     return p->rapl.state == WC_PROBE_RAPL_OK || p->rapl.state == WC_PROBE_RAPL_ROOT_ONLY;
 }
 
+/* hwmon sensors with a reading (not an error, not the ACPI error marker);
+ * kepler_only: only those in the chip directory, the ones Kepler's hwmon
+ * meter lists (issue 14 item 4). */
+static size_t usable_hwmon(const wc_probe *p, int kepler_only)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->hwmon.nsensors; i++) {
+        const wc_hwmon_sensor *s = &p->hwmon.sensors[i];
+        n += s->status == 0 && !(kepler_only && s->in_device);
+    }
+    return n;
+}
+
+/* hwmon sensors Kepler's hwmon meter would find (the chip directory's). */
+static size_t kepler_hwmon(const wc_probe *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->hwmon.nsensors; i++)
+        n += !p->hwmon.sensors[i].in_device;
+    return n;
+}
+
 /* Path of the first RAPL zone without a known max_energy_range_uj, or NULL. */
 static const char *zone_without_range(const wc_probe *p)
 {
@@ -438,13 +460,20 @@ static void kepler_outcomes(const wc_probe *p, wc_probe_verdict *v)
         wc_copy_trunc(v->kepler_released, sizeof v->kepler_released,
                    "measures with RAPL (same-name zones of all sockets aggregated)");
         wc_copy_trunc(v->kepler_head, sizeof v->kepler_head, v->kepler_released);
-    } else if (p->hwmon.nsensors > 0) {
+    } else if (kepler_hwmon(p) > 0) {
         wc_copy_trunc(v->kepler_released, sizeof v->kepler_released,
                    "fails at init: no RAPL zones found (kepler#2280, #2262); v0.11.4 measures "
                    "with hwmon only when experimental.hwmon.enabled");
         wc_append(v->kepler_head, sizeof v->kepler_head, &used_head,
                   "measures with hwmon (cpu.preferredMeters [rapl, hwmon]: %zu sensor%s)",
-                  p->hwmon.nsensors, p->hwmon.nsensors == 1 ? "" : "s");
+                  kepler_hwmon(p), kepler_hwmon(p) == 1 ? "" : "s");
+    } else if (p->hwmon.nsensors > 0) {
+        wc_copy_trunc(v->kepler_released, sizeof v->kepler_released,
+                   "fails at init: no RAPL zones found (kepler#2280, #2262)");
+        wc_append(v->kepler_head, sizeof v->kepler_head, &used_head,
+                  "fails at init: no RAPL zone, and its hwmon meter lists hwmonN/ only: the %zu "
+                  "sensor%s under hwmonN/device/ stay unseen", p->hwmon.nsensors,
+                  p->hwmon.nsensors == 1 ? "" : "s");
     } else {
         wc_copy_trunc(v->kepler_released, sizeof v->kepler_released,
                    "fails at init: no RAPL zones found (kepler#2280, #2262)");
@@ -453,8 +482,19 @@ static void kepler_outcomes(const wc_probe *p, wc_probe_verdict *v)
     }
 }
 
+/* The first hwmon sensor's error, NULL when every sensor reads. */
+static const char *first_sensor_error(const wc_probe *p)
+{
+    for (size_t i = 0; i < p->hwmon.nsensors; i++)
+        if (p->hwmon.sensors[i].status != 0)
+            return p->hwmon.sensors[i].error;
+    return NULL;
+}
+
 /* Why measured node power is unavailable, e.g. "virtualised guest, no
- * powercap zones, no hwmon power sensor". */
+ * powercap zones, no hwmon power sensor"; RAPL root-only (CVE-2020-8694)
+ * and sensors that only read an error (the ACPI power meter's marker) say
+ * so (issue 14 items 4, 9). */
 static void unavailable_reason(const wc_probe *p, char *buf, size_t cap)
 {
     size_t used = 0;
@@ -463,9 +503,17 @@ static void unavailable_reason(const wc_probe *p, char *buf, size_t cap)
         wc_append(buf, cap, &used, "virtualised guest");
     const char *rapl = p->rapl.state == WC_PROBE_RAPL_NO_ZONES     ? "no powercap zones"
                        : p->rapl.state == WC_PROBE_RAPL_UNREADABLE ? "no readable powercap zone"
-                                                                   : "powercap unusable";
+                       : p->rapl.state == WC_PROBE_RAPL_ROOT_ONLY
+                           ? "RAPL energy_uj is root-only (CVE-2020-8694): run as root, or grant "
+                             "CAP_DAC_READ_SEARCH"
+                           : "powercap unusable";
     wc_append(buf, cap, &used, "%s%s", used ? ", " : "", rapl);
-    wc_append(buf, cap, &used, ", no hwmon power sensor");
+    const char *why = first_sensor_error(p);
+    if (p->hwmon.nsensors && why)
+        wc_append(buf, cap, &used, ", no hwmon sensor with a reading (%zu read an error; first: %s)",
+                  p->hwmon.nsensors, why);
+    else
+        wc_append(buf, cap, &used, ", no hwmon power sensor");
 }
 
 /* The first --truth source that gave a ground-truth (not simulated) reading. */
@@ -503,37 +551,45 @@ static void decide(wc_probe *p)
 {
     wc_probe_verdict *v = &p->verdict;
     memset(v, 0, sizeof *v);
-    int rapl = rapl_present(p), hwmon = p->hwmon.nsensors > 0;
+    int rapl = rapl_present(p), hwmon = usable_hwmon(p, 0) > 0;
+    int kepler_sees = rapl || usable_hwmon(p, 1) > 0;
     v->hardware_meter = rapl || hwmon;
     v->wattcal_source = rapl ? "rapl" : "none";
-    v->exporter_mode = v->hardware_meter ? "measure" : "estimate";
-    v->exporter_meter = rapl ? "rapl" : hwmon ? "hwmon" : "none";
+    v->exporter_mode = kepler_sees ? "measure" : "estimate";
+    v->exporter_meter = rapl ? "rapl" : kepler_sees ? "hwmon" : "none";
     kepler_outcomes(p, v);
-    v->measured_available = v->hardware_meter;
-    if (v->hardware_meter)
-        wc_copy_trunc(v->measured_source, sizeof v->measured_source, v->exporter_meter);
+    /* measured here and now: readable RAPL, or a hwmon sensor with a reading */
+    v->measured_available = p->rapl.state == WC_PROBE_RAPL_OK || hwmon;
+    if (v->measured_available)
+        wc_copy_trunc(v->measured_source, sizeof v->measured_source,
+                      p->rapl.state == WC_PROBE_RAPL_OK ? "rapl" : "hwmon");
     else
         unavailable_reason(p, v->measured_reason, sizeof v->measured_reason);
     pick_ground_truth(p, v);
     wc_copy_trunc(v->verdict, sizeof v->verdict, verdict_sentence(p));
 }
 
-int wc_probe_exit_code(const wc_probe *p) { return p->verdict.hardware_meter ? 0 : 1; }
+int wc_probe_exit_code(const wc_probe *p)
+{
+    if (p->verdict.measured_available)
+        return 0;
+    return p->rapl.state == WC_PROBE_RAPL_ROOT_ONLY ? 3 : 1;
+}
 
 const char *wc_probe_measured_text(const wc_probe *p, char *buf, size_t cap)
 {
     const wc_probe_verdict *v = &p->verdict;
-    if (!v->measured_available)
+    if (!v->measured_available && p->rapl.state == WC_PROBE_RAPL_ROOT_ONLY)
+        snprintf(buf, cap, "UNAVAILABLE to this user (reason: %s)", v->measured_reason);
+    else if (!v->measured_available)
         snprintf(buf, cap, "UNAVAILABLE (reason: %s)", v->measured_reason);
-    else if (p->rapl.state == WC_PROBE_RAPL_ROOT_ONLY)
-        snprintf(buf, cap, "AVAILABLE (rapl; energy_uj is root-only: run as root)");
     else if (p->rapl.state == WC_PROBE_RAPL_OK)
         snprintf(buf, cap, "AVAILABLE (rapl: %zu zone%s on %zu socket%s)", p->rapl.meter.nzones,
                  p->rapl.meter.nzones == 1 ? "" : "s", p->rapl.nsockets,
                  p->rapl.nsockets == 1 ? "" : "s");
     else
-        snprintf(buf, cap, "AVAILABLE (hwmon: %zu sensor%s)", p->hwmon.nsensors,
-                 p->hwmon.nsensors == 1 ? "" : "s");
+        snprintf(buf, cap, "AVAILABLE (hwmon: %zu sensor%s)", usable_hwmon(p, 0),
+                 usable_hwmon(p, 0) == 1 ? "" : "s");
     return buf;
 }
 

@@ -17,9 +17,10 @@
  * power is available, and one sentence for the run report (B20).
  *
  * The result is data (wc_probe); the CLI prints it as a table or JSON
- * (cli/probe_print.h). Exit status: 0 when a hardware meter an exporter can
- * attribute from exists (RAPL zones, readable or root-only, or at least one
- * hwmon sensor), 1 when none.
+ * (cli/probe_print.h). Exit status: 0 when measured node power is available
+ * here (readable RAPL zones, or an hwmon sensor with a reading: not an error
+ * or the ACPI error marker), 1 when none, 3 when RAPL exists but energy_uj is
+ * root-only to this user (issue 14 items 4, 9).
  */
 #ifndef WC_PROBE_H
 #define WC_PROBE_H
@@ -109,13 +110,16 @@ typedef struct wc_probe_bmc {
 
 /* What the findings mean. */
 typedef struct wc_probe_verdict {
-    int hardware_meter;        /* RAPL zones (readable or root-only) or >= 1 hwmon sensor */
+    int hardware_meter;        /* RAPL zones (readable or root-only) or >= 1 hwmon sensor with a
+                                  reading (either hwmon layout) */
     const char *wattcal_source;/* "rapl" or "none": what `wattcal record` would read */
-    const char *exporter_mode; /* "measure" or "estimate" */
+    const char *exporter_mode; /* "measure" or "estimate": what Kepler would do (its hwmon meter
+                                  lists hwmonN/ only, not hwmonN/device/) */
     const char *exporter_meter;/* "rapl", "hwmon" or "none" */
     char kepler_released[256]; /* Kepler v0.10.0-v0.11.4 with its default config, here */
     char kepler_head[256];     /* Kepler main (cpu.preferredMeters [rapl, hwmon]), here */
-    int measured_available;    /* 1 when measured node power exists */
+    int measured_available;    /* 1 when measured node power can be read here: readable RAPL or
+                                  an hwmon sensor with a reading (root-only RAPL: 0) */
     char measured_source[16];  /* "rapl", "hwmon" or "" */
     char measured_reason[256]; /* why unavailable, e.g. "virtualised guest, no powercap zones,
                                   no hwmon power sensor"; "" when available */
@@ -146,10 +150,12 @@ int wc_probe_run(const wc_probe_opts *opts, wc_probe *out, wc_error *err);
 /* Releases what a probe holds (the RAPL meter, hwmon scan, BMC list). */
 void wc_probe_free(wc_probe *p);
 
-/* 0 when a hardware meter exists (verdict.hardware_meter), 1 when none. */
+/* 0 when measured node power is available here (verdict.measured_available),
+ * 3 when RAPL exists but energy_uj is root-only to this user, 1 otherwise. */
 int wc_probe_exit_code(const wc_probe *p);
 
-/* "UNAVAILABLE (reason: ...)" or "AVAILABLE (rapl, ...)", into buf. */
+/* "UNAVAILABLE (reason: ...)", "UNAVAILABLE to this user (reason: ...)" (RAPL
+ * root-only) or "AVAILABLE (rapl: ...)" / "AVAILABLE (hwmon: N sensors)", into buf. */
 const char *wc_probe_measured_text(const wc_probe *p, char *buf, size_t cap);
 
 /* "ok", "root_only", "no_zones", "unreadable", "error". */

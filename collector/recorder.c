@@ -37,7 +37,7 @@ void wc_record_defaults(wc_record_opts *o)
     o->procfs_root = "/proc";
     o->sysfs_root = "/sys";
     o->sim = wc_sim_default_params();
-    o->ceiling_watts = WC_DEFAULT_CEILING_WATTS;
+    o->ceiling_watts = 0; /* the meter's own (simulated node) or WC_DEFAULT_CEILING_WATTS */
     wc_truth_config_defaults(&o->truth);
     wc_exporter_config_defaults(&o->exporter);
 }
@@ -62,6 +62,8 @@ typedef struct recording {
     wc_record_result *res;
     int64_t start_mono, start_wall; /* the run's clocks at its start (run row) */
     int warned_meter, warned_cpu, warned_scan; /* first error of each kind printed */
+    double ceiling;              /* counter ceiling per zone in force, W (stored with the run) */
+    unsigned zones_version;      /* meter.layout_version the zone rows were written at */
     wc_truth_source *truth;      /* polled ground-truth sources */
     int64_t *truth_ids;          /* their truth_source row ids */
     int64_t *truth_ok, *truth_polls; /* per source: readings ok, polls (progress line) */
@@ -142,13 +144,45 @@ static void read_first_line_matching(const char *path, const char *key, char *ou
     free(text);
 }
 
+/* Distinct sockets with a package zone (per-die zones of one socket count
+ * once, issue 14 item 1). */
 static int count_sockets(const wc_meter *m)
 {
     int n = 0;
-    for (size_t i = 0; i < m->nzones; i++)
-        if (strcmp(m->zones[i].name, "package") == 0)
-            n++;
+    for (size_t i = 0; i < m->nzones; i++) {
+        int first = strcmp(m->zones[i].name, "package") == 0;
+        for (size_t j = 0; first && j < i; j++)
+            first = !(strcmp(m->zones[j].name, "package") == 0 &&
+                      m->zones[j].socket == m->zones[i].socket);
+        n += first;
+    }
     return n;
+}
+
+/* The counter ceiling per zone: --ceiling-watts, else the meter's own
+ * (the simulated node's), else WC_DEFAULT_CEILING_WATTS. Warns at start when
+ * an interval at that ceiling could use a zone's whole range, so a wrap
+ * could hide inside it (issue 14 item 3; such intervals are flagged). */
+static void pick_ceiling(recording *r)
+{
+    const wc_record_opts *o = r->opts;
+    r->ceiling = o->ceiling_watts > 0     ? o->ceiling_watts
+                 : r->meter.plausible_watts > 0 ? r->meter.plausible_watts
+                                               : WC_DEFAULT_CEILING_WATTS;
+    size_t n = 0, first = 0;
+    for (size_t i = 0; i < r->meter.nzones; i++)
+        if (wc_counter_interval_too_long(r->meter.zones[i].max_energy_range_uj, o->interval_ns,
+                                         r->ceiling) && !n++)
+            first = i;
+    if (!n)
+        return;
+    const wc_zone *z = &r->meter.zones[first];
+    fprintf(stderr, "wattcal record: warning: --interval %.3f s at the %.0f W ceiling can use %zu "
+            "zone(s)' whole counter range (first: %s, max_energy_range_uj %llu = %.0f J): a wrap "
+            "could hide inside one interval; such intervals are flagged ambiguous and never "
+            "counted as measured (shorten --interval or set --ceiling-watts to this node's real "
+            "maximum per zone)\n", (double)o->interval_ns / 1e9, r->ceiling, n, z->raw_name,
+            (unsigned long long)z->max_energy_range_uj, (double)z->max_energy_range_uj / 1e6);
 }
 
 /* A file: log is imported after the run: check now that it can be, and
@@ -298,6 +332,7 @@ static int write_run_info(recording *r, int64_t start_mono, wc_error *err)
     snprintf(info.sysfs_root, sizeof info.sysfs_root, "%s", o->sysfs_root);
     snprintf(info.command_line, sizeof info.command_line, "%s",
              o->command_line ? o->command_line : "");
+    info.ceiling_watts = r->ceiling;
     if (!r->store) { /* nothing stored: start the pollers and scrapers only */
         int rc = register_truth(r, err);
         return rc ? rc : wc_rec_exporters_register(r->exporters, NULL, err);
@@ -322,6 +357,7 @@ static int setup(recording *r, wc_error *err)
     int rc = open_meter(r, err);
     if (rc)
         return rc;
+    pick_ceiling(r);
     rc = wc_procstat_read(o->procfs_root, &r->stat, err);
     if (rc)
         return rc;
@@ -329,6 +365,9 @@ static int setup(recording *r, wc_error *err)
     if (!r->scanner)
         return -EIO;
     r->attrib = wc_attrib_new(o->model);
+    if (r->attrib && o->kepler)
+        wc_kepler_config_apply(o->kepler, r->attrib);
+    wc_attrib_set_ceiling(r->attrib, r->ceiling);
     size_t nz = r->meter.nzones;
     r->readings = calloc(nz ? nz : 1, sizeof *r->readings);
     r->prev_readings = calloc(nz ? nz : 1, sizeof *r->prev_readings);
@@ -414,6 +453,8 @@ static int build_attr_input(recording *r, int64_t mono, int64_t boot, int cpu_ok
         p->cpu_ticks = s->utime + s->stime;
         p->container_id = s->id->cgroup.is_runtime_monitor ? "" : s->id->cgroup.container_id;
         p->pod_uid = s->id->cgroup.pod_uid;
+        p->vm_id = s->id->vm.id;
+        p->vm_since = s->id->vm.since;
         r->proc_ids[i] = s->id->store_id;
     }
     memset(in, 0, sizeof *in);
@@ -442,9 +483,10 @@ static double node_watts(recording *r, int64_t dt_ns)
         if (r->readings[i].status || r->prev_readings[i].status)
             return -1;
         uint64_t d = 0;
-        wc_delta_status ds = wc_counter_delta(r->prev_readings[i].value, r->readings[i].value,
-                                              z->max_energy_range_uj, dt_ns,
-                                              r->opts->ceiling_watts, &d);
+        wc_delta_status ds = wc_counter_delta_checked(r->prev_readings[i].value,
+                                                      r->readings[i].value,
+                                                      z->max_energy_range_uj, dt_ns, r->ceiling,
+                                                      &d);
         if (!wc_delta_usable(ds))
             return -1;
         sum += d;
@@ -500,6 +542,17 @@ static void progress(recording *r, int64_t elapsed_ns, int64_t dt_ns)
             r->snap.count);
     wc_fputs_safe(truth, stderr);
     fflush(stderr);
+}
+
+/* The tick's zone readings; the zone rows again when a zone that vanished
+ * came back with another path or range (cases/B25). */
+static int write_zone_samples(recording *r, int64_t tick_id, wc_error *err)
+{
+    int rc = wc_store_put_zone_samples(r->store, tick_id, r->first_zone_id, r->readings,
+                                       r->meter.nzones, err);
+    if (!rc && r->meter.layout_version != r->zones_version)
+        rc = wc_store_update_zones(r->store, &r->meter, r->first_zone_id, err);
+    return rc;
 }
 
 /* The tick's reads of every live pod and container cgroup (the first failed
@@ -577,8 +630,7 @@ static int store_raw(recording *r, int64_t seq, const int64_t clk[3], int cpu_ok
     int rc = wc_store_put_tick(r->store, seq, clk[0], clk[1], clk[2], &r->stat.total, cpu_ok,
                                r->snap.count, scan_ns, tick_id, err);
     if (!rc)
-        rc = wc_store_put_zone_samples(r->store, *tick_id, r->first_zone_id, r->readings,
-                                       r->meter.nzones, err);
+        rc = write_zone_samples(r, *tick_id, err);
     if (!rc)
         rc = wc_store_put_processes(r->store, *tick_id, &r->snap, err);
     return rc;
@@ -621,7 +673,7 @@ static void publish_tick(recording *r, int64_t seq, const int64_t clk[3], int64_
                         .dt_ns = r->have_prev ? dt_ns : 0, .meter = &r->meter,
                         .readings = r->readings,
                         .prev_readings = r->have_prev ? r->prev_readings : NULL,
-                        .ceiling_watts = o->ceiling_watts, .in = in, .out = out,
+                        .ceiling_watts = r->ceiling, .in = in, .out = out,
                         .snap = &r->snap, .truth = r->truth, .ntruth = r->ntruth,
                         .truth_samples = r->truth_q, .ntruth_samples = r->ntruth_q,
                         .exporter_specs = o->exporter_specs, .nexporters = o->nexporter};
@@ -642,6 +694,7 @@ static int one_tick(recording *r, int64_t seq, int64_t *prev_mono, wc_error *err
     rc = write_tick(r, seq, clk, cpu_ok, scan_ns, &in, &out, err);
     if (rc)
         return rc;
+    r->zones_version = r->meter.layout_version; /* the zone rows follow a returned zone */
     publish_tick(r, seq, clk, clk[0] - *prev_mono, &in, &out);
     progress(r, clk[0] - r->start_mono, clk[0] - *prev_mono);
     memcpy(r->prev_readings, r->readings, r->meter.nzones * sizeof *r->readings);
@@ -683,6 +736,10 @@ static int loop(recording *r, volatile sig_atomic_t *stop, wc_error *err)
         }
         if (o->duration_ns > 0 && next - start > o->duration_ns)
             break;
+        /* the exporters' queued samples, in half the time left to the deadline */
+        rc = wc_rec_exporters_flush(r->exporters, r->store, now + (next - now) / 2, err);
+        if (rc)
+            return rc;
         sleep_until(next);
         if (*stop) {
             /* finish with one last tick so the final partial interval is kept */

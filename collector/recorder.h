@@ -17,6 +17,8 @@
 
 #include "collector/exporter/exporter_scrape.h"
 #include "collector/meter/meter.h"
+#include "collector/model/attribution.h"
+#include "collector/model/kepler_config.h"
 #include "collector/meter/meter_sim.h"
 #include "collector/model/attribution.h"
 #include "collector/procfs/proc_scan.h"
@@ -56,11 +58,16 @@ typedef struct wc_record_opts {
     int64_t duration_ns;         /* 0 = until stopped */
     const char *meter;           /* "rapl", "sim", or NULL = detect hardware (no silent fallback) */
     wc_model model;
+    const wc_kepler_config *kepler; /* --kepler-config: the deployed exporter's settings (its
+                                       terminated trackers); NULL = Kepler's defaults */
     const char *procfs_root;     /* "/proc" */
     const char *sysfs_root;      /* "/sys" */
     int quiet;                   /* no progress line */
     wc_sim_params sim;           /* used when meter is "sim" */
-    double ceiling_watts;        /* counter plausibility ceiling per zone */
+    double ceiling_watts;        /* counter plausibility ceiling per zone, W; <= 0: the meter's
+                                    own (the simulated node's model maximum), else
+                                    WC_DEFAULT_CEILING_WATTS. The one in force is stored with
+                                    the run */
     const char *command_line;    /* stored with the run */
     const char *const *truth_specs; /* --truth SPECs: polled on their own threads, except
                                        file:PATH, imported after the run by wall clock */
@@ -94,6 +101,7 @@ typedef struct wc_record_result {
     int64_t exporter_ok;         /* exporter scrapes stored ok (or capped) */
     int64_t exporter_failed;     /* exporter scrapes stored as error or parse_error */
     int64_t exporter_dropped;    /* scrapes lost because the sampler fell behind */
+    int64_t exporter_samples_dropped; /* samples of stored scrapes never written (queue full) */
 } wc_record_result;
 
 /* Fills opts with the defaults (1 s, /proc, /sys, kepler-0.11, sim defaults,

@@ -1,7 +1,15 @@
 /*
  * recorder_exporter.c — the recorder's power exporters (see
- * recorder_exporter.h): exporter rows, scrapes drained into the tick's
- * transaction, what each scrape taught written back to the exporter row.
+ * recorder_exporter.h): exporter rows, scrape rows drained into the tick's
+ * transaction, their samples queued and written between ticks in one
+ * transaction of chunks of CHUNK_ROWS until the sampler's time budget is
+ * spent (one commit per tick: few WAL checkpoints), what each scrape taught written back to the exporter row.
+ *
+ * The queue is bounded (PEND_MAX_SAMPLES samples waiting, the newest scrape
+ * always kept): past it the oldest scrape's unwritten samples are dropped,
+ * counted (wc_record_result.exporter_samples_dropped) and said in its stored
+ * row (wc_store_cut_scrape). The queue owns the scrapes; a scrape is freed
+ * once its samples are written.
  */
 #include "collector/recorder_exporter.h"
 
@@ -12,7 +20,18 @@
 
 #include "collector/exporter/exporter_table.h"
 #include "collector/store/store_exporter.h"
+#include "common/wc_clock.h"
 #include "common/wc_text.h"
+
+#define CHUNK_ROWS 1024             /* samples written between two looks at the clock */
+#define PEND_MAX_SAMPLES 2000000    /* samples waiting to be written (64 MB of values) */
+
+/* A scrape whose row is stored and whose samples wait to be written. */
+typedef struct pending {
+    wc_scrape *sc;
+    int64_t scrape_id;
+    size_t done;                 /* samples written so far */
+} pending;
 
 struct wc_rec_exporters {
     const char *const *specs;
@@ -20,20 +39,30 @@ struct wc_rec_exporters {
     wc_exporter_config cfg;
     wc_exporter_scraper *scraper;
     wc_exporter_info info[WC_EXPORTER_MAX]; /* as stored (ids set at register) */
-    wc_exporter_sample_in *in;   /* one scrape's samples for the store */
-    size_t in_cap;
+    wc_exporter_sample_in in[CHUNK_ROWS]; /* one chunk's samples for the store */
+    wc_kep_fact facts[CHUNK_ROWS];        /* their meanings, unpacked */
     wc_scrape **last;            /* the scrapes drained by the last write (wc_rec_exporters_last) */
     size_t nlast;
+    pending *pend;               /* FIFO, oldest first; owns the scrapes */
+    size_t npend, pend_cap, pend_samples;
 };
 
-/* Frees the scrapes kept from the last write. */
+/* Forgets the last write's array (the scrapes are the queue's). */
 static void drop_last(wc_rec_exporters *x)
 {
-    for (size_t i = 0; i < x->nlast; i++)
-        wc_scrape_free(x->last[i]);
     free(x->last);
     x->last = NULL;
     x->nlast = 0;
+}
+
+/* Removes the oldest pending scrape and frees it. */
+static void pend_pop(wc_rec_exporters *x)
+{
+    pending *p = &x->pend[0];
+    x->pend_samples -= p->sc->nvalues - p->done;
+    wc_scrape_free(p->sc);
+    memmove(x->pend, x->pend + 1, (x->npend - 1) * sizeof *x->pend);
+    x->npend--;
 }
 
 int wc_rec_exporters_open(const char *const *specs, size_t n, const wc_exporter_config *cfg,
@@ -127,28 +156,67 @@ static int learn(wc_rec_exporters *x, wc_store *st, size_t i, const wc_exporter_
     return st ? wc_store_update_exporter(st, e, err) : 0;
 }
 
-/* One scrape's samples as the store takes them (x->in, grown). */
-static int samples_in(wc_rec_exporters *x, const wc_scrape *sc, wc_error *err)
+/* Samples [from, from + n) of a scrape as the store takes them (x->in). */
+static void samples_in(wc_rec_exporters *x, const wc_scrape *sc, size_t from, size_t n)
 {
-    if (sc->nvalues > x->in_cap) {
-        wc_exporter_sample_in *in = realloc(x->in, sc->nvalues * sizeof *in);
-        if (!in)
-            return wc_error_set(err, -ENOMEM, "out of memory");
-        x->in = in;
-        x->in_cap = sc->nvalues;
-    }
-    for (size_t i = 0; i < sc->nvalues; i++) {
-        const wc_scrape_value *v = &sc->values[i];
+    for (size_t i = 0; i < n; i++) {
+        const wc_scrape_value *v = &sc->values[from + i];
+        int kepler = wc_scrape_series_fact(v->series, &x->facts[i]);
         x->in[i] = (wc_exporter_sample_in){.metric = v->series->metric,
                                            .labels = v->series->labels,
-                                           .fact = v->series->fact, .value = v->value,
-                                           .has_ts = v->has_ts, .ts_ms = v->ts_ms};
+                                           .fact = kepler ? &x->facts[i] : NULL,
+                                           .value = v->value, .has_ts = v->has_ts,
+                                           .ts_ms = v->ts_ms};
+    }
+}
+
+/* Drops the oldest pending scrape's unwritten samples (counted, and said in
+ * its row) until sc's fit below PEND_MAX_SAMPLES; the newest always fits. */
+static int pend_make_room(wc_rec_exporters *x, wc_store *st, size_t need, wc_record_result *res,
+                          wc_error *err)
+{
+    while (x->npend && x->pend_samples + need > PEND_MAX_SAMPLES) {
+        pending *p = &x->pend[0];
+        size_t lost = p->sc->nvalues - p->done;
+        char why[160];
+        snprintf(why, sizeof why, "%zu of %zu samples not stored: the recorder's queue of "
+                 "samples to write was full (%d)", lost, p->sc->nvalues, PEND_MAX_SAMPLES);
+        int rc = st && lost ? wc_store_cut_scrape(st, p->scrape_id, (int64_t)p->done, why, err) : 0;
+        if (rc)
+            return rc;
+        res->exporter_samples_dropped += (int64_t)lost;
+        pend_pop(x);
     }
     return 0;
 }
 
-/* One scrape: its row, its samples, what it taught; counted in res. */
-static int write_scrape(wc_rec_exporters *x, wc_store *st, const wc_scrape *sc,
+/* Queues a scrape whose row is stored (id) for its samples. */
+static int pend_push(wc_rec_exporters *x, wc_store *st, wc_scrape *sc, int64_t id,
+                     wc_record_result *res, wc_error *err)
+{
+    int rc = pend_make_room(x, st, sc->nvalues, res, err);
+    if (!rc && x->npend == x->pend_cap) {
+        size_t cap = x->pend_cap ? x->pend_cap * 2 : 16;
+        pending *p = realloc(x->pend, cap * sizeof *p);
+        if (!p)
+            rc = wc_error_set(err, -ENOMEM, "out of memory");
+        else {
+            x->pend = p;
+            x->pend_cap = cap;
+        }
+    }
+    if (rc) {
+        wc_scrape_free(sc);
+        return rc;
+    }
+    x->pend[x->npend++] = (pending){.sc = sc, .scrape_id = id};
+    x->pend_samples += sc->nvalues;
+    return 0;
+}
+
+/* One scrape: its row and what it taught (its samples queued); counted in
+ * res. The queue takes sc (freed on error too). */
+static int write_scrape(wc_rec_exporters *x, wc_store *st, wc_scrape *sc,
                         wc_record_result *res, wc_error *err)
 {
     wc_scrape_meta m;
@@ -164,17 +232,17 @@ static int write_scrape(wc_rec_exporters *x, wc_store *st, const wc_scrape *sc,
     m.samples = (int64_t)sc->nvalues;
     wc_copy_trunc(m.status, sizeof m.status, wc_scrape_status_name(sc->status));
     wc_copy_trunc(m.error, sizeof m.error, sc->error);
-    int rc = st ? wc_store_put_scrape(st, &m, err) : 0;
-    if (!rc && st)
-        rc = samples_in(x, sc, err);
-    if (!rc && st)
-        rc = wc_store_put_exporter_samples(st, m.exporter_id, m.id, x->in, sc->nvalues, err);
-    if (!rc)
-        rc = learn(x, st, sc->exporter, &sc->learnt, err);
     int ok = sc->status == WC_SCRAPE_OK || sc->status == WC_SCRAPE_CAPPED;
     res->exporter_ok += ok;
-    res->exporter_failed += !ok;
-    return rc;
+    res->exporter_failed += !ok && !sc->cancelled; /* the run's end is no failure */
+    int rc = st ? wc_store_put_scrape(st, &m, err) : 0;
+    if (!rc)
+        rc = learn(x, st, sc->exporter, &sc->learnt, err);
+    if (rc) {
+        wc_scrape_free(sc);
+        return rc;
+    }
+    return pend_push(x, st, sc, m.id, res, err);
 }
 
 int wc_rec_exporters_write(wc_rec_exporters *x, wc_store *st, wc_record_result *res,
@@ -186,12 +254,66 @@ int wc_rec_exporters_write(wc_rec_exporters *x, wc_store *st, wc_record_result *
     wc_scrape **q = NULL;
     size_t n = wc_exporter_scraper_drain(x->scraper, &q);
     int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = write_scrape(x, st, q[i], res, err);
-    x->last = q; /* kept for wc_rec_exporters_last until the next write */
-    x->nlast = n;
+    size_t i = 0;
+    while (i < n && !rc)
+        rc = write_scrape(x, st, q[i++], res, err);
+    while (i < n)
+        wc_scrape_free(q[i++]); /* after an error: not queued */
+    x->last = q; /* kept for wc_rec_exporters_last until the next write or flush */
+    x->nlast = rc ? 0 : n;
     res->exporter_dropped = wc_exporter_scraper_dropped(x->scraper);
     return rc;
+}
+
+/* Writes up to CHUNK_ROWS queued samples (st NULL: forgets them); the
+ * scrapes whose samples are all written leave the queue. */
+static int write_chunk(wc_rec_exporters *x, wc_store *st, wc_error *err)
+{
+    size_t rows = 0;
+    while (x->npend && rows < CHUNK_ROWS) {
+        pending *p = &x->pend[0];
+        size_t n = p->sc->nvalues - p->done;
+        if (n > CHUNK_ROWS - rows)
+            n = CHUNK_ROWS - rows;
+        int rc = 0;
+        if (st && n) {
+            samples_in(x, p->sc, p->done, n);
+            rc = wc_store_put_exporter_samples(st, x->info[p->sc->exporter].id, p->scrape_id,
+                                               x->in, n, err);
+        }
+        if (rc)
+            return rc;
+        p->done += n;
+        x->pend_samples -= n;
+        rows += n;
+        if (p->done == p->sc->nvalues)
+            pend_pop(x);
+    }
+    return 0;
+}
+
+int wc_rec_exporters_flush(wc_rec_exporters *x, wc_store *st, int64_t until_mono_ns,
+                           wc_error *err)
+{
+    if (!x)
+        return 0;
+    drop_last(x);
+    if (!x->npend || wc_mono_ns() >= until_mono_ns)
+        return 0;
+    int rc = st ? wc_store_begin(st, err) : 0; /* one commit per flush: WAL checkpoints */
+    while (!rc && x->npend && wc_mono_ns() < until_mono_ns)
+        rc = write_chunk(x, st, err);
+    if (rc) {
+        if (st)
+            wc_store_rollback(st);
+        return rc;
+    }
+    return st ? wc_store_commit(st, err) : 0;
+}
+
+size_t wc_rec_exporters_pending(const wc_rec_exporters *x)
+{
+    return x ? x->pend_samples : 0;
 }
 
 int wc_rec_exporters_finish(wc_rec_exporters *x, wc_store *st, wc_record_result *res, int rc,
@@ -202,8 +324,10 @@ int wc_rec_exporters_finish(wc_rec_exporters *x, wc_store *st, wc_record_result 
     wc_exporter_scraper_stop(x->scraper); /* joins the threads; their last scrapes stay queued */
     if (rc)
         return rc;
-    if (!st)
-        return wc_rec_exporters_write(x, NULL, res, err); /* counted, nothing stored */
+    if (!st) { /* counted, nothing stored */
+        rc = wc_rec_exporters_write(x, NULL, res, err);
+        return rc ? rc : wc_rec_exporters_flush(x, NULL, INT64_MAX, err);
+    }
     rc = wc_store_begin(st, err);
     if (rc)
         return rc;
@@ -212,7 +336,8 @@ int wc_rec_exporters_finish(wc_rec_exporters *x, wc_store *st, wc_record_result 
         wc_store_rollback(st);
         return rc;
     }
-    return wc_store_commit(st, err);
+    rc = wc_store_commit(st, err);
+    return rc ? rc : wc_rec_exporters_flush(x, st, INT64_MAX, err);
 }
 
 void wc_rec_exporters_free(wc_rec_exporters *x)
@@ -221,7 +346,9 @@ void wc_rec_exporters_free(wc_rec_exporters *x)
         return;
     wc_exporter_scraper_free(x->scraper);
     drop_last(x);
-    free(x->in);
+    while (x->npend)
+        pend_pop(x);
+    free(x->pend);
     free(x);
 }
 

@@ -6,8 +6,11 @@
  *
  * Before the run file exists the specs and credentials are checked; once the
  * run row is written each exporter gets its row and its thread; every tick
- * the finished scrapes are written inside the tick's transaction (every
- * scrape, failed ones too, and every sample as reported), and what a scrape
+ * the finished scrapes' rows are written inside the tick's transaction (every
+ * scrape, failed ones too) and their samples are queued; after the tick
+ * commits, wc_rec_exporters_flush writes queued samples (every sample as
+ * reported) in a transaction of their own within the time the sampler can
+ * spare, so a 200,000-series answer never delays a tick; what a scrape
  * taught (build info, layout, node, power source) rewrites the exporter row
  * with its provenance; at the end the threads stop and their last scrapes are
  * written.
@@ -33,15 +36,27 @@ int wc_rec_exporters_open(const char *const *specs, size_t n, const wc_exporter_
  * starts the scraping threads. Safe on NULL. Returns 0 or -errno with err. */
 int wc_rec_exporters_register(wc_rec_exporters *x, wc_store *st, wc_error *err);
 
-/* Writes the scrapes finished since the last call (call inside the tick's
- * transaction; st NULL: only counted) and counts them in res; they stay
- * readable through wc_rec_exporters_last until the next call. Safe on NULL.
- * Returns 0 or the store's -errno. */
+/* Writes the rows of the scrapes finished since the last call (call inside
+ * the tick's transaction; st NULL: only counted), counts them in res and
+ * queues their samples for wc_rec_exporters_flush (a full queue drops the
+ * oldest scrape's unwritten samples: counted in res, said in its row); they
+ * stay readable through wc_rec_exporters_last until the next write or flush.
+ * Safe on NULL. Returns 0 or the store's -errno. */
 int wc_rec_exporters_write(wc_rec_exporters *x, wc_store *st, wc_record_result *res,
                            wc_error *err);
 
+/* Writes queued samples in one transaction of its own (call outside any),
+ * until none is left or the monotonic clock reaches until_mono_ns (checked
+ * every thousand rows; INT64_MAX: all). st NULL:
+ * forgets them. Safe on NULL. Returns 0 or the store's -errno. */
+int wc_rec_exporters_flush(wc_rec_exporters *x, wc_store *st, int64_t until_mono_ns,
+                           wc_error *err);
+
+/* Samples queued and not yet written (0 on NULL). */
+size_t wc_rec_exporters_pending(const wc_rec_exporters *x);
+
 /* Stops the threads; unless rc is already an error, writes their last
- * scrapes in one transaction. Returns rc, or the store's -errno. Safe on
+ * scrapes' rows in one transaction, then every queued sample. Returns rc, or the store's -errno. Safe on
  * NULL (returns rc). */
 int wc_rec_exporters_finish(wc_rec_exporters *x, wc_store *st, wc_record_result *res, int rc,
                             wc_error *err);

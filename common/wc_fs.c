@@ -192,3 +192,31 @@ int wc_read_line(const char *path, char *buf, size_t cap, wc_error *err)
         buf[--len] = '\0';
     return 0;
 }
+
+int wc_read_secret(const char *path, char *buf, size_t cap, wc_error *err)
+{
+    size_t len = 0;
+    int rc = wc_read_text(path, buf, cap, &len, err);
+    if (rc)
+        return rc == -EFBIG ? wc_error_set(err, rc, "%s: longer than %zu bytes for a secret",
+                                           path, cap - 1) : rc;
+    if (len && buf[len - 1] == '\n')
+        buf[--len] = '\0';
+    if (len && buf[len - 1] == '\r')
+        buf[--len] = '\0';
+    const char *why = len ? NULL : "is empty (no secret)";
+    for (size_t i = 0; i < len && !why; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        if (c == '\0')
+            why = "holds a NUL byte";
+        else if (c == '\n')
+            why = "holds more than one line";
+        else if (c == ' ' || c == '\t' || c < 0x20 || c == 0x7f)
+            why = "holds whitespace or a control character inside";
+    }
+    if (!why)
+        return 0;
+    memset(buf, 0, cap);
+    return wc_error_set(err, -EINVAL, "%s: the secret %s: refused rather than cut (one line, "
+                        "a trailing newline at most)", path, why);
+}

@@ -44,6 +44,13 @@ int wc_read_u64(const char *path, uint64_t *out, wc_error *err);
  * (e.g. a powercap `name`). Same returns as wc_read_text. */
 int wc_read_line(const char *path, char *buf, size_t cap, wc_error *err);
 
+/* Reads a secret (a bearer token, a password) from a file: its one line,
+ * one trailing "\n" or "\r\n" removed and nothing else. A secret holding a
+ * NUL byte, whitespace or another control character, a second line, or
+ * nothing is refused (-EINVAL, err naming the file, never the secret), not
+ * cut. Same other returns as wc_read_text (-EFBIG above cap-1 bytes). */
+int wc_read_secret(const char *path, char *buf, size_t cap, wc_error *err);
+
 /* Parses an unsigned decimal integer from [s, s+n) ("123", no sign). Returns 0
  * or -EINVAL (empty, non-digit, overflow). */
 int wc_parse_u64(const char *s, size_t n, uint64_t *out);

@@ -25,6 +25,7 @@
 #include "collector/store/store_results.h"
 #include "reports/escape.h"
 #include "reports/gnuplot.h"
+#include "reports/headline.h"
 #include "reports/report_io.h"
 
 /* Points drawn per series at most: longer runs are averaged (power) or
@@ -35,7 +36,7 @@
 #define FIG_LABEL_BYTES 60
 
 static const char SVG_TERMINAL[] =
-    "set terminal svg size 960,440 dynamic noenhanced font \"sans,12\" linewidth 1.4 background rgb \"white\"\n";
+    "set terminal svg size 960,460 dynamic noenhanced font \"sans,15\" linewidth 1.4 background rgb \"white\"\n";
 /* Line colours (Okabe–Ito, then more), 99 = "other". */
 static const char PALETTE[] =
     "set linetype 1 lc rgb \"#0072B2\"\nset linetype 2 lc rgb \"#E69F00\"\nset linetype 3 lc rgb \"#009E73\"\n"
@@ -43,7 +44,7 @@ static const char PALETTE[] =
     "set linetype 7 lc rgb \"#F0E442\"\nset linetype 8 lc rgb \"#000000\"\nset linetype 9 lc rgb \"#882255\"\n"
     "set linetype 10 lc rgb \"#44AA99\"\nset linetype 99 lc rgb \"#BBBBBB\"\nset linetype cycle 10\n";
 static const char PNG_TERMINAL[] =
-    "set terminal pngcairo size 1280,590 noenhanced font \"sans,11\" linewidth 1.4 background rgb \"white\"\n";
+    "set terminal pngcairo size 1280,610 noenhanced font \"sans,14\" linewidth 1.4 background rgb \"white\"\n";
 
 /* Everything a figure builder reads. */
 typedef struct fig_env {
@@ -574,9 +575,11 @@ static int fig_scatter(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err
     f->has_data = 1;
     const wc_calibration *c = wall_fit(v);
     char fit[420];
+    char term[48];
     if (c)
-        snprintf(fit, sizeof fit, "the line is calibration #%lld: truth = %.4g × meter + %.4g W (R² %.4f,"
-                 " n %zu), fitted %s%.200s", (long long)c->id, c->fit.c1, c->fit.c0, c->fit.r2, c->fit.n,
+        snprintf(fit, sizeof fit, "the line is calibration #%lld: truth = %.4g × meter %s (R² %.4f,"
+                 " n %zu), fitted %s%.200s", (long long)c->id, c->fit.c1,
+                 wc_headline_term(c->fit.c0, 2, "W", term, sizeof term), c->fit.r2, c->fit.n,
                  c->fitted_on[0] ? "on " : "on this run (in-sample)", c->fitted_on);
     else
         snprintf(fit, sizeof fit, "no calibration of the meter against this truth is stored (`wattcal"
@@ -599,7 +602,8 @@ static int fig_scatter(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err
     wc_gp_string(s, "truth readings", 40);
     if (c) {
         char t[120];
-        snprintf(t, sizeof t, "fit #%lld: %.4g x + %.4g W", (long long)c->id, c->fit.c1, c->fit.c0);
+        snprintf(t, sizeof t, "fit #%lld: %.4g x %s", (long long)c->id, c->fit.c1,
+                 wc_headline_term(c->fit.c0, 2, "W", term, sizeof term));
         fprintf(s, ", %.12g * x + %.12g with lines lw 2 lc rgb \"#c0392b\" title ", c->fit.c1, c->fit.c0);
         wc_gp_string(s, t, 80);
     }
@@ -1221,7 +1225,7 @@ static void draw_all(wc_figures *out, gp_body *body, int log_fd, int timeout_s)
         if (!f->has_data)
             continue;
         if (hung) {
-            snprintf(f->why_not, sizeof f->why_not, "not drawn: gnuplot hung on an earlier figure");
+            snprintf(f->why_not, sizeof f->why_not, "gnuplot hung on an earlier figure");
             continue;
         }
         hung = draw(out->workdir, log_fd, timeout_s, f, &body[i]) == -ETIMEDOUT;
@@ -1356,8 +1360,8 @@ int wc_figures_make(wc_store *st, const wc_validation *v, const char *dir, int n
         if (out->gnuplot_missing) {
             for (size_t i = 0; i < out->n; i++)
                 if (out->f[i].has_data)
-                    snprintf(out->f[i].why_not, sizeof out->f[i].why_not, "not drawn (%s)",
-                             no_plots ? "--no-plots" : "gnuplot missing");
+                    snprintf(out->f[i].why_not, sizeof out->f[i].why_not, "%s",
+                             no_plots ? "--no-plots was given" : "gnuplot was not found on PATH");
         } else {
             wc_outfile log;
             rc = wc_outfile_open(&log, dir, "gnuplot.log", err);

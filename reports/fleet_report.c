@@ -120,7 +120,7 @@ static void node_row(wc_doc *d, const wc_fleet_node *x)
     if (x->ntop)
         snprintf(top, sizeof top, "%s/%s %.0f J", x->top[0].ns, x->top[0].name, x->top[0].joules);
     const char *st = x->status == WC_CHECK_PASS ? "pass" : x->status == WC_CHECK_FAIL ? "FAIL"
-                                                                                      : "unchecked";
+                         : x->query_error ? "NO VERDICT" : "unchecked";
     const char *cells[10] = {x->node, st, wc_fleet_risk_name(x->risk), x->power_source,
                              x->nversions ? ver : "unknown", x->hardware, bias, wape, gap, top};
     wc_doc_table_row(d, x->status == WC_CHECK_PASS ? "pass" : x->status == WC_CHECK_FAIL
@@ -143,7 +143,8 @@ static void details(wc_doc *d, const wc_fleet_node *nodes, size_t n)
     for (size_t i = 0; i < n && nodes[i].status != WC_CHECK_PASS; i++) {
         const wc_fleet_node *x = &nodes[i];
         wc_doc_heading(d, 3, x->node);
-        wc_doc_para(d, "%s: %s", x->status == WC_CHECK_FAIL ? "FAILED" : "UNCHECKED", x->reasons);
+        wc_doc_para(d, "%s: %s (layout %s)", x->status == WC_CHECK_FAIL ? "FAILED"
+                    : x->query_error ? "NO VERDICT" : "UNCHECKED", x->reasons, x->layout);
         if (x->have_accuracy)
             wc_doc_para(d, "Exporter %.1f kJ against ground truth %.1f kJ over %zu intervals; "
                         "MAE %.2f W, RMSE %.2f W, Bland-Altman limits %.2f .. %.2f W.",

@@ -22,6 +22,7 @@
 #include "collector/store/store_read.h"
 #include "reports/doc.h"
 #include "reports/figures.h"
+#include "reports/headline.h"
 #include "reports/report_exporter.h"
 #include "reports/report_io.h"
 #include "validator/stat_table.h"
@@ -127,16 +128,25 @@ static int any_simulated(const wc_validation *v)
     return 0;
 }
 
-static void banner(wc_doc *d, const wc_validation *v, const run_meta *m, const char *db_path)
+/* When the run started, "YYYY-MM-DD HH:MM:SS UTC" (wall clock), or "unknown". */
+static const char *started_text(const run_meta *m, char *buf, size_t cap)
 {
-    const wc_gap_report *r = &v->gap;
-    char started[64] = "unknown";
+    snprintf(buf, cap, "unknown");
     if (m->started_wall_ns > 0) {
         time_t t = (time_t)(m->started_wall_ns / 1000000000LL);
         struct tm tm;
         if (gmtime_r(&t, &tm))
-            strftime(started, sizeof started, "%Y-%m-%d %H:%M:%S UTC", &tm);
+            strftime(buf, cap, "%Y-%m-%d %H:%M:%S UTC", &tm);
     }
+    return buf;
+}
+
+static void banner(wc_doc *d, const wc_validation *v, const run_meta *m, const char *db_path)
+{
+    const wc_gap_report *r = &v->gap;
+    char started[64];
+    started_text(m, started, sizeof started);
+    wc_doc_heading(d, 2, "Provenance");
     wc_doc_para(d, "Run %s on node %s (%s, %lld socket(s), %lld CPUs, kernel %s): %lld ticks over %.1f s,"
                    " started %s (wall clock, a label only: every interval comes from the monotonic clock).",
                 db_path, r->host, m->cpu_model[0] ? m->cpu_model : "CPU unknown", (long long)m->sockets,
@@ -147,7 +157,6 @@ static void banner(wc_doc *d, const wc_validation *v, const run_meta *m, const c
                     "Some numbers below come from a simulated node or a simulated BMC, not from hardware:"
                     " they show how the tool works, not how this node behaves. Every such source is"
                     " marked SIMULATED.");
-    wc_doc_heading(d, 2, "Provenance");
     static const char *const hdr[] = {"what", "source", "provenance", "description"};
     wc_doc_table_begin(d, hdr, 4);
     wc_doc_table_row(d, NULL, (const char *const[]){"node meter", r->meter_kind, upper_prov(r->provenance),
@@ -178,44 +187,232 @@ static void banner(wc_doc *d, const wc_validation *v, const run_meta *m, const c
                     " %lld committed ticks are analysed.", (long long)r->ticks);
     if (v->acc.tb.gaps.long_gaps || v->acc.tb.gaps.suspends)
         wc_doc_note(d, "warn", "Gaps.", "%lld gap(s) (%.1f s without samples) and %lld suspend(s) (%.1f s):"
-                    " no power is derived across them.", (long long)v->acc.tb.gaps.long_gaps,
+                    " dropped from scoring, no power is derived across them.", (long long)v->acc.tb.gaps.long_gaps,
                     v->acc.tb.gaps.gap_seconds, (long long)v->acc.tb.gaps.suspends,
                     v->acc.tb.gaps.suspended_seconds);
 }
 
 /* ---- verdict -------------------------------------------------------------- */
 
+/* A check's result as the table shows it (validation.h's names: PASS,
+ * FAIL, NO VERDICT, INSUFFICIENT); only PASS is a pass. */
+static const char *result_name(const wc_check *c)
+{
+    const char *n = wc_check_status_name(c->status);
+    return c->marginal && (c->status == WC_CHECK_PASS || c->status == WC_CHECK_FAIL) ? fmt("%s (marginal)", n) : n;
+}
+
+/* The gate's outcome in words (validation.h): FAIL, NO VERDICT (a check not
+ * evaluated or on too few pairs, or none given), PASS only when every check
+ * was evaluated and held. */
+static const char *gate_word(const wc_validation *v)
+{
+    return v->outcome == WC_GATE_NONE ? "NO VERDICT" : wc_gate_outcome_name(v->outcome);
+}
+
 static void verdict(wc_doc *d, const wc_validation *v)
 {
-    wc_doc_heading(d, 2, "Verdict");
+    wc_doc_heading(d, 2, "Verdict of every check");
     if (!v->nchecks) {
         wc_doc_note(d, "info", "No tolerances given.", "Nothing was gated: choose the tolerances before"
                     " the run and pass them with --tolerance (e.g. node=5%%,gap=10%%,invariants=0).");
         return;
     }
-    if (v->failed)
-        wc_doc_note(d, "bad", "FAIL.", "%zu passed, %zu failed, %zu skipped (a skipped check could not be"
-                    " evaluated and is never counted as passed).", v->passed, v->failed, v->skipped);
-    else
-        wc_doc_note(d, "good", "PASS.", "%zu passed, %zu failed, %zu skipped (a skipped check could not be"
-                    " evaluated and is never counted as passed).", v->passed, v->failed, v->skipped);
+    const char *g = gate_word(v);
+    wc_doc_note(d, !strcmp(g, "PASS") ? "good" : !strcmp(g, "FAIL") ? "bad" : "warn", fmt("%s.", g),
+                "%zu passed, %zu failed, %zu NO VERDICT, %zu INSUFFICIENT (fewer than %d pairs): a check that"
+                " could not be evaluated is never counted as passed.", v->passed, v->failed, v->skipped,
+                v->insufficient, WC_CHECK_MIN_N);
     static const char *const hdr[] = {"result", "phase", "metric", "subject", "value [95% CI]", "threshold",
                                       "detail"};
     wc_doc_table_begin(d, hdr, 7);
     for (size_t i = 0; i < v->nchecks; i++) {
         const wc_check *c = &v->checks[i];
-        const char *res = c->status == WC_CHECK_PASS ? (c->marginal ? "PASS (marginal)" : "PASS")
-                          : c->status == WC_CHECK_FAIL ? (c->marginal ? "FAIL (marginal)" : "FAIL")
-                                                       : "SKIP";
         const char *val = !isfinite(c->value) ? "-"
                           : isfinite(c->lo) && isfinite(c->hi)
                               ? fmt("%.2f%s [%.2f, %.2f]", c->value, c->unit, c->lo, c->hi)
                               : fmt("%.2f%s", c->value, c->unit);
         wc_doc_table_row(d, c->status == WC_CHECK_PASS ? "pass" : c->status == WC_CHECK_FAIL ? "fail" : "skip",
-                         (const char *const[]){res, c->phase, c->metric, c->subject, val,
+                         (const char *const[]){result_name(c), c->phase, c->metric, c->subject, val,
                                                fmt("%g%s", c->threshold, c->unit), c->message});
     }
     wc_doc_table_end(d);
+}
+
+/* ---- the first screen: the answer ----------------------------------------- */
+
+/* The statistic behind a node tolerance ("node", "wape", ...), NULL for the others. */
+static const wc_stat *node_stat(const char *metric)
+{
+    for (const wc_stat *s = wc_stats; s->key; s++)
+        if (s->tol_name && !strcmp(s->tol_name, metric))
+            return s;
+    return NULL;
+}
+
+/* How much a check matters to the lead: failed, then not evaluated, then passed. */
+static int lead_rank(const wc_check *c)
+{
+    return c->status == WC_CHECK_FAIL ? 2 : c->status == WC_CHECK_PASS ? 0 : 1;
+}
+
+/* The check the lead sentence answers: a node check over the whole run,
+ * the failing one first (then one not evaluated); NULL when none. */
+static const wc_check *lead_check(const wc_validation *v)
+{
+    const wc_check *best = NULL;
+    for (size_t i = 0; i < v->nchecks; i++) {
+        const wc_check *c = &v->checks[i];
+        if (!strcmp(c->phase, "all") && node_stat(c->metric) && (!best || lead_rank(c) > lead_rank(best)))
+            best = c;
+    }
+    return best;
+}
+
+/* The truth a node check reads (its subject names it: "<source> vs <spec> (...)"); -1 none. */
+static int truth_of(const wc_validation *v, const wc_check *c)
+{
+    for (size_t ti = 0; ti < v->acc.ntruth; ti++) {
+        char key[200];
+        snprintf(key, sizeof key, " vs %s (", v->acc.truth[ti].spec);
+        if (strstr(c->subject, key))
+            return (int)ti;
+    }
+    return -1;
+}
+
+static const char *truth_noun(const char *spec)
+{
+    if (!strncmp(spec, "sim", 3))
+        return "the simulated BMC";
+    if (!strncmp(spec, "ipmi:", 5) || !strncmp(spec, "redfish:", 8))
+        return "the BMC";
+    return !strncmp(spec, "file:", 5) ? "the wall meter" : "ground truth";
+}
+
+static const char *source_noun(const wc_acc_source *s)
+{
+    if (!strncmp(s->name, "meter:", 6))
+        return !strcmp(s->provenance, "simulated") ? "the simulated meter" : "the meter";
+    if (!strncmp(s->name, "estimate:wall", 13))
+        return "the wall estimate";
+    if (!strncmp(s->name, "estimate:", 9))
+        return "the utilisation estimate";
+    return !strncmp(s->name, "model:", 6) ? "the exporter model's node total" : s->name;
+}
+
+/* Whether an exporter of the run is a replay (its provenance says so). */
+static int any_replayed(const wc_validation *v)
+{
+    for (size_t i = 0; v->xp && i < v->xp->n; i++)
+        if (!strncmp(v->xp->x[i].info.provenance, "replay", 6))
+            return 1;
+    return 0;
+}
+
+/* What the lead is about: the check, its source and truth, the scored cell. */
+typedef struct lead_ctx {
+    const wc_check *c;
+    const wc_acc_source *src;
+    const char *truth_spec, *truth_prov;
+    const wc_acc_cell *cell;
+    wc_answer answer;
+} lead_ctx;
+
+static void lead_find(const wc_validation *v, lead_ctx *L)
+{
+    memset(L, 0, sizeof *L);
+    L->c = lead_check(v);
+    L->answer = L->c ? wc_answer_of(L->c->status) : WC_ANSWER_NOT_EVALUATED;
+    int ti = L->c ? truth_of(v, L->c) : -1;
+    if (ti < 0 || v->gated_source < 0)
+        return;
+    L->src = &v->acc.sources[v->gated_source];
+    L->truth_spec = v->acc.truth[ti].spec;
+    L->truth_prov = v->acc.truth[ti].provenance;
+    L->cell = wc_accuracy_cell(&v->acc, (size_t)v->gated_source, (size_t)ti, v->gate_window_s, -1);
+}
+
+/* The lead sentence into buf. */
+static const char *lead_sentence(const wc_validation *v, const lead_ctx *L, char *buf, size_t cap)
+{
+    if (!L->c)
+        return wc_headline_counts(v->passed, v->failed, v->nchecks - v->passed - v->failed, buf, cap);
+    const wc_stat *st = node_stat(L->c->metric);
+    const wc_accuracy *a = L->cell ? &L->cell->acc : NULL;
+    wc_headline_node h = {
+        .metric = L->c->metric, .what = st->tol_what, .unit = L->c->unit, .threshold = L->c->threshold,
+        .answer = L->answer, .truth_noun = L->truth_spec ? truth_noun(L->truth_spec) : "ground truth",
+        .source_noun = L->src ? source_noun(L->src) : "the node source",
+        .bias_pct = a ? a->bias_pct.est : NAN, .bias_lo = a ? a->bias_pct.lo : NAN,
+        .bias_hi = a ? a->bias_pct.hi : NAN, .value = L->c->value, .lo = L->c->lo, .hi = L->c->hi,
+        .why = L->c->message};
+    return wc_headline_node_sentence(&h, buf, cap);
+}
+
+/* "Checked:" — what, against what, with what n over what time. */
+static void lead_checked(wc_doc *d, const wc_validation *v, const lead_ctx *L, const run_meta *m)
+{
+    size_t other = v->nchecks - v->passed - v->failed;
+    char started[64];
+    const char *run = fmt("the %.1f s run started %s", v->gap.duration_s, started_text(m, started, sizeof started));
+    const char *gate = fmt("the gate: %zu check(s), %zu passed, %zu failed, %zu not evaluated (%s).",
+                           v->nchecks, v->passed, v->failed, other, gate_word(v));
+    if (!L->cell) {
+        wc_doc_verdict_item(d, "Checked:", "%s over %s; %s", v->nchecks ? "the tolerances below" : "no tolerance",
+                            run, gate);
+        return;
+    }
+    const char *span = isfinite(L->cell->covered_s) ? fmt("covering %.1f s of %s", L->cell->covered_s, run)
+                                                    : fmt("over %s (their averaging windows overlap)", run);
+    wc_doc_verdict_item(d, "Checked:", "%s [%s] against %s [%s], %s of the node total, n = %zu %s %s; %s",
+                        L->src->name, L->src->in_sample ? "ESTIMATED in-sample" : upper_prov(L->src->provenance),
+                        L->truth_spec, upper_prov(L->truth_prov), node_stat(L->c->metric)->tol_what,
+                        L->cell->acc.n, v->gate_window_s > 0 ? fmt("%g s windows", v->gate_window_s)
+                                                             : "truth readings", span, gate);
+}
+
+/* "By design:" and the other words a simulated, replayed or in-sample run needs beside its answer. */
+static void lead_design(wc_doc *d, const wc_validation *v, const lead_ctx *L)
+{
+    int sim_meter = L->src && !strncmp(L->src->name, "meter:", 6) && !strcmp(L->src->provenance, "simulated");
+    int sim_truth = L->truth_spec && !strcmp(L->truth_prov, "simulated");
+    if (sim_meter && sim_truth && L->answer == WC_ANSWER_NO)
+        wc_doc_verdict_item(d, "By design:", "this run is SIMULATED. The simulated meter gives package + dram"
+                            " power (what RAPL sees) and the simulated BMC gives wall power, (zones + a base"
+                            " load) / PSU efficiency, so the meter is built to read low against it, as real"
+                            " RAPL does against a real BMC: the NO shows the gate catching that difference, not"
+                            " a fault of this node. A wall calibration fitted on another run (calibrate,"
+                            " --apply-from) is what closes it.");
+    else if (any_simulated(v))
+        wc_doc_verdict_item(d, "SIMULATED:", "the answer comes from a simulated node or BMC: it shows how the"
+                            " tool works, not how this node's hardware behaves.");
+    if (L->src && L->src->in_sample)
+        wc_doc_verdict_item(d, "In-sample:", "%s was fitted on this very truth, so it agrees by construction;"
+                            " apply the fit to another run (--apply-from) for a real check.", L->src->name);
+    if (any_replayed(v))
+        wc_doc_verdict_item(d, "Replayed exporter:", "the exporter scraped is a REPLAY of wattcal's reference"
+                            " model rows, not a real Kepler: its numbers agree with the model by construction.");
+}
+
+/* The first screen: the answer in one sentence, what was checked (n, time),
+ * what it means for showback, and what a simulated run's answer means. */
+static void lead(wc_doc *d, const wc_validation *v, const run_meta *m)
+{
+    lead_ctx L;
+    lead_find(v, &L);
+    char sentence[700], show[600];
+    lead_sentence(v, &L, sentence, sizeof sentence);
+    int all_ok = v->nchecks && v->passed == v->nchecks;
+    wc_doc_verdict_begin(d, L.answer == WC_ANSWER_NO || v->failed ? "bad"
+                            : L.answer == WC_ANSWER_YES && all_ok ? "good" : "warn", sentence);
+    lead_checked(d, v, &L, m);
+    double thr = L.c ? L.c->threshold : NAN;
+    wc_doc_verdict_item(d, "Showback:", "%s", wc_headline_showback(L.cell ? L.answer : WC_ANSWER_NOT_EVALUATED,
+                        L.cell ? L.cell->acc.bias_pct.est : NAN, thr, L.c ? L.c->unit : "",
+                        L.truth_spec ? truth_noun(L.truth_spec) : "ground truth", show, sizeof show));
+    lead_design(d, v, &L);
+    wc_doc_verdict_end(d);
 }
 
 /* ---- node accuracy --------------------------------------------------------- */
@@ -542,9 +739,10 @@ static void compose(wc_doc *d, const wc_validation *v, const run_meta *m, const 
                     const wc_figures *F, size_t top)
 {
     wc_doc_begin(d, "wattcal report: can this node's energy attribution be trusted?");
-    banner(d, v, m, db_path);
+    lead(d, v, m);
     if (F->warning[0])
         wc_doc_note(d, "warn", "Plots.", "%s.", F->warning);
+    banner(d, v, m, db_path);
     verdict(d, v);
     accuracy_table(d, v);
     wc_doc_heading(d, 3, "Node power over time");
@@ -570,6 +768,21 @@ static void compose(wc_doc *d, const wc_validation *v, const run_meta *m, const 
                    " truth = an independent meter (BMC, wall meter); SIMULATED = produced by wattcal's simulator;"
                    " ESTIMATED = derived through a calibration.", WATTCAL_VERSION, db_path, v->model);
     wc_doc_end(d);
+}
+
+int wc_report_md_images_check(const char *value, wc_error *err)
+{
+    static const char ok[] = "-._~:/?#@!$&*+,;=%";
+    if (!strcmp(value, "files") || !strcmp(value, "inline"))
+        return 0;
+    int url = !strncmp(value, "https://", 8) || !strncmp(value, "http://", 7);
+    for (const char *p = value; url && *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr(ok, *p)))
+            url = 0;
+    if (!url || strlen(value) > 1024)
+        return wc_error_set(err, -EINVAL, "--md-images: expected files, inline or an http(s):// base URL of plain"
+                            " URL characters (no spaces, quotes, brackets or parentheses), got \"%.80s\"", value);
+    return 0;
 }
 
 void wc_report_default_opts(wc_store *st, wc_validation_opts *o)
@@ -651,7 +864,8 @@ int wc_report_write(wc_store *st, const wc_validation *v, const char *db_path, c
             wc_outfile_close(&html, NULL);
     }
     if (!rc) {
-        wc_doc d = {.html = html.f, .md = md.f, .dir = F->workdir};
+        wc_doc d = {.html = html.f, .md = md.f, .dir = F->workdir,
+                    .md_images = o->md_images && strcmp(o->md_images, "files") ? o->md_images : NULL};
         compose(&d, v, &m, db_path, F, top);
         snprintf(res->html_path, sizeof res->html_path, "%s", html.path);
         snprintf(res->md_path, sizeof res->md_path, "%s", md.path);

@@ -33,7 +33,15 @@ typedef struct wc_report_opts {
     int no_plots;             /* write no plots, as when gnuplot is missing */
     size_t top;               /* tenants per table and stacked series; default 8 */
     int plot_timeout_s;       /* gnuplot is killed after this per figure; default 60 */
+    const char *md_images;    /* report.md's images: NULL (or "files") the PNG files beside it,
+                                 "inline" data: URIs, else a base URL (wc_report_md_images_check) */
 } wc_report_opts;
+
+/* Checks a --md-images value: "files", "inline", or an http(s):// base URL
+ * of plain URL characters (letters, digits, - . _ ~ : / ? # @ ! $ & * + , ; = %:
+ * nothing Markdown would end a link at). Returns 0, or -EINVAL with err
+ * saying what is accepted. */
+int wc_report_md_images_check(const char *value, wc_error *err);
 
 typedef struct wc_report_result {
     int plots;                /* plots drawn */

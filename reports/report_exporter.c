@@ -1,8 +1,11 @@
 /*
  * report_exporter.c — the exporter section of the HTML/Markdown report
- * (report_exporter.h).
+ * (report_exporter.h), followed by the CPU-accounting cross-check
+ * (report_cpu_share.h).
  */
 #include "reports/report_exporter.h"
+
+#include "reports/report_cpu_share.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -119,6 +122,7 @@ void wc_report_exporters(wc_doc *d, const wc_validation *v)
     if (!v->xp || !v->xp->n) {
         wc_doc_para(d, "The run holds no exporter data (record --exporter, import --prometheus): what is"
                        " validated above is wattcal's reference model, not a deployed exporter.");
+        wc_report_cpu_share(d, &v->cpu_share);
         return;
     }
     for (size_t i = 0; i < v->xp->n; i++) {
@@ -135,4 +139,5 @@ void wc_report_exporters(wc_doc *d, const wc_validation *v)
         invariants(d, x);
         showback(d, x);
     }
+    wc_report_cpu_share(d, &v->cpu_share);
 }

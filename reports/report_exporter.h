@@ -11,7 +11,9 @@
 #include "reports/doc.h"
 #include "validator/validation.h"
 
-/* Writes the section; a run without exporter data gets one sentence saying so. */
+/* Writes the section, then the CPU-accounting cross-check (report_cpu_share.h)
+ * of the reference model and every exporter; a run without exporter data gets
+ * one sentence saying so (and the cross-check of the reference model). */
 void wc_report_exporters(wc_doc *d, const wc_validation *v);
 
 #endif

@@ -75,3 +75,14 @@ echo " The exporter scraped is a REPLAY of the reference model's rows, labelled 
 echo " shows the path of a deployed Kepler's numbers, and finds nothing a real Kepler could get wrong.)"
 echo "report (open in a browser; Markdown with PNG plots beside it):"
 sed -n 's/^report: //p' "$outdir/report.log"
+# Next steps (issue 12): after the report, the two commands a user runs next on a real cluster.
+echo
+echo "Next: the same checks where the exporter runs (see README, docs/wattcal.1):"
+echo "  $bin serve --listen 127.0.0.1:9877 --meter rapl --truth ipmi:local --exporter kepler:http://127.0.0.1:28282/metrics"
+echo "    a second-opinion exporter on this node: the reference model's attribution, ground-truth"
+echo "    watts and the exporter-minus-reference difference on /metrics, for Prometheus to scrape"
+echo "    (deploy/kubernetes/ runs it as a DaemonSet; deploy/prometheus/ and deploy/grafana/ use it)"
+echo "  $bin fleet --prometheus http://prometheus:9090 --start 2026-11-30T00:00:00Z --end 2026-12-01T00:00:00Z \\"
+echo "      --truth-query 'ipmi_dcmi_power_consumption_watts{node_name=\"{{node}}\"}' --out fleet --junit fleet.xml"
+echo "    every node Kepler reports to Prometheus checked from the data already there: power source,"
+echo "    version, node error against each node's BMC, gap, top pods; nodes sorted by risk"

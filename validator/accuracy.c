@@ -19,12 +19,28 @@
 
 int wc_accuracy_add_source(wc_accuracy_report *rep, wc_acc_source *src)
 {
-    if (rep->nsources == WC_ACC_MAX_SOURCES)
-        return -ENOSPC;
+    if (rep->nsources == rep->sources_cap) {
+        size_t cap = rep->sources_cap ? rep->sources_cap * 2 : 8;
+        wc_acc_source *p = realloc(rep->sources, cap * sizeof *p);
+        if (!p)
+            return -ENOMEM;
+        rep->sources = p;
+        rep->sources_cap = cap;
+    }
     src->run_energy_j = wc_cumseries_total(&src->series);
     rep->sources[rep->nsources++] = *src;
     memset(&src->series, 0, sizeof src->series);
     return 0;
+}
+
+/* wc_accuracy_add_source for the loaders: frees src's series and sets err
+ * when it fails. Returns 0 or -ENOMEM. */
+static int take_source(wc_accuracy_report *rep, wc_acc_source *src, wc_error *err)
+{
+    if (!wc_accuracy_add_source(rep, src))
+        return 0;
+    wc_cumseries_free(&src->series);
+    return wc_error_set(err, -ENOMEM, "out of memory adding node source %s", src->name);
 }
 
 /* Names of the zones of a kind present in the run (distinct, in id order),
@@ -113,8 +129,7 @@ static int add_meter_source(wc_store *st, wc_accuracy_report *rep, const char *c
     snprintf(src.description, sizeof src.description,
              "the node's %s counters (%zu zone(s) over every socket), differenced with"
              " wattcal's counter rule", rep->node_zones, found);
-    wc_accuracy_add_source(rep, &src);
-    return 0;
+    return take_source(rep, &src, err);
 }
 
 /* The platform (psys) zone as its own source, when the run has one and it
@@ -141,8 +156,7 @@ static int add_psys_source(wc_store *st, wc_accuracy_report *rep, const char *co
     snprintf(src.provenance, sizeof src.provenance, "%s", rep->run_provenance);
     snprintf(src.description, sizeof src.description,
              "the platform (psys) RAPL domain: SoC + platform, never added to packages");
-    wc_accuracy_add_source(rep, &src);
-    return 0;
+    return take_source(rep, &src, err);
 }
 
 /* Every gauge zone of the run as one source. */
@@ -170,8 +184,7 @@ static int add_gauge_source(wc_store *st, wc_accuracy_report *rep, wc_error *err
     snprintf(src.description, sizeof src.description,
              "power readings (gauges) of %s, each held over the interval since the previous"
              " sample and time-weighted", label);
-    wc_accuracy_add_source(rep, &src);
-    return 0;
+    return take_source(rep, &src, err);
 }
 
 /* The meter, psys and gauge sources. */
@@ -229,7 +242,7 @@ static int add_model_source(wc_store *st, const wc_acc_opts *o, const char *cons
         snprintf(src.description, sizeof src.description,
                  "the node energy model %s reported from the %s meter (its counter handling"
                  " and quirks included)", o->model_name, rep->run_provenance);
-        wc_accuracy_add_source(rep, &src);
+        rc = take_source(rep, &src, err);
     } else {
         wc_cumseries_free(&src.series);
     }
@@ -430,6 +443,7 @@ void wc_accuracy_free(wc_accuracy_report *rep)
 {
     for (size_t i = 0; i < rep->nsources; i++)
         wc_cumseries_free(&rep->sources[i].series);
+    free(rep->sources);
     for (size_t i = 0; i < rep->ntruth; i++)
         wc_truth_series_free(&rep->truth[i]);
     free(rep->phases);

@@ -27,7 +27,6 @@
 #include "validator/series.h"
 #include "validator/stats.h"
 
-#define WC_ACC_MAX_SOURCES 8
 #define WC_ACC_MAX_TRUTH 8
 #define WC_ACC_MAX_WINDOWS 4
 #define WC_ACC_MAX_ZONES 8
@@ -79,8 +78,9 @@ typedef struct wc_accuracy_report {
     wc_timebase tb;
     char run_provenance[32];      /* of the meter: measured / simulated / estimated */
     char node_zones[64];          /* "package+dram" */
-    wc_acc_source sources[WC_ACC_MAX_SOURCES];
-    size_t nsources;
+    wc_acc_source *sources;       /* malloc'd, grown by wc_accuracy_add_source (no cap: the
+                                     meter, the model, estimates, every exporter zone) */
+    size_t nsources, sources_cap;
     wc_truth_series truth[WC_ACC_MAX_TRUTH];
     wc_lagwin lag[WC_ACC_MAX_TRUTH];
     double mape_floor_w[WC_ACC_MAX_TRUTH];
@@ -101,8 +101,8 @@ typedef struct wc_accuracy_report {
 int wc_accuracy_load(wc_store *st, const wc_acc_opts *o, wc_accuracy_report *rep,
                      wc_error *err);
 
-/* Adds a source (ownership of src->series moves to the report). Returns 0,
- * -ENOSPC when full. */
+/* Adds a source (ownership of src->series moves to the report; src is
+ * copied). Returns 0, -ENOMEM (src->series is then still the caller's). */
 int wc_accuracy_add_source(wc_accuracy_report *rep, wc_acc_source *src);
 
 /* Estimates the lags, then scores every source against every truth source on

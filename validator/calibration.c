@@ -100,6 +100,11 @@ static int fit_pairs(wc_calibration *c, const double *x, const double *y, const 
         free(w);
         return 0;
     }
+    if (!rc && c->fit.boot_degenerate)
+        note(notes, cap, "%s %s: %zu of %d bootstrap resamples had an (almost) constant %s and were"
+                         " discarded%s", wc_cal_kind_name(c->kind), c->target, c->fit.boot_degenerate,
+             c->fit.boot_replicates, c->kind == WC_CAL_ZONE_UTIL ? "utilisation" : "input",
+             isfinite(c->fit.b0_lo) ? "" : ": too few left, no bootstrap interval");
     if (!rc)
         rc = keep_points(c, x, y, w, p);
     free(w);
@@ -407,8 +412,9 @@ static int add_wall_estimates(const wc_calibration *fits, size_t nfits, wc_accur
         snprintf(src.provenance, sizeof src.provenance, "estimated");
         src.in_sample = !c->fitted_on[0];
         wc_textf(src.description, sizeof src.description,
-                 "wall power = %.4f * %s + %.2f W (fit #%lld of %.40s, fitted on %.120s)",
-                 c->fit.c1, c->input, c->fit.c0, (long long)c->id, c->target, fitted_where(c));
+                 "wall power = %.4f * %s %c %.2f W (fit #%lld of %.40s, fitted on %.120s)",
+                 c->fit.c1, c->input, c->fit.c0 < 0 ? '-' : '+', fabs(c->fit.c0), (long long)c->id, c->target,
+                 fitted_where(c));
         if (wc_accuracy_add_source(rep, &src)) {
             wc_cumseries_free(&src.series);
             break;
@@ -486,7 +492,7 @@ static int add_util_estimate(wc_store *st, const wc_calibration *fits, size_t nf
     if (found && !wc_cumseries_affine(&util, ua, ub, &src.series)) {
         snprintf(src.name, sizeof src.name, "estimate:util");
         snprintf(src.provenance, sizeof src.provenance, "estimated");
-        src.in_sample = (wall && !wall->fitted_on[0]) || !strncmp(where, "this run", 8);
+        src.in_sample = wall && !wall->fitted_on[0]; /* zone fits are on the meter, not the truth */
         util_description(&src, rep, wall, ua, ub, where);
         if (wc_accuracy_add_source(rep, &src))
             wc_cumseries_free(&src.series);

@@ -198,12 +198,14 @@ void wc_diff_decide(wc_diff_row *r, double tol_pct, wc_diff_report *rep)
         rep->vanished++;
         return;
     }
-    double lo = base > 0 ? 100.0 * r->diff_w.lo / base : NAN, hi = base > 0 ? 100.0 * r->diff_w.hi / base : NAN;
+    /* the band in watts: T % of A's mean power, never below the noise floor */
+    double band = fmax(base > 0 ? tol_pct / 100.0 * base : 0, rep->min_change_w);
+    double lo = r->diff_w.lo, hi = r->diff_w.hi;
     int excl0 = isfinite(lo) && isfinite(hi) && (lo > 0 || hi < 0);
-    if (isfinite(r->diff_pct) && fabs(r->diff_pct) > tol_pct && excl0) {
+    if (isfinite(r->diff_pct) && fabs(r->diff_w.est) > band && excl0) {
         r->verdict = WC_DIFF_CHANGED;
         rep->changed++;
-    } else if (isfinite(lo) && isfinite(hi) && lo >= -tol_pct && hi <= tol_pct) {
+    } else if (isfinite(lo) && isfinite(hi) && base > 0 && lo >= -band && hi <= band) {
         r->verdict = WC_DIFF_SAME;
         rep->same++;
     } else {
@@ -243,14 +245,15 @@ static int level_table(side_ctx *sa, side_ctx *sb, int paired, wc_diff_level l,
         wc_diff_row *r = &t->rows[t->n++];
         memset(r, 0, sizeof *r);
         snprintf(r->key, sizeof r->key, "%s", c[k].key);
-        r->a_j = c[k].a_j;
-        r->b_j = c[k].b_j;
         const double *pa = xa + k * sa->nw, *pb = xb + k * sb->nw;
         rc = mean_reps(pa, sa->nw, o->boot, 0, &r->a_w, ra);
         if (!rc)
             rc = mean_reps(pb, sb->nw, o->boot, paired ? 0 : 7777, &r->b_w, rb);
         if (rc)
             break;
+        /* J over the same full windows as W, so the columns agree */
+        r->a_j = r->a_w.est * (double)sa->nw * ((double)sa->w_ns / 1e9);
+        r->b_j = r->b_w.est * (double)sb->nw * ((double)sb->w_ns / 1e9);
         if (paired) {
             for (size_t w = 0; w < sa->nw; w++)
                 d[w] = pb[w] - pa[w];
@@ -351,6 +354,7 @@ int wc_diff_compute(const wc_diff_side *a, const wc_diff_side *b, const wc_diff_
     out->paired = a->st == b->st;
     out->window_s = opt.window_s;
     out->tolerance_pct = opt.tolerance_pct;
+    out->min_change_w = opt.min_change_set ? opt.min_change_w : WC_DIFF_MIN_CHANGE_W;
     snprintf(out->zone, sizeof out->zone, "%s", opt.zone ? opt.zone : "package");
     side_ctx sa, sb;
     int rc = side_init(a, opt.window_s, &sa, err);

@@ -14,9 +14,10 @@
  *    kepler-head): the same samples, so the difference is exact in total and
  *    its interval comes from the bootstrap of the per-window differences
  *    (paired): what an upgrade moves, before it is rolled out.
- * Verdict per workload against a tolerance T (% of side A's mean power):
- * "changed" when |difference| > T and its interval excludes 0; "same" when
- * the whole interval lies within ±T; "inconclusive" otherwise (also when a
+ * Verdict per workload against a band B = max(T % of side A's mean power,
+ * the noise floor F W, --min-change-watts, default 0.5 W): "changed" when
+ * |difference| > B and its interval excludes 0 (so a change below F W is
+ * never CHANGED); "same" when the whole interval lies within ±B; "inconclusive" otherwise (also when a
  * side has fewer than 8 full windows: no interval); "new" or "gone" when one
  * side has none of it — reported, never a failure. Namespaces are not recorded (wattcal
  * has no kubelet informer: pods are known by uid from cgroup paths), so they
@@ -33,6 +34,7 @@
 #include "validator/stats.h"
 
 #define WC_DIFF_MAX_TOP 50
+#define WC_DIFF_MIN_CHANGE_W 0.5  /* --min-change-watts default */
 
 typedef enum wc_diff_level { WC_DIFF_POD = 0, WC_DIFF_CONTAINER, WC_DIFF_COMM, WC_DIFF_NLEVELS } wc_diff_level;
 
@@ -59,7 +61,8 @@ typedef struct wc_diff_side {
 /* One workload compared. */
 typedef struct wc_diff_row {
     char key[128];                /* pod uid, container id or comm */
-    double a_j, b_j;              /* attributed energy over each run (J) */
+    double a_j, b_j;              /* attributed energy over each side's full windows (J):
+                                     its mean power × the windows' length, so J and W agree */
     wc_ci a_w, b_w;               /* mean power over each run's full windows (W) */
     wc_ci diff_w;                 /* b − a */
     double diff_pct;              /* 100 · (b − a) / a (NAN when a is 0) */
@@ -77,6 +80,9 @@ typedef struct wc_diff_opts {
     size_t top;                   /* default 10 */
     double window_s;              /* default 60 */
     double tolerance_pct;         /* default 10 */
+    double min_change_w;          /* noise floor: |B − A| below it is never CHANGED (default
+                                     WC_DIFF_MIN_CHANGE_W; 0 none) */
+    int min_change_set;           /* min_change_w was given (0 W allowed) */
     const char *zone;             /* default "package" */
     wc_boot_cfg boot;
 } wc_diff_opts;
@@ -85,6 +91,7 @@ typedef struct wc_diff_report {
     int paired;                   /* one run, two models */
     char zone[32];
     double window_s, tolerance_pct;
+    double min_change_w;          /* the noise floor used (W) */
     double a_duration_s, b_duration_s; /* full windows covered */
     size_t a_windows, b_windows;
     wc_ci a_node_w, b_node_w, a_active_w, b_active_w; /* the node and its active part (model) */

@@ -337,14 +337,18 @@ static void check_ratio(const wc_xp_data *d, wc_xp_one *x)
 static void terminated_one(const wc_xp_track *t, size_t n, size_t i, wc_xp_invariant *v)
 {
     size_t first = (size_t)-1, last = 0, count = 0, after = 0;
+    double tv = NAN; /* its last terminated value */
     for (size_t j = 0; j < t[i].n; j++)
         if (t[i].terminated[j]) {
             first = first < t[i].scrape[j] ? first : t[i].scrape[j];
             last = t[i].scrape[j] > last ? t[i].scrape[j] : last;
+            tv = t[i].v[j];
             count++;
         }
+    /* running again from its first terminated export on, unless that is a
+     * new process under its reused pid (exporter_data.h) */
     for (size_t j = 0; j < t[i].n; j++)
-        after += t[i].scrape[j] > last || (!t[i].terminated[j] && t[i].scrape[j] >= first);
+        after += !t[i].terminated[j] && t[i].scrape[j] >= first && !wc_xp_new_incarnation(tv, t[i].v[j]);
     for (size_t o = 0; o < i; o++)
         if (!strcmp(t[o].s->row.key, t[i].s->row.key))
             return; /* counted with its first zone */

@@ -190,7 +190,10 @@ double wc_xp_delta(const wc_xp_data *d, const wc_xp_series *s, size_t i, wc_xp_d
 /* Whether series a and b are one workload in one zone (state aside). */
 static int same_track(const wc_xp_series *a, const wc_xp_series *b)
 {
-    return !strcmp(a->row.key, b->row.key) && !strcmp(a->row.zone, b->row.zone);
+    /* a process is its pid and its comm: a reused pid under another name is
+     * another process */
+    return !strcmp(a->row.key, b->row.key) && !strcmp(a->row.zone, b->row.zone) &&
+           (strcmp(a->row.level, "process") || !strcmp(a->row.name, b->row.name));
 }
 
 /* Merges series s into track t (both rising by scrape). Returns 0 or -ENOMEM. */
@@ -209,7 +212,10 @@ static int track_merge(wc_xp_track *t, const wc_xp_series *s)
     int st = !strcmp(s->row.state, "terminated");
     size_t i = 0, j = 0, m = 0;
     while (i < t->n || j < s->n) {
-        int from_t = j == s->n || (i < t->n && t->scrape[i] <= s->scrape[j]);
+        /* at one scrape a terminated sample (an ended process) comes before a
+         * running one (a new process under its reused pid) */
+        int from_t = j == s->n || (i < t->n && (t->scrape[i] < s->scrape[j] ||
+                                                (t->scrape[i] == s->scrape[j] && (t->terminated[i] || !st))));
         k[m] = from_t ? t->scrape[i] : s->scrape[j];
         v[m] = from_t ? t->v[i] : s->v[j];
         term[m++] = (unsigned char)(from_t ? t->terminated[i++] : (j++, st));
@@ -249,6 +255,11 @@ int wc_xp_tracks(const wc_xp_data *d, const char *level, wc_xp_track **out, size
     *out = t;
     *n = nt;
     return 0;
+}
+
+int wc_xp_new_incarnation(double prev, double next)
+{
+    return isfinite(prev) && isfinite(next) && (next < prev || next - prev >= WC_XP_PID_REUSE_J);
 }
 
 void wc_xp_tracks_free(wc_xp_track *t, size_t n)

@@ -84,12 +84,38 @@ typedef struct wc_xp_track {
 } wc_xp_track;
 
 /* The tracks of a level's ("pod", "container", "process") CPU joules
- * counters, by (key, zone) (malloc'd; wc_xp_tracks_free). Returns 0 or
- * -ENOMEM. */
+ * counters, by (key, zone); processes by (pid, comm, zone) (malloc'd;
+ * wc_xp_tracks_free). Returns 0 or -ENOMEM. */
 int wc_xp_tracks(const wc_xp_data *d, const char *level, wc_xp_track **out, size_t *n);
 void wc_xp_tracks_free(wc_xp_track *t, size_t n);
 
 /* The delta of track t from its sample i − 1 to i, as wc_xp_delta. */
 double wc_xp_track_delta(const wc_xp_data *d, const wc_xp_track *t, size_t i, wc_xp_dkind *kind);
+
+/* A jump this large (2^63 µJ, in J) is no energy: Kepler's per-pid cache
+ * meeting a reused pid (a negative Δ exported through an unsigned counter,
+ * docs/kepler-model.md §8 item 10). */
+#define WC_XP_PID_REUSE_J 9223372036854.775808
+
+/* Whether a counter going from prev to next (J) is another process under the
+ * same labels (a reused pid): it fell (outside a restart), or it jumped by
+ * WC_XP_PID_REUSE_J or more. */
+int wc_xp_new_incarnation(double prev, double next);
+
+/* The exporter's refresh interval learnt from its scrapes (exporter_interval.c). */
+#define WC_XP_REFRESH_MIN 3      /* counter changes needed for an interval */
+typedef struct wc_xp_refresh {
+    double interval_s;           /* median spacing of the scrapes at which the node active
+                                    counters changed; NAN with fewer than WC_XP_REFRESH_MIN */
+    double scrape_s;             /* median spacing of consecutive answered scrapes; NAN none */
+    size_t compared, changes;    /* scrape pairs compared (no restart), pairs that changed */
+    int every_scrape;            /* changed at >= 90 % of the pairs: the interval is bounded
+                                    by the scrape interval (the exporter's is that or shorter) */
+} wc_xp_refresh;
+
+/* Learns d's refresh interval: Kepler's node counters only move when it
+ * recomputes (every monitor.interval, or at a scrape once its snapshot is
+ * older than staleness). Returns 0 or -ENOMEM. */
+int wc_xp_refresh_interval(const wc_xp_data *d, wc_xp_refresh *out);
 
 #endif

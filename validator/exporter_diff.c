@@ -22,10 +22,14 @@ typedef struct xside {
     int64_t t0, w_ns;
 } xside;
 
-/* The pod's known joules per window into x[nw] (W after / window). */
-static void pod_windows(const xside *s, const char *zone, const char *uid, double *x)
+/* The pod's mean power (W) per window into x, only the windows where every
+ * delta of the pod is known (a window holding a reset, a fall or a gap is
+ * left out, never read as 0 W); bad[nw] is scratch. Returns how many. */
+static size_t pod_windows(const xside *s, const char *zone, const char *uid, double *x,
+                          unsigned char *bad)
 {
     memset(x, 0, s->nw * sizeof *x);
+    memset(bad, 0, s->nw);
     for (size_t i = 0; i < s->nt; i++) {
         const wc_xp_track *t = &s->t[i];
         if (strcmp(t->s->row.key, uid) || strcmp(t->s->row.zone, zone))
@@ -33,12 +37,22 @@ static void pod_windows(const xside *s, const char *zone, const char *uid, doubl
         for (size_t j = 1; j < t->n; j++) {
             wc_xp_dkind kind;
             double dj = wc_xp_track_delta(&s->d, t, j, &kind);
-            int64_t at = s->d.scrapes[t->scrape[j]].resp_mono_ns - s->t0;
-            size_t w = at > 0 ? (size_t)((at - 1) / s->w_ns) : s->nw;
-            if (kind == WC_XP_D_OK && w < s->nw)
+            /* the interval's midpoint: a scrape a little early or late never
+             * moves its delta into the next window */
+            int64_t at = (s->d.scrapes[t->scrape[j - 1]].resp_mono_ns +
+                          s->d.scrapes[t->scrape[j]].resp_mono_ns) / 2 - s->t0;
+            size_t w = at >= 0 ? (size_t)(at / s->w_ns) : s->nw;
+            if (w < s->nw && kind == WC_XP_D_OK)
                 x[w] += dj / ((double)s->w_ns / 1e9);
+            else if (w < s->nw)
+                bad[w] = 1;
         }
     }
+    size_t m = 0;
+    for (size_t w = 0; w < s->nw; w++)
+        if (!bad[w])
+            x[m++] = x[w];
+    return m;
 }
 
 /* Loads a side. Returns 1 loaded, 0 no exporter, < 0 error. */
@@ -112,6 +126,21 @@ static size_t add_pods(const xside *s, const char *zone, int b, xcand *c, size_t
     return n;
 }
 
+/* One side's mean power over its n known windows with its interval and
+ * bootstrap replicates (n 0: NAN, the verdict is then INCONCLUSIVE). Returns 0
+ * or -ENOMEM. */
+static int side_mean(const double *x, size_t n, const wc_boot_cfg *cfg, wc_ci *ci, double *reps)
+{
+    *ci = (wc_ci){NAN, NAN, NAN};
+    if (!n) {
+        for (int i = 0; i < wc_boot_replicates(cfg); i++)
+            reps[i] = NAN;
+        return 0;
+    }
+    int rc = wc_boot_mean_ci(x, n, cfg, ci);
+    return rc ? rc : wc_boot_mean_replicates(x, n, cfg, reps);
+}
+
 /* One compared row: means, intervals, difference, verdict. */
 static int compare_row(const xside *sa, const xside *sb, const wc_diff_opts *o, const char *zone,
                        const xcand *c, wc_xp_diff_report *out)
@@ -125,30 +154,26 @@ static int compare_row(const xside *sa, const xside *sb, const wc_diff_opts *o, 
     int reps = wc_boot_replicates(&o->boot);
     double *xa = calloc(sa->nw + 1, sizeof *xa), *xb = calloc(sb->nw + 1, sizeof *xb);
     double *ra = calloc((size_t)reps, sizeof *ra), *rb = calloc((size_t)reps, sizeof *rb);
-    int rc = xa && xb && ra && rb ? 0 : -ENOMEM;
+    unsigned char *bad = calloc((sa->nw > sb->nw ? sa->nw : sb->nw) + 1, 1);
+    int rc = xa && xb && ra && rb && bad ? 0 : -ENOMEM;
     wc_boot_cfg ca = o->boot, cb = o->boot;
     ca.min_block = cb.min_block = 1;
     cb.seed += 7777; /* independent sides: independent replicates */
-    if (!rc) {
-        pod_windows(sa, zone, c->uid, xa);
-        pod_windows(sb, zone, c->uid, xb);
-        rc = wc_boot_mean_ci(xa, sa->nw, &ca, &r->a_w);
-    }
+    size_t na = rc ? 0 : pod_windows(sa, zone, c->uid, xa, bad);
+    size_t nb = rc ? 0 : pod_windows(sb, zone, c->uid, xb, bad);
     if (!rc)
-        rc = wc_boot_mean_replicates(xa, sa->nw, &ca, ra);
+        rc = side_mean(xa, na, &ca, &r->a_w, ra);
     if (!rc)
-        rc = wc_boot_mean_ci(xb, sb->nw, &cb, &r->b_w);
-    if (!rc)
-        rc = wc_boot_mean_replicates(xb, sb->nw, &cb, rb);
+        rc = side_mean(xb, nb, &cb, &r->b_w, rb);
     if (!rc) {
         r->diff_w = (wc_ci){r->b_w.est - r->a_w.est, NAN, NAN};
         for (int i = 0; i < reps; i++)
             rb[i] -= ra[i];
-        if (sa->nw >= WC_BOOT_MIN_PAIRS && sb->nw >= WC_BOOT_MIN_PAIRS)
+        if (na >= WC_BOOT_MIN_PAIRS && nb >= WC_BOOT_MIN_PAIRS)
             wc_percentile_ci(rb, (size_t)reps, &r->diff_w.lo, &r->diff_w.hi);
         wc_diff_decide(r, out->tolerance_pct, &out->counts);
     }
-    free(xa), free(xb), free(ra), free(rb);
+    free(xa), free(xb), free(ra), free(rb), free(bad);
     return rc;
 }
 

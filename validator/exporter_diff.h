@@ -6,8 +6,9 @@
  * matched by pod uid, each side's mean power over its full windows with a
  * block-bootstrap interval, the difference's interval from independent
  * replicates, and diff.h's verdict rule (wc_diff_decide). Windows are laid
- * from each side's first scrape; a pod's known counter deltas (exporter_data.h:
- * no reset, no fall) land in the window holding the scrape that ends them.
+ * from each side's first scrape; a pod's counter deltas land in the window
+ * holding their interval's midpoint; a window holding one that is not known
+ * (exporter_data.h: a reset, a fall) is left out of that pod's mean.
  */
 #ifndef WC_EXPORTER_DIFF_H
 #define WC_EXPORTER_DIFF_H

@@ -33,7 +33,10 @@ size_t wc_xp_zone_values(const wc_xp_data *d, const char *level, const char *qua
     }
     for (size_t i = 0; i < d->nseries; i++) {
         const wc_xp_series *s = &d->series[i];
-        if (!wc_xp_is(s, level, quantity, zone) || strcmp(s->row.device, "cpu"))
+        /* node series: the CPU's only (GPU zones are their own); platform
+         * power has no device */
+        if (!wc_xp_is(s, level, quantity, zone) ||
+            (!strcmp(level, "node") && strcmp(s->row.device, "cpu")))
             continue;
         found++;
         size_t j = 0;
@@ -173,7 +176,8 @@ static int resample(const wc_xp_data *d, const double *cum, const unsigned char 
             k++;
         int64_t a = d->scrapes[k].resp_mono_ns;
         int64_t b = k + 1 < d->nscrapes ? d->scrapes[k + 1].resp_mono_ns : a;
-        double f = b > a ? (double)(t - a) / (double)(b - a) : 0;
+        /* held at the first scrape's value before it, never extrapolated */
+        double f = b > a && t > a ? (double)(t - a) / (double)(b - a) : 0;
         out->cum[j] = k + 1 < d->nscrapes ? cum[k] + f * (cum[k + 1] - cum[k]) : cum[k];
         out->ok[j] = t >= a && t <= b && b > a && okseg[k];
     }
@@ -184,7 +188,7 @@ static int resample(const wc_xp_data *d, const double *cum, const unsigned char 
 }
 
 /* Adds one source (zone NULL: platform). Returns 0, -ENOENT (no series),
- * -ENOSPC (no room), -ENOMEM. */
+ * -ENOMEM. */
 static int add_one(const wc_xp_data *d, const char *zone, wc_accuracy_report *acc, wc_xp_one *x)
 {
     size_t n = d->nscrapes;
@@ -229,39 +233,43 @@ static int has_zone(const wc_xp_data *d, const char *z)
 }
 
 /* The node zones the exporter reports, the usual ones first in ORDER, then
- * the others as they come (at most max). */
-static size_t node_zones(const wc_xp_data *d, char zones[][32], size_t max)
+ * the others as they come (at most max into zones); *total counts them all. */
+static size_t node_zones(const wc_xp_data *d, char zones[][32], size_t max, size_t *total)
 {
     static const char *const ORDER[] = {"package", "psys", "dram", "core", "uncore", NULL};
+    char seen[64][32];
     size_t n = 0;
-    for (size_t o = 0; ORDER[o] && n < max; o++)
+    for (size_t o = 0; ORDER[o]; o++)
         if (has_zone(d, ORDER[o]))
-            wc_textf(zones[n++], 32, "%s", ORDER[o]);
-    for (size_t i = 0; i < d->nseries && n < max; i++) {
+            wc_textf(seen[n++], 32, "%s", ORDER[o]);
+    for (size_t i = 0; i < d->nseries && n < 64; i++) {
         const wc_xp_series *s = &d->series[i];
         if (!wc_xp_is(s, "node", "joules", NULL) || strcmp(s->row.device, "cpu"))
             continue;
         int dup = 0;
         for (size_t j = 0; j < n; j++)
-            dup |= !strcmp(zones[j], s->row.zone);
+            dup |= !strcmp(seen[j], s->row.zone);
         if (!dup)
-            wc_textf(zones[n++], 32, "%s", s->row.zone);
+            wc_textf(seen[n++], 32, "%s", s->row.zone);
     }
-    return n;
+    for (size_t i = 0; i < n && i < max; i++)
+        memcpy(zones[i], seen[i], 32);
+    *total = n;
+    return n < max ? n : max;
 }
 
 int wc_xp_add_sources(const wc_xp_data *d, wc_accuracy_report *acc, wc_xp_one *x,
                       wc_error *err)
 {
     char zones[WC_XP_MAX_ZONES][32];
-    size_t nz = node_zones(d, zones, WC_XP_MAX_ZONES - 1);
-    size_t used = 0;
+    size_t total = 0, nz = node_zones(d, zones, WC_XP_MAX_ZONES - 1, &total);
+    if (total > nz)
+        wc_textf(x->sources_note, sizeof x->sources_note,
+                 "%zu of its %zu node zones scored (at most %d per exporter, platform aside)", nz,
+                 total, WC_XP_MAX_ZONES - 1);
     for (size_t i = 0; i <= nz && d->nscrapes >= 2; i++) {
         int rc = add_one(d, i < nz ? zones[i] : NULL, acc, x);
-        if (rc == -ENOSPC)
-            wc_append(x->sources_note, sizeof x->sources_note, &used, "%s%s", used ? ", " : "not scored (no room): ",
-                      i < nz ? zones[i] : "platform");
-        else if (rc == -ENOMEM)
+        if (rc == -ENOMEM)
             return wc_error_set(err, rc, "out of memory for exporter %lld's node series",
                                 (long long)d->info.id);
     }

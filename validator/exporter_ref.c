@@ -4,21 +4,25 @@
  * same scrape intervals (exporter_report.h).
  *
  * Intervals: between consecutive scrapes k−1, k; the reference model's
- * per-tick energy of a workload falls in interval k when its tick's
- * monotonic time is after scrape k−1's request − L and at or before scrape
- * k's − L, L the exporter's refresh lag (what it had refreshed by then):
- * the L of 0, ½, 1, ... 12 median tick spacings whose node active energy
- * per interval is closest (least Σ |Δexporter − Δreference|) to the
- * reference's; then a tick a scrape raced with (committed or not when it
- * was served) moves across a boundary when that brings both intervals'
- * node active energy closer to the exporter's. A workload is compared on
+ * per-tick energy of a workload falls in interval k when the exporter had
+ * counted its tick by scrape k and not by k−1. Where each scrape cut the
+ * ticks is read from the exporter's own node active energy: a dynamic
+ * programme over every scrape's cut (a tick sampled before its response, all
+ * those 12 median tick spacings older than its request in) minimising
+ * Σ |Δexporter − Δreference| over the intervals the exporter knows, so a
+ * scrape that raced with a tick (in at one scrape, out at the next) and an
+ * interval it cannot tell (a restart) are placed by the intervals around
+ * them. (One global lag with a one-tick correction per boundary left the
+ * restart's ticks in its neighbours: ±6 % on every row of an exporter with a
+ * restart.) L, the refresh lag reported, is the one of 0, ½, 1, ... 12
+ * spacings whose node active energy per interval is closest to the
+ * exporter's; it only breaks ties between equal cuts. A workload is compared on
  * the intervals where the exporter's delta is known (no restart, no fall):
  * pairs (exporter W, reference W) scored with validate's statistics; the bias
  * % = 100 · (Σ exporter − Σ reference) / Σ reference, with its moving-block
  * bootstrap 95 % interval over the intervals (stats.h). Matching: pods by
- * uid, containers by id; processes by process name (comm), summed over its
- * pids on both sides — Kepler exports no start time, and the store's
- * per-tick reader groups processes by comm (pid + comm + start: not done).
+ * uid, containers by id; processes by pid + comm, a reused pid told apart by
+ * lifetime (exporter_procs.c: Kepler exports no start time).
  * The rows kept are the largest |Σ exporter − Σ reference| of each level.
  */
 #include "validator/exporter_report.h"
@@ -32,25 +36,10 @@
 #include "collector/model/attribution.h"
 #include "collector/store/store_results.h"
 #include "common/wc_text.h"
+#include "validator/exporter_ref_internal.h"
 #include "validator/series.h"
 
-#define REF_PER_LEVEL 10
-
-/* One compared workload: its key and exporter/reference energy per interval. */
-typedef struct ref_key {
-    char key[160], name[128];
-    double *exp_j, *ref_j;       /* [nscrapes]: interval k = (k−1, k] */
-    unsigned char *known;        /* exporter delta known for interval k */
-} ref_key;
-
-typedef struct ref_ctx {
-    const wc_xp_data *d;
-    const char *level, *zone;
-    int64_t lag_ns;
-    size_t *tick_scrape;         /* [timebase ticks]: the interval each tick's energy falls in */
-    ref_key *keys;
-    size_t nkeys;
-} ref_ctx;
+#define REF_PER_LEVEL 12
 
 static int key_cmp(const void *a, const void *b)
 {
@@ -64,10 +53,12 @@ static ref_key *find_key(ref_ctx *c, const char *key)
     return bsearch(&probe, c->keys, c->nkeys, sizeof *c->keys, key_cmp);
 }
 
-/* The key a track is compared under (processes: their comm). */
+/* The key a pod or container track is compared under (processes:
+ * exporter_procs.c). */
 static const char *track_key(const ref_ctx *c, const wc_xp_track *t)
 {
-    return strcmp(c->level, "process") ? t->s->row.key : t->s->row.name;
+    (void)c;
+    return t->s->row.key;
 }
 
 /* One key per distinct track key of the zone (sorted). Returns 0 or -ENOMEM. */
@@ -100,8 +91,7 @@ static int keys_build(ref_ctx *c, const wc_xp_track *t, size_t nt)
     return 0;
 }
 
-/* Whether scrape k answered (ok, or capped: the samples kept are stored). */
-static int scrape_ok(const wc_xp_data *d, size_t k)
+int wc_xp_ref_scrape_ok(const wc_xp_data *d, size_t k)
 {
     return !strcmp(d->scrapes[k].status, "ok") || !strcmp(d->scrapes[k].status, "capped");
 }
@@ -115,7 +105,7 @@ static void keys_fill_exporter(ref_ctx *c, const wc_xp_track *t, size_t nt)
 {
     for (size_t i = 0; i < c->nkeys; i++)
         for (size_t s = 0; s < c->d->nscrapes; s++)
-            c->keys[i].known[s] = s > 0 && scrape_ok(c->d, s) && scrape_ok(c->d, s - 1);
+            c->keys[i].known[s] = s > 0 && wc_xp_ref_scrape_ok(c->d, s) && wc_xp_ref_scrape_ok(c->d, s - 1);
     for (size_t i = 0; i < nt; i++) {
         ref_key *k = strcmp(t[i].s->row.zone, c->zone) ? NULL : find_key(c, track_key(c, &t[i]));
         for (size_t j = 0; k && j < t[i].n; j++) {
@@ -214,8 +204,7 @@ static int by_gap(const void *a, const void *b)
     return gx < gy ? 1 : gx > gy ? -1 : strcmp(x->key, y->key);
 }
 
-/* Scores every key of c and keeps the REF_PER_LEVEL largest disagreements. */
-static int keep_top(const ref_ctx *c, const wc_boot_cfg *boot, wc_xp_one *x)
+int wc_xp_ref_keep_top(const ref_ctx *c, const wc_boot_cfg *boot, wc_xp_one *x)
 {
     wc_xp_ref *rows = calloc(c->nkeys ? c->nkeys : 1, sizeof *rows);
     if (!rows)
@@ -233,7 +222,7 @@ static int keep_top(const ref_ctx *c, const wc_boot_cfg *boot, wc_xp_one *x)
     return rc;
 }
 
-static void keys_free(ref_ctx *c)
+void wc_xp_ref_keys_free(ref_ctx *c)
 {
     for (size_t i = 0; i < c->nkeys; i++) {
         free(c->keys[i].exp_j);
@@ -294,42 +283,106 @@ static int reference_active(wc_store *st, int64_t model_id, const wc_timebase *t
     return rc < 0 ? rc : 0;
 }
 
-/* |e − r|, 0 when the exporter's figure is unknown. */
-static double off(double e, double r)
+/* The cut search (cut_ticks): per scrape k, cut[k] = how many of the
+ * reference's ticks (time order) the exporter had counted when it answered
+ * scrape k, between lo[k] and hi[k]; cost and from index a flat table, row k
+ * at off[k]. */
+typedef struct cut_dp {
+    size_t *lo, *hi, *def, *off, *from;
+    double *cost;
+} cut_dp;
+
+static void cut_dp_free(cut_dp *p)
 {
-    return isfinite(e) ? fabs(e - r) : 0;
+    free(p->lo), free(p->hi), free(p->def), free(p->off), free(p->from), free(p->cost);
 }
 
-/* Moves one tick across each interval boundary where that brings both
- * intervals' reference active energy closer to the exporter's (the tick a
- * scrape raced with: committed, or not, when it was served). */
-static void refine_bounds(ref_ctx *c, const double *ea, const double *ra, const size_t *tbi, size_t nt,
-                          double *bins)
+/* The candidate cuts of every scrape: the ticks sampled at or before its
+ * response (a tick sampled later cannot be in it; one sampled between the
+ * request and the response can), all those older than lmax_ns before the
+ * request in; def: the cut of the global lag. Returns 0 or -ENOMEM. */
+static int cut_ranges(const ref_ctx *c, const int64_t *mono, size_t nt, int64_t lmax_ns, cut_dp *p)
 {
-    memset(bins, 0, c->d->nscrapes * sizeof *bins);
-    for (size_t j = 0; j < nt; j++)
-        if (c->tick_scrape[tbi[j]] < c->d->nscrapes)
-            bins[c->tick_scrape[tbi[j]]] += ra[j];
-    for (size_t j = 0; j + 1 < nt; j++) {
-        size_t a = c->tick_scrape[tbi[j]], b = c->tick_scrape[tbi[j + 1]];
-        if (b != a + 1 || !a || b >= c->d->nscrapes || (!isfinite(ea[a]) && !isfinite(ea[b])))
-            continue;
-        double na = off(ea[a], bins[a]), nb = off(ea[b], bins[b]);
-        double ba = off(ea[a], bins[a] - ra[j]), bb = off(ea[b], bins[b] + ra[j]);
-        double fa = off(ea[a], bins[a] + ra[j + 1]), fb = off(ea[b], bins[b] - ra[j + 1]);
-        /* a move makes neither interval worse and the pair better */
-        int back = ba <= na && bb <= nb && ba + bb < na + nb;
-        int fwd = fa <= na && fb <= nb && fa + fb < na + nb;
-        if (back && (!fwd || ba + bb <= fa + fb)) { /* tick j belongs to the later scrape */
-            c->tick_scrape[tbi[j]] = b;
-            bins[a] -= ra[j];
-            bins[b] += ra[j];
-        } else if (fwd) {                           /* tick j + 1 to the earlier one */
-            c->tick_scrape[tbi[j + 1]] = a;
-            bins[a] += ra[j + 1];
-            bins[b] -= ra[j + 1];
+    size_t n = c->d->nscrapes, total = 0, lo = 0, hi = 0, def = 0;
+    p->lo = calloc(n, sizeof *p->lo), p->hi = calloc(n, sizeof *p->hi);
+    p->def = calloc(n, sizeof *p->def), p->off = calloc(n + 1, sizeof *p->off);
+    if (!p->lo || !p->hi || !p->def || !p->off)
+        return -ENOMEM;
+    for (size_t k = 0; k < n; k++) {
+        int64_t req = c->d->scrapes[k].req_mono_ns;
+        while (lo < nt && mono[lo] <= req - lmax_ns)
+            lo++;
+        while (hi < nt && mono[hi] <= c->d->scrapes[k].resp_mono_ns)
+            hi++;
+        while (def < nt && mono[def] + c->lag_ns <= req)
+            def++;
+        p->lo[k] = lo, p->hi[k] = hi;
+        p->def[k] = def < lo ? lo : def > hi ? hi : def;
+        p->off[k] = total;
+        total += hi - lo + 1;
+    }
+    p->off[n] = total;
+    p->cost = calloc(total ? total : 1, sizeof *p->cost);
+    p->from = calloc(total ? total : 1, sizeof *p->from);
+    return p->cost && p->from ? 0 : -ENOMEM;
+}
+
+/* Fills the table: the least Σ over known intervals of |reference active
+ * between the cuts − the exporter's delta|, plus a tiny pull towards the
+ * global lag's cut (ties: zero-energy ticks). R: prefix sums of ra. */
+static void cut_fill(const double *ea, const double *R, size_t n, double eps, cut_dp *p)
+{
+    for (size_t k = 0; k < n; k++)
+        for (size_t x = p->lo[k]; x <= p->hi[k]; x++) {
+            double pen = eps * fabs((double)x - (double)p->def[k]), best = INFINITY;
+            size_t arg = 0;
+            for (size_t y = k ? p->lo[k - 1] : x; k && y <= p->hi[k - 1] && y <= x; y++) {
+                double v = p->cost[p->off[k - 1] + y - p->lo[k - 1]] +
+                           (isfinite(ea[k]) ? fabs(R[x] - R[y] - ea[k]) : 0);
+                if (v < best)
+                    best = v, arg = y;
+            }
+            p->cost[p->off[k] + x - p->lo[k]] = (k ? best : 0) + pen;
+            p->from[p->off[k] + x - p->lo[k]] = arg;
+        }
+}
+
+/* Places the reference's ticks into the exporter's intervals by where the
+ * exporter's node active energy says it cut them: a dynamic programme over
+ * every scrape's cut (cut_fill), so a scrape that raced with a tick (in or
+ * out, varying from scrape to scrape) and an interval the exporter cannot
+ * tell (a restart) are placed by the intervals around them, never by one
+ * global lag. ea[k]: the exporter's delta into k (NAN unknown); mono/ra/tbi:
+ * the reference's node active ticks. Returns 0 or -ENOMEM. */
+static int cut_ticks(ref_ctx *c, const double *ea, const int64_t *mono, const double *ra,
+                     const size_t *tbi, size_t nt, int64_t lmax_ns)
+{
+    size_t n = c->d->nscrapes;
+    cut_dp p = {0};
+    double *R = calloc(nt + 1, sizeof *R);
+    size_t *cut = calloc(n, sizeof *cut);
+    int rc = R && cut ? cut_ranges(c, mono, nt, lmax_ns, &p) : -ENOMEM;
+    for (size_t j = 0; !rc && j < nt; j++)
+        R[j + 1] = R[j] + ra[j];
+    if (!rc && n) {
+        cut_fill(ea, R, n, 1e-9 * (1 + R[nt]), &p);
+        size_t x = p.lo[n - 1];
+        for (size_t y = x; y <= p.hi[n - 1]; y++)
+            x = p.cost[p.off[n - 1] + y - p.lo[n - 1]] < p.cost[p.off[n - 1] + x - p.lo[n - 1]] ? y : x;
+        for (size_t k = n; k-- > 0;) {
+            cut[k] = x;
+            x = p.from[p.off[k] + x - p.lo[k]];
+        }
+        for (size_t j = 0, k = 0; j < nt; j++) {
+            while (k < n && cut[k] <= j)
+                k++;
+            c->tick_scrape[tbi[j]] = k;
         }
     }
+    cut_dp_free(&p);
+    free(R);
+    free(cut);
+    return rc;
 }
 
 /* Sets c->lag_ns (0 when nothing to estimate it from) and c->tick_scrape. */
@@ -362,8 +415,8 @@ static int estimate_lag(wc_store *st, int64_t model_id, const wc_timebase *tb, r
     }
     for (size_t i = 0; !rc && i < tb->n; i++)
         c->tick_scrape[i] = interval_of(c->d, tb->mono_ns[i] + c->lag_ns);
-    if (!rc && nt)
-        refine_bounds(c, ea, ra, tbi, nt, bins);
+    if (!rc && nt && cut_ticks(c, ea, mono, ra, tbi, nt, 12 * tb->median_spacing_ns))
+        rc = wc_error_set(err, -ENOMEM, "out of memory placing the reference's ticks");
     free(ea);
     free(val);
     free(bins);
@@ -392,9 +445,9 @@ static int reference_level(wc_store *st, int64_t model_id, const wc_timebase *tb
         rc = wc_error_set(err, -ENOMEM, "out of memory comparing %ss with the reference", level);
     if (!rc && c->nkeys)
         rc = keys_fill_reference(st, model_id, tb, c, err);
-    if (!rc && c->nkeys && keep_top(c, boot, x))
+    if (!rc && c->nkeys && wc_xp_ref_keep_top(c, boot, x))
         rc = wc_error_set(err, -ENOMEM, "out of memory scoring %ss", level);
-    keys_free(c);
+    wc_xp_ref_keys_free(c);
     return rc;
 }
 
@@ -418,12 +471,16 @@ int wc_xp_reference(wc_store *st, int64_t model_id, const char *model, const wc_
     rc = estimate_lag(st, model_id, &tb, &c, err);
     x->ref_lag_s = (double)c.lag_ns / 1e9;
     static const char *const LEVELS[] = {"pod", "container", "process"};
-    for (size_t l = 0; !rc && l < 3; l++)
+    for (size_t l = 0; !rc && l < 2; l++)
         rc = reference_level(st, model_id, &tb, LEVELS[l], boot, &c, x, err);
+    c.level = LEVELS[2];
+    if (!rc)
+        rc = wc_xp_ref_processes(st, model_id, &tb, boot, &c, x, err);
     free(c.tick_scrape);
     wc_timebase_free(&tb);
     wc_textf(x->ref_note, sizeof x->ref_note,
-             "zone %s, exporter lag %.2f s; pods by uid, containers by id, processes by comm",
+             "zone %s, exporter lag %.2f s; pods by uid, containers by id, processes by pid + comm"
+             " (a reused pid told apart by lifetime)",
              c.zone, x->ref_lag_s);
     return rc;
 }

@@ -36,8 +36,8 @@
 #include "validator/stats.h"
 
 #define WC_XP_MAX 4            /* exporters of one run analysed */
-#define WC_XP_MAX_ZONES 8
-#define WC_XP_MAX_INV 24
+#define WC_XP_MAX_ZONES 16      /* node zones + platform of one exporter (Kepler has 5 + 1) */
+#define WC_XP_MAX_INV 56       /* 3 per zone + the run-wide ones */
 #define WC_XP_MAX_SHOW 32      /* showback rows (largest pods) */
 #define WC_XP_MAX_REF 30       /* second-opinion rows (largest disagreements) */
 #define WC_XP_MIN_INTERVALS 3  /* fewer checked intervals: NO VERDICT */
@@ -87,7 +87,7 @@ typedef struct wc_xp_one {
     int source_index[WC_XP_MAX_ZONES]; /* accuracy sources added, -1 none */
     char source_zone[WC_XP_MAX_ZONES][32];
     size_t nsources;
-    char sources_note[160];    /* zones not scored (no room), "" */
+    char sources_note[160];    /* zones beyond WC_XP_MAX_ZONES − 1 not scored, "" */
     wc_xp_invariant inv[WC_XP_MAX_INV];
     size_t ninv;
     wc_xp_gap gap[WC_XP_MAX_ZONES];
@@ -129,8 +129,9 @@ void wc_xp_report_free(wc_xp_report *r);
 /* ---- parts (one file each) ---- */
 
 /* exporter_node.c: per scrape k the zone's summed values of (level,
- * quantity, zone) series into val[nscrapes], present[k] 1 when every such
- * series has a finite sample at k. Returns how many series matched. */
+ * quantity, zone) series (level "node": device cpu only; "platform": every
+ * power supply's kepler_platform_watts) into val[nscrapes], present[k] 1 when
+ * every such series has a finite sample at k. Returns how many series matched. */
 size_t wc_xp_zone_values(const wc_xp_data *d, const char *level, const char *quantity,
                          const char *zone, double *val, unsigned char *present);
 

@@ -47,7 +47,32 @@ static int wls_core(const double *x, const double *y, const double *w, size_t n,
     return rc;
 }
 
-/* Block-bootstrap intervals of both coefficients (refit per replicate). */
+/* Range (max − min) of x[0..n). */
+static double x_range(const double *x, size_t n)
+{
+    double lo = x[0], hi = x[0];
+    for (size_t i = 1; i < n; i++) {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+    }
+    return hi - lo;
+}
+
+/* Refits one resample; a degenerate one (its x spans less than
+ * WC_FIT_MIN_BOOT_SPREAD of the data's range: constant utilisation, whose
+ * slope and intercept are noise over a vanishing spread) gives NAN. */
+static void boot_refit(const double *bx, const double *by, const double *bw, size_t n,
+                       double full_range, double *c0, double *c1)
+{
+    double cov[3], chisq;
+    if (x_range(bx, n) < WC_FIT_MIN_BOOT_SPREAD * full_range ||
+        wls_core(bx, by, bw, n, c0, c1, cov, &chisq))
+        *c0 = *c1 = NAN;
+}
+
+/* Block-bootstrap intervals of both coefficients (refit per replicate).
+ * Degenerate resamples are discarded and counted (issue 14 item 7); when
+ * more than half are, there is no interval (NAN) rather than nonsense. */
 static int boot_coeffs(const double *x, const double *y, const double *w, size_t n,
                        const wc_boot_cfg *cfg, wc_linfit *out)
 {
@@ -70,13 +95,11 @@ static int boot_coeffs(const double *x, const double *y, const double *w, size_t
                 bw[k] = w ? w[j] : 1.0;
             }
         }
-        double c0, c1, cov[3], chisq;
-        if (wls_core(bx, by, bw, n, &c0, &c1, cov, &chisq))
-            r0[r] = r1[r] = NAN; /* a replicate with no spread in x */
-        else
-            r0[r] = c0, r1[r] = c1;
+        boot_refit(bx, by, bw, n, x_range(x, n), &r0[r], &r1[r]);
+        out->boot_degenerate += isnan(r0[r]);
     }
-    if (!rc) {
+    out->boot_replicates = m;
+    if (!rc && out->boot_degenerate * 2 <= (size_t)m) {
         wc_percentile_ci(r0, (size_t)m, &out->b0_lo, &out->b0_hi);
         wc_percentile_ci(r1, (size_t)m, &out->b1_lo, &out->b1_hi);
     }

@@ -19,8 +19,11 @@
 
 #include "collector/exporter/expo_parse.h"
 #include "collector/exporter/kepler_metrics.h"
+#include "collector/import/prom_nodes.h"
 #include "common/wc_clock.h"
 #include "common/wc_text.h"
+#include "validator/align.h"
+#include "validator/series.h"
 #include "validator/stat_table.h"
 
 #define MAX_TARGETS 8
@@ -29,6 +32,15 @@
 #define KEY_CAP 512
 #define MAX_TRUTH_WATTS 100000.0
 #define NODE_ZONES "package|dram"
+
+/* A node found (one per node energy series until merged): name, layout,
+ * the meters of its node series (prom_nodes.h). */
+typedef struct fname {
+    char *name;
+    wc_kep_layout layout;
+    wc_kep_meter meters[4];
+    size_t nmeters;
+} fname;
 
 /* A scrape target exporting the node. */
 typedef struct ftarget {
@@ -49,7 +61,7 @@ typedef struct fctx {
     regex_t re;
     int have_re;
     int64_t start_ms, end_ms, npoints;
-    char **names;
+    fname *names;
     size_t nnames, cap;
     /* the current node */
     wc_fleet_node *n;
@@ -142,62 +154,84 @@ int wc_fleet_truth_query(const char *tmpl, const char *node, char *buf, size_t c
     return 0;
 }
 
-static int name_cb(void *ctx, const wc_prom_series *s, wc_error *err)
+/* A node energy series of either layout (prom_nodes.h): one entry each. */
+static int name_cb(void *ctx, const char *node, wc_kep_layout layout, wc_kep_meter meter,
+                   wc_error *err)
 {
     fctx *c = ctx;
-    const char *nn = label_of(s, "node_name");
-    if (!*nn || (c->have_re && regexec(&c->re, nn, 0, NULL, 0) != 0))
+    if (c->have_re && regexec(&c->re, node, 0, NULL, 0) != 0)
         return 0;
-    if (c->nnames && !strcmp(c->names[c->nnames - 1], nn))
-        return 0;
-    if (c->nnames == WC_FLEET_MAX_NODES)
+    if (c->nnames == 16 * (size_t)WC_FLEET_MAX_NODES)
         return wc_error_set(err, -E2BIG, "fleet: more than %d nodes: narrow --nodes",
                             WC_FLEET_MAX_NODES);
     if (c->nnames == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 256;
-        char **nn2 = realloc(c->names, cap * sizeof *nn2);
+        fname *nn2 = realloc(c->names, cap * sizeof *nn2);
         if (!nn2)
             return oom(err);
         c->names = nn2;
         c->cap = cap;
     }
-    if (!(c->names[c->nnames] = strdup(nn)))
+    fname *f = &c->names[c->nnames];
+    if (!(f->name = strdup(node)))
         return oom(err);
+    f->layout = layout;
+    f->meters[0] = meter;
+    f->nmeters = 1;
     c->nnames++;
     return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
+static int cmp_name(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return strcmp(((const fname *)a)->name, ((const fname *)b)->name);
 }
 
-/* Every node_name of the exporter's node counters, sorted, unique. */
-static int find_nodes(fctx *c, wc_error *err)
+/* Sorts the entries and merges those of one node (v0.10+ when any series is). */
+static void merge_names(fctx *c)
 {
-    int rc = q_series(c, "kepler_node_cpu_joules_total", name_cb, err);
-    if (rc)
-        return rc;
-    if (c->nnames)
-        qsort(c->names, c->nnames, sizeof *c->names, cmp_str);
     size_t k = 0;
+    if (c->nnames)
+        qsort(c->names, c->nnames, sizeof *c->names, cmp_name);
     for (size_t i = 0; i < c->nnames; i++) {
-        if (k && !strcmp(c->names[k - 1], c->names[i]))
-            free(c->names[i]);
-        else
-            c->names[k++] = c->names[i];
+        fname *f = &c->names[i], *last = k ? &c->names[k - 1] : NULL;
+        if (!last || strcmp(last->name, f->name)) {
+            c->names[k++] = *f;
+            continue;
+        }
+        if (f->layout == WC_KEP_V010 && last->layout != WC_KEP_V010)
+            last->nmeters = 0;
+        if (f->layout == last->layout && last->nmeters < 4)
+            last->meters[last->nmeters++] = f->meters[0];
+        last->layout = f->layout == WC_KEP_V010 ? WC_KEP_V010 : last->layout;
+        free(f->name);
     }
     c->nnames = k;
-    if (!k) {
+}
+
+/* Every node of the exporter's node counters, either layout, sorted, unique. */
+static int find_nodes(fctx *c, wc_error *err)
+{
+    int64_t t0 = wc_mono_ns();
+    int rc = wc_prom_nodes_find(c->api, c->start_ms, c->end_ms, name_cb, c, err);
+    c->sum->http_s += (double)(wc_mono_ns() - t0) / 1e9;
+    if (rc)
+        return rc;
+    merge_names(c);
+    if (c->nnames > WC_FLEET_MAX_NODES)
+        return wc_error_set(err, -E2BIG, "fleet: more than %d nodes: narrow --nodes",
+                            WC_FLEET_MAX_NODES);
+    if (!c->nnames) {
         char nodes[300] = "";
         size_t nn = 0;
         wc_error ignored = {{0}};
         wc_prom_label_values(c->api, "node_name", c->start_ms, c->end_ms, nodes, sizeof nodes,
                              &nn, &ignored);
-        return wc_error_set(err, -ENOENT, "prometheus %s: no node%s has "
-                            "kepler_node_cpu_joules_total in the range (Kepler v0.10+); "
-                            "node_name values there: %s", wc_prom_url(c->api),
-                            c->have_re ? " matching --nodes" : "", nn ? nodes : "none");
+        return wc_error_set(err, -ENOENT, "prometheus %s: no node%s has Kepler node energy "
+                            "series in the range (kepler_node_cpu_joules_total, v0.10+, or "
+                            "kepler_node_<zone>_joules_total, <= 0.9); node_name values there: %s",
+                            wc_prom_url(c->api), c->have_re ? " matching --nodes" : "",
+                            nn ? nodes : "none");
     }
     return 0;
 }
@@ -377,33 +411,124 @@ static double interval_watts(const fctx *c, int64_t k)
     return any ? w : NAN;
 }
 
-/* Pairs (exporter W over (t_k, t_k+1], truth W at t_k+1) and their statistics. */
-static int score(fctx *c, wc_error *err)
+/* The node's package+dram energy as a cumulative series on the grid (J since
+ * the start; an interval with a reset or no counter is unusable), times
+ * relative to the start as import --prometheus dates its ticks. */
+static int node_cumseries(const fctx *c, int64_t *t_ns, wc_cumseries *cs)
 {
     size_t m = (size_t)c->npoints;
-    double *src = malloc(m * sizeof *src), *tru = malloc(m * sizeof *tru);
-    double step_s = (double)c->o->step_ms / 1000.0, sum_t = 0;
-    size_t n = 0;
-    int rc = src && tru ? 0 : oom(err);
-    for (int64_t k = 0; !rc && k + 1 < c->npoints; k++) {
-        double w = interval_watts(c, k), g = c->truth[k + 1];
-        if (!isfinite(w) || !isfinite(g))
+    double step_s = (double)c->o->step_ms / 1000.0;
+    memset(cs, 0, sizeof *cs);
+    cs->cum = malloc(m * sizeof *cs->cum);
+    cs->ok = malloc(m);
+    if (!cs->cum || !cs->ok)
+        return -ENOMEM;
+    cs->n = m;
+    cs->t_ns = t_ns;
+    cs->cum[0] = 0;
+    for (size_t k = 0; k < m; k++) {
+        t_ns[k] = (int64_t)k * c->o->step_ms * 1000000LL;
+        if (k + 1 == m)
+            break;
+        double w = interval_watts(c, (int64_t)k);
+        cs->ok[k] = isfinite(w);
+        cs->cum[k + 1] = cs->cum[k] + (isfinite(w) ? w * step_s : 0);
+        cs->unusable += !isfinite(w);
+    }
+    cs->ok[m - 1] = 0;
+    return 0;
+}
+
+/* The truth values as readings, each of the interval since the previous value
+ * (at most 3 steps back, else one step), as validator/series.c makes them
+ * from an imported run's truth samples. */
+static int node_readings(const fctx *c, wc_truth_series *t)
+{
+    int64_t step_ns = c->o->step_ms * 1000000LL, prev = -1;
+    memset(t, 0, sizeof *t);
+    if (!(t->r = calloc((size_t)c->npoints, sizeof *t->r)))
+        return -ENOMEM;
+    snprintf(t->spec, sizeof t->spec, "--truth-query");
+    for (int64_t k = 0; k < c->npoints; k++) {
+        if (!isfinite(c->truth[k]))
             continue;
-        src[n] = w;
-        tru[n++] = g;
-        c->n->exporter_joules += w * step_s;
-        c->n->truth_joules += g * step_s;
-        sum_t += g;
+        wc_truth_reading *r = &t->r[t->n++];
+        r->t_ns = r->b_ns = k * step_ns;
+        r->a_ns = r->b_ns - (prev >= 0 && k - prev <= 3 ? (k - prev) * step_ns : step_ns);
+        r->watts = c->truth[k];
+        prev = k;
     }
-    c->n->npairs = n;
-    if (!rc && n > 0) {
-        rc = wc_accuracy_compute(src, tru, n, 0.1 * sum_t / (double)n, &c->o->boot, &c->n->acc);
+    t->median_spacing_s = (double)c->o->step_ms / 1000.0;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* 0.1 x the median truth reading: validate's MAPE floor (accuracy.c). */
+static double mape_floor(const wc_truth_series *t)
+{
+    double *v = malloc(t->n * sizeof *v), m;
+    if (!v || !t->n) {
+        free(v);
+        return 0;
+    }
+    for (size_t i = 0; i < t->n; i++)
+        v[i] = t->r[i].watts;
+    qsort(v, t->n, sizeof *v, cmp_double);
+    m = t->n % 2 ? v[t->n / 2] : 0.5 * (v[t->n / 2 - 1] + v[t->n / 2]);
+    free(v);
+    return 0.1 * m;
+}
+
+/* Lag, pairs (align.h, native: one per reading) and their statistics. */
+static int score_pairs(fctx *c, const wc_cumseries *cs, const wc_truth_series *t, wc_error *err)
+{
+    wc_lagwin lw;
+    wc_lag_search search = {0};
+    wc_pairs p = {0};
+    wc_fleet_node *n = c->n;
+    if (wc_lagwin_estimate(cs, t, &search, &c->o->boot, &lw) ||
+        wc_align_native(cs, t, &lw, INT64_MIN, INT64_MAX, &p)) {
+        wc_pairs_free(&p);
+        return oom(err);
+    }
+    n->lag_s = lw.lag_s;
+    n->lag_identifiable = lw.identifiable;
+    n->npairs = p.n;
+    for (size_t k = 0; k < p.n; k++) {
+        double len = (double)(p.b_ns[k] - p.a_ns[k]) / 1e9;
+        n->exporter_joules += p.source_w[k] * len;
+        n->truth_joules += p.truth_w[k] * len;
+    }
+    int rc = 0;
+    if (p.n > 0) {
+        wc_boot_cfg boot = c->o->boot;
+        boot.min_block = p.min_block;
+        rc = wc_accuracy_compute(p.source_w, p.truth_w, p.n, mape_floor(t), &boot, &n->acc);
         if (rc)
-            wc_error_set(err, rc, "node %s: statistics of %zu pairs", c->n->node, n);
-        c->n->have_accuracy = !rc;
+            wc_error_set(err, rc, "node %s: statistics of %zu pairs", n->node, p.n);
+        n->have_accuracy = !rc;
     }
-    free(src);
-    free(tru);
+    wc_pairs_free(&p);
+    return rc;
+}
+
+/* The node's power against its truth, aligned as `validate` aligns them. */
+static int score(fctx *c, wc_error *err)
+{
+    int64_t *t_ns = malloc((size_t)c->npoints * sizeof *t_ns);
+    wc_cumseries cs = {0};
+    wc_truth_series t = {0};
+    int rc = t_ns && !node_cumseries(c, t_ns, &cs) && !node_readings(c, &t) ? 0 : oom(err);
+    if (!rc)
+        rc = score_pairs(c, &cs, &t, err);
+    wc_cumseries_free(&cs);
+    wc_truth_series_free(&t);
+    free(t_ns);
     return rc;
 }
 
@@ -569,6 +694,10 @@ static void reset_node(fctx *c, wc_fleet_node *n, const char *name)
 
 static void count(wc_fleet_summary *s, const wc_fleet_node *n)
 {
+    s->errors += n->query_error;
+    s->skipped += n->query_error;
+    if (n->query_error)
+        return; /* its source was not read: not counted as unknown */
     s->measured += !strcmp(n->power_source, "measured");
     s->not_measured += !strcmp(n->power_source, "not measured");
     s->unknown_source += !strcmp(n->power_source, "unknown");
@@ -576,21 +705,65 @@ static void count(wc_fleet_summary *s, const wc_fleet_node *n)
     s->within += n->status == WC_CHECK_PASS;
     s->failed += n->status == WC_CHECK_FAIL;
     s->skipped += n->status == WC_CHECK_SKIP;
+    s->legacy += !strcmp(n->layout, "legacy");
 }
 
-static int check_node(fctx *c, wc_fleet_node *n, const char *name, wc_error *err)
+/* 1 for an error that means the server cannot be used at all (stop the run);
+ * any other failure is the node's own (its queries). */
+static int fatal(int rc)
 {
-    reset_node(c, n, name);
-    if (wc_prom_quote(name, c->qnode, sizeof c->qnode))
+    return rc == -ENOMEM || rc == -ECONNREFUSED || rc == -EHOSTUNREACH || rc == -EACCES ||
+           rc == -EPERM;
+}
+
+/* A node whose query failed: NO VERDICT, the reason with the query. */
+static void query_error(wc_fleet_node *n, const wc_error *err)
+{
+    n->query_error = 1;
+    n->have_accuracy = 0;
+    snprintf(n->power_source, sizeof n->power_source, "not read");
+    n->status = WC_CHECK_SKIP;
+    n->risk = WC_FLEET_QUERY_ERROR;
+    snprintf(n->reasons, sizeof n->reasons, "NO VERDICT: query failed: %.480s", err->msg);
+}
+
+/* A Kepler <= 0.9 node: listed with its source, never scored here. */
+static void legacy_node(const wc_fleet_opts *o, wc_fleet_node *n, const fname *f)
+{
+    wc_copy_trunc(n->power_source, sizeof n->power_source,
+                  wc_kepler_power_source(f->meters, f->nmeters));
+    verdict(o, n);
+    if (n->status != WC_CHECK_FAIL) {
+        n->status = WC_CHECK_SKIP;
+        n->risk = WC_FLEET_UNCHECKED;
+        snprintf(n->reasons, sizeof n->reasons, "Kepler <= 0.9 (legacy layout): fleet scores "
+                 "v0.10+ nodes only; check it with `wattcal import --prometheus URL --node %.60s` "
+                 "then `wattcal validate`", n->node);
+    }
+}
+
+static int check_node(fctx *c, wc_fleet_node *n, const fname *f, wc_error *err)
+{
+    reset_node(c, n, f->name);
+    snprintf(n->layout, sizeof n->layout, "%s", wc_kep_layout_name(f->layout));
+    if (wc_prom_quote(f->name, c->qnode, sizeof c->qnode))
         return wc_error_set(err, -EINVAL, "node name longer than %zu bytes", sizeof c->qnode);
+    if (f->layout == WC_KEP_LEGACY) {
+        legacy_node(c->o, n, f);
+        count(c->sum, n);
+        return 0;
+    }
     int rc = node_identity(c, err);
     if (!rc)
         rc = node_power(c, err);
     if (!rc)
         rc = node_gap(c, err);
+    if (rc && fatal(rc))
+        return wc_error_prefix(err, rc, "node %s: ", f->name);
     if (rc)
-        return wc_error_prefix(err, rc, "node %s: ", name);
-    verdict(c->o, n);
+        query_error(n, err);
+    else
+        verdict(c->o, n);
     count(c->sum, n);
     return 0;
 }
@@ -602,7 +775,10 @@ static int each_node(fctx *c, wc_fleet_node_cb cb, void *ctx, wc_error *err)
     c->sum->nodes = c->nnames;
     memset(&n, 0, sizeof n);
     for (size_t i = 0; !rc && i < c->nnames; i++) {
-        rc = check_node(c, &n, c->names[i], err);
+        wc_error node_err = {{0}};
+        rc = check_node(c, &n, &c->names[i], &node_err);
+        if (rc)
+            *err = node_err;
         if (!rc)
             rc = cb(ctx, &n, i + 1, c->nnames, err);
     }
@@ -661,7 +837,7 @@ int wc_fleet_run(const wc_fleet_opts *o, wc_fleet_node_cb cb, void *ctx,
         sum->bytes = pc.bytes;
     }
     for (size_t i = 0; i < c.nnames; i++)
-        free(c.names[i]);
+        free(c.names[i].name);
     free(c.names);
     if (c.have_re)
         regfree(&c.re);
@@ -693,7 +869,8 @@ void wc_fleet_sort(wc_fleet_node *nodes, size_t n)
 const char *wc_fleet_risk_name(wc_fleet_risk r)
 {
     static const char *const NAMES[] = {"not measured", "unknown source", "node error",
-                                        "version changed", "attribution gap", "unchecked",
+                                        "version changed", "attribution gap", "query error",
+                                        "unchecked",
                                         "passed"};
     return (unsigned)r <= WC_FLEET_PASSED ? NAMES[r] : "?";
 }

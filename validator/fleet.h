@@ -4,9 +4,14 @@
  * the server already holds, in bounded memory (one node's samples at a
  * time: queried, scored, dropped; only a small summary per node is kept).
  *
- * Nodes: the node_name values of kepler_node_cpu_joules_total in the range
- * (/api/v1/series), optionally filtered by a regular expression (POSIX ERE,
- * anchored at both ends as PromQL's =~ is). Per node:
+ * Nodes: every node with Kepler node energy series in the range, of either
+ * layout, found and named as `import --prometheus` finds a node
+ * (collector/import/prom_nodes.h: node_name, else exported_instance, else
+ * instance), optionally filtered by a regular expression (POSIX ERE,
+ * anchored at both ends as PromQL's =~ is). A Kepler <= 0.9 (legacy layout)
+ * node is listed with its layout and power source (its source label) and not
+ * scored here (never passed: unchecked, or failed when not measured); the
+ * report says to import it. Per v0.10+ node:
  *   - the node's series (/api/v1/series): zones, paths and scrape targets
  *     (job, instance); the power source from the path labels through
  *     Kepler's catalogue (collector/exporter/kepler_metrics.h: measured /
@@ -21,9 +26,13 @@
  *     (package contains core, psys contains package): only package and dram
  *     are summed;
  *   - ground truth: the truth template with {{node}} replaced by the node
- *     name (escaped for a PromQL string), one series of watts, its value at
- *     t_k+1 paired with the interval ending there; the accuracy statistics
- *     of validator/stats.h with their block-bootstrap 95 % intervals;
+ *     name (escaped for a PromQL string), one series of watts; each value at
+ *     t_k a reading of the interval since the previous value (as import
+ *     --prometheus stores it and validator/series.c reads it), its lag and
+ *     averaging window estimated and the pairs made by validator/align.h
+ *     exactly as `validate` does on the imported node; the accuracy
+ *     statistics of validator/stats.h with their block-bootstrap 95 %
+ *     intervals;
  *   - the exporter's own attribution gap per zone (package, dram): 1 − Σ
  *     pod energy / node active energy, both increase() over the range;
  *   - the top pods by energy (package + dram) over the range.
@@ -33,7 +42,12 @@
  * is SKIPPED (never passed) when it has no ground truth pairs; else it
  * passes. Risk order (the node table's): not measured, unknown source,
  * beyond the node tolerance, version changed, beyond the gap tolerance,
- * unchecked, passed; within a class the larger |bias %| first.
+ * query error, unchecked, passed; within a class the larger |bias %| first.
+ * A node whose queries fail (a server error, a timeout, an answer that does
+ * not parse) gets NO VERDICT: status skipped, risk "query error", the
+ * reason naming the query; the run goes on. Only an unreachable server (the
+ * node list, or a connection refused / unresolvable / unauthorised later),
+ * no node at all, or running out of memory stops the run.
  *
  * Layer 8 (validator/): reads Prometheus through collector/prom/promapi.h and
  * classifies through collector/exporter/kepler_metrics.h.
@@ -68,7 +82,8 @@ typedef struct wc_fleet_opts {
 /* Why a node is where it is in the risk order (lower: riskier). */
 typedef enum wc_fleet_risk {
     WC_FLEET_NOT_MEASURED = 0, WC_FLEET_UNKNOWN_SOURCE, WC_FLEET_NODE_ERROR,
-    WC_FLEET_VERSION_CHANGED, WC_FLEET_GAP, WC_FLEET_UNCHECKED, WC_FLEET_PASSED
+    WC_FLEET_VERSION_CHANGED, WC_FLEET_GAP, WC_FLEET_QUERY_ERROR, WC_FLEET_UNCHECKED,
+    WC_FLEET_PASSED
 } wc_fleet_risk;
 
 /* One pod's energy over the range (package + dram, J, as the exporter says). */
@@ -85,6 +100,10 @@ typedef struct wc_fleet_node {
     char power_source[16];              /* measured / not measured / unknown */
     char hardware[96];                  /* CPU model_name, "unknown" */
     char zones[64];                     /* zones summed ("package+dram") */
+    char layout[16];                    /* "v0.10+" or "legacy" (kepler_metrics.h) */
+    int query_error;                    /* 1: a query failed: no verdict (reasons: which) */
+    double lag_s;                       /* truth lag applied (align.h; 0 when not identifiable) */
+    int lag_identifiable;               /* the lag was estimated from the data */
     size_t npairs;                      /* intervals scored against truth */
     int have_accuracy;                  /* npairs > 0 */
     wc_accuracy acc;                    /* exporter node power vs truth */
@@ -100,6 +119,7 @@ typedef struct wc_fleet_node {
 /* The fleet's counts, filled while nodes are checked. */
 typedef struct wc_fleet_summary {
     size_t nodes, measured, not_measured, unknown_source, checked, within, failed, skipped;
+    size_t errors, legacy;              /* nodes with a failed query (in skipped); legacy layout */
     int64_t requests, bytes;
     double http_s, total_s;             /* seconds inside HTTP requests, and overall */
 } wc_fleet_summary;
@@ -113,7 +133,9 @@ typedef int (*wc_fleet_node_cb)(void *ctx, const wc_fleet_node *n, size_t done, 
  * Returns 0; -EINVAL for bad options (a bad regex, a range of more than
  * 11,000 instants ... per node is allowed: chunked); -ENOENT when no node
  * has exporter series (the message lists what the server has); a Prometheus
- * error (promapi.h) naming the node and the query; or cb's value. */
+ * error (promapi.h) listing the nodes or one that means the server cannot be
+ * reached at all (a node's other query errors are that node's result, see
+ * above); -ENOMEM; or cb's value. */
 int wc_fleet_run(const wc_fleet_opts *o, wc_fleet_node_cb cb, void *ctx,
                  wc_fleet_summary *sum, wc_error *err);
 

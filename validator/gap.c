@@ -79,6 +79,8 @@ static int load_run(wc_store *st, wc_gap_report *rep, wc_error *err)
     rep->duration_s = (double)span_ns(first, last) / 1e9;
     rep->clean_stop = m.clean_stop;
     WC_STORE_COPY_TEXT(rep->meter_kind, m.meter_kind);
+    rep->ceiling_watts = m.ceiling_watts;
+    rep->ceiling_stored = m.ceiling_stored;
     return rc;
 }
 
@@ -87,12 +89,14 @@ typedef struct meter_walk {
     int64_t zone, prev_mono;
     uint64_t prev;
     int have;
+    double ceiling;      /* the run's stored ceiling (0: none, counter.h) */
 } meter_walk;
 
 /* One counter reading into its zone's energy (see load_meter_energy). */
 static void meter_row(wc_gap_report *rep, meter_walk *w, const wc_zone_sample *r)
 {
-    if (r->zone_id != w->zone) {
+    int new_zone = r->zone_id != w->zone;
+    if (new_zone) {
         w->zone = r->zone_id;
         w->have = 0;
     }
@@ -101,6 +105,7 @@ static void meter_row(wc_gap_report *rep, meter_walk *w, const wc_zone_sample *r
     int ok = r->status == 0 && r->type == WC_VALUE_INTEGER;
     if (!z)
         return;
+    z->meter_instances += new_zone;
     if (!ok) {
         /* The tick has no reading. A transient failure keeps the last good
          * baseline, so the next reading spans the gap (the ceiling then
@@ -115,13 +120,16 @@ static void meter_row(wc_gap_report *rep, meter_walk *w, const wc_zone_sample *r
     uint64_t v = (uint64_t)r->value;
     if (w->have) {
         uint64_t d = 0;
-        wc_delta_status st = wc_counter_delta(w->prev, v, r->max_range_uj, r->mono_ns - w->prev_mono,
-                                              0, &d);
+        wc_delta_status st = wc_counter_delta_checked(w->prev, v, r->max_range_uj,
+                                                      r->mono_ns - w->prev_mono, w->ceiling, &d);
         z->meter_intervals++;
-        if (wc_delta_usable(st))
+        if (wc_delta_usable(st)) {
             z->meter_joules += (double)d / 1e6;
-        else
+            z->meter_seconds += (double)(r->mono_ns - w->prev_mono) / 1e9;
+        } else {
             z->meter_unmeasurable++;
+        }
+        z->meter_ambiguous += st == WC_DELTA_AMBIGUOUS;
     }
     w->prev = v;
     w->prev_mono = r->mono_ns;
@@ -137,7 +145,7 @@ static int load_meter_energy(wc_store *st, wc_gap_report *rep, wc_error *err)
     int rc = wc_store_counter_samples_open(st, &it, err);
     if (rc)
         return rc;
-    meter_walk w = {.zone = -1};
+    meter_walk w = {.zone = -1, .ceiling = rep->ceiling_stored ? rep->ceiling_watts : 0.0};
     wc_zone_sample r;
     while ((rc = wc_store_zone_sample_next(it, &r, err)) == 1)
         meter_row(rep, &w, &r);
@@ -343,6 +351,7 @@ typedef struct phase_energy {
     uint64_t prev;
     int have, any;
     double joules, span_s;
+    double ceiling;      /* the run's stored ceiling (0: none, counter.h) */
 } phase_energy;
 
 static void phase_row(phase_energy *e, const wc_zone_sample *r)
@@ -358,8 +367,8 @@ static void phase_row(phase_energy *e, const wc_zone_sample *r)
     uint64_t v = (uint64_t)r->value;
     if (e->have) {
         uint64_t d = 0;
-        if (wc_delta_usable(wc_counter_delta(e->prev, v, r->max_range_uj, r->mono_ns - e->prev_mono,
-                                             0, &d))) {
+        if (wc_delta_usable(wc_counter_delta_checked(e->prev, v, r->max_range_uj,
+                                                     r->mono_ns - e->prev_mono, e->ceiling, &d))) {
             e->joules += (double)d / 1e6;
             e->any = 1;
         }
@@ -376,10 +385,11 @@ static void phase_row(phase_energy *e, const wc_zone_sample *r)
 
 /* Meter energy (package + dram counter zones) between two monotonic times,
  * per zone from its first to its last sample inside the window, wraps handled
- * by the counter rule: *joules (NAN when unmeasurable) over *span_s. Returns
+ * by the counter rule at the run's ceiling (0: none): *joules (NAN when
+ * unmeasurable) over *span_s. Returns
  * 0 or < 0 with err. */
-static int meter_joules_between(wc_store *st, int64_t t0, int64_t t1, double *joules,
-                                double *span_s, wc_error *err)
+static int meter_joules_between(wc_store *st, int64_t t0, int64_t t1, double ceiling,
+                                double *joules, double *span_s, wc_error *err)
 {
     *joules = NAN;
     *span_s = 0;
@@ -391,7 +401,7 @@ static int meter_joules_between(wc_store *st, int64_t t0, int64_t t1, double *jo
         rc = wc_store_node_counters_open(st, id0, id1, &it, err);
     if (rc)
         return rc;
-    phase_energy e = {.zone = -1};
+    phase_energy e = {.zone = -1, .ceiling = ceiling};
     wc_zone_sample r;
     while ((rc = wc_store_zone_sample_next(it, &r, err)) == 1)
         phase_row(&e, &r);
@@ -419,7 +429,8 @@ static int load_phases(wc_store *st, wc_gap_report *rep, wc_error *err)
         int64_t t0 = ph[i].start_ns, t1 = ph[i].end_ns;
         p->duration_s = ((double)t1 - (double)t0) / 1e9;
         double span = 0, j = NAN;
-        rc = meter_joules_between(st, t0, t1, &j, &span, err);
+        rc = meter_joules_between(st, t0, t1, rep->ceiling_stored ? rep->ceiling_watts : 0.0, &j,
+                                  &span, err);
         p->node_watts = (!isnan(j) && span > 0) ? j / span : NAN;
         if (!strcmp(p->cls, "idle") && !isnan(p->node_watts)) {
             idle_sum += p->node_watts;

@@ -28,6 +28,10 @@ typedef struct wc_gap_zone {
     char zone[32];
     double meter_joules;          /* raw counters, wattcal's counter rule */
     int64_t meter_intervals, meter_unmeasurable; /* intervals counted / flagged (reset, no range, missing) */
+    int64_t meter_ambiguous;      /* of which long enough for a whole wrap to hide at the ceiling */
+    double meter_seconds;         /* monotonic seconds of the intervals in meter_joules, summed
+                                     over the zone's instances (sockets) */
+    int meter_instances;          /* counter zones (sockets, dies) of this name */
     double node_joules;           /* ΔE the model used */
     double active_joules, idle_joules;
     double process_joules, container_joules, pod_joules;
@@ -95,6 +99,9 @@ typedef struct wc_gap_report {
     int64_t ticks;
     int clean_stop;               /* 0 when the recorder was killed or failed */
     char meter_kind[16];          /* "rapl", "sim", "import" */
+    double ceiling_watts;         /* the counter ceiling per zone the run was recorded with (W) */
+    int ceiling_stored;           /* 0: the run predates stored ceilings (5000 W built in, no
+                                     hidden-wrap check) */
     wc_gap_zone zones[WC_GAP_MAX_ZONES];
     size_t nzones;
     char rank_zone[32];           /* zone used for the top lists */

@@ -48,8 +48,10 @@ static void testcase(FILE *f, const wc_check *c)
         fputs("      <failure type=\"tolerance\" message=\"", f);
         wc_xml_escape(f, c->message);
         fputs("\"/>\n", f);
-    } else if (c->status == WC_CHECK_SKIP) {
-        fputs("      <skipped message=\"", f);
+    } else if (c->status == WC_CHECK_SKIP || c->status == WC_CHECK_INSUFFICIENT) {
+        /* an error, not skipped: CI must not read an unchecked tolerance as a pass */
+        fprintf(f, "      <error type=\"%s\" message=\"",
+                c->status == WC_CHECK_SKIP ? "no-verdict" : "insufficient");
         wc_xml_escape(f, c->message);
         fputs("\"/>\n", f);
     }
@@ -67,12 +69,13 @@ int wc_junit_write(const char *path, const wc_validation *v, const char *db_path
     size_t xt, xf, xs; /* the exporter's invariants: a testsuite of their own */
     wc_xp_junit(NULL, v->xp, &xt, &xf, &xs);
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
-    fprintf(f, "<testsuites name=\"wattcal validate\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n",
-            v->nchecks + xt, v->failed + xf, v->skipped + xs);
+    size_t errors = v->skipped + v->insufficient;
+    fprintf(f, "<testsuites name=\"wattcal validate\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\""
+               " skipped=\"%zu\">\n", v->nchecks + xt, v->failed + xf, errors, xs);
     fprintf(f, "  <testsuite name=\"wattcal validate ");
     wc_xml_escape(f, db_path);
-    fprintf(f, " (model %s)\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" errors=\"0\">\n", v->model,
-            v->nchecks, v->failed, v->skipped);
+    fprintf(f, " (model %s) gate %s\" tests=\"%zu\" failures=\"%zu\" skipped=\"0\" errors=\"%zu\">\n",
+            v->model, wc_gate_outcome_name(v->outcome), v->nchecks, v->failed, errors);
     for (size_t i = 0; i < v->nchecks; i++)
         testcase(f, &v->checks[i]);
     fputs("  </testsuite>\n", f);

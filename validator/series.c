@@ -98,6 +98,30 @@ static int tb_mark_gaps(wc_timebase *tb, const int64_t *boot, wc_error *err)
     return 0;
 }
 
+/* Wall-clock steps: intervals whose wall clock moved more than
+ * WC_SERIES_CLOCK_STEP_NS off the monotonic one (counted, not unusable:
+ * every interval is monotonic; validate says so, issue 14 item 9). */
+static int tb_clock_steps(wc_store *st, wc_timebase *tb, wc_error *err)
+{
+    int64_t *wall = malloc((tb->n ? tb->n : 1) * sizeof *wall);
+    if (!wall)
+        return wc_error_set(err, -ENOMEM, "out of memory loading %zu ticks", tb->n);
+    size_t n = 0;
+    int rc = wc_store_get_tick_walls(st, wall, tb->n, &n, err);
+    for (size_t i = 0; !rc && i + 1 < n && i + 1 < tb->n; i++) {
+        if (!wall[i] || !wall[i + 1])
+            continue;
+        double off = ((double)wall[i + 1] - (double)wall[i]) -
+                     ((double)tb->mono_ns[i + 1] - (double)tb->mono_ns[i]);
+        if (fabs(off) > (double)WC_SERIES_CLOCK_STEP_NS) {
+            tb->gaps.clock_steps++;
+            tb->gaps.clock_step_seconds += fabs(off) / 1e9;
+        }
+    }
+    free(wall);
+    return rc;
+}
+
 int wc_timebase_load(wc_store *st, wc_timebase *tb, wc_error *err)
 {
     memset(tb, 0, sizeof *tb);
@@ -113,6 +137,13 @@ int wc_timebase_load(wc_store *st, wc_timebase *tb, wc_error *err)
     if (rc)
         return rc;
     rc = wc_store_get_ticks(st, tb->tick_id, tb->mono_ns, boot, (size_t)count, &tb->n, err);
+    if (!rc)
+        rc = tb_clock_steps(st, tb, err);
+    wc_run_meta m;
+    if (!rc)
+        rc = wc_store_get_run(st, &m, err);
+    if (!rc)
+        tb->ceiling_watts = m.ceiling_stored ? m.ceiling_watts : 0.0;
     if (!rc)
         rc = tb_check_clock(tb, err);
     if (!rc)
@@ -231,8 +262,9 @@ static void counter_row(zone_load *L, const wc_zone_sample *r)
     uint64_t v = (uint64_t)r->value;
     if (w->last_idx >= 0) {
         uint64_t d = 0;
-        wc_delta_status st = wc_counter_delta(w->last_value, v, r->max_range_uj,
-                                              tb->mono_ns[i] - tb->mono_ns[w->last_idx], 0, &d);
+        wc_delta_status st = wc_counter_delta_checked(w->last_value, v, r->max_range_uj,
+                                                      tb->mono_ns[i] - tb->mono_ns[w->last_idx],
+                                                      tb->ceiling_watts, &d);
         if (wc_delta_usable(st)) {
             w->cum_j += (double)d / 1e6;
             /* Only a tick-to-tick interval is usable for windows; across a

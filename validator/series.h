@@ -41,6 +41,8 @@
 #define WC_SERIES_MAX_MONO_NS (INT64_C(1) << 62)
 /* Boot clock ahead of monotonic by more than this within one interval = suspend. */
 #define WC_SERIES_SUSPEND_NS 1000000000LL
+/* Wall clock off the monotonic clock by more than this within one interval = a step. */
+#define WC_SERIES_CLOCK_STEP_NS 1000000000LL
 
 /* Why tick intervals were unusable (counts over the run). */
 typedef struct wc_series_gaps {
@@ -48,6 +50,10 @@ typedef struct wc_series_gaps {
     int64_t suspends;       /* boot clock ran ahead of monotonic (suspend/resume) */
     double gap_seconds;     /* monotonic seconds inside those intervals */
     double suspended_seconds; /* boot-clock seconds the node was suspended */
+    int64_t clock_steps;    /* intervals where the wall clock moved more than
+                               WC_SERIES_CLOCK_STEP_NS off the monotonic clock (NTP, an
+                               operator): not unusable (intervals are monotonic), said */
+    double clock_step_seconds; /* |wall − monotonic| of those steps, summed */
 } wc_series_gaps;
 
 /* The run's ticks: the time base every series is sampled on. */
@@ -58,6 +64,9 @@ typedef struct wc_timebase {
     unsigned char *ok;      /* ok[i]: interval (mono[i], mono[i+1]] usable as time */
     int64_t median_spacing_ns;
     wc_series_gaps gaps;
+    double ceiling_watts;   /* the run's stored counter ceiling per zone (W) for the counter
+                               rule and its hidden-wrap check (counter.h); 0 when the run has
+                               none (recorded before it was stored: default, no check) */
 } wc_timebase;
 
 /* A cumulative quantity sampled at the ticks (see top of file). */
@@ -79,7 +88,9 @@ long wc_timebase_index(const wc_timebase *tb, int64_t tick_id);
 
 /* Meter energy of the counter zones whose name is in `zones` (NULL-terminated
  * list of zone names, e.g. {"package","dram",NULL}; every socket of each),
- * differenced per zone with the collector's counter rule and summed, joules.
+ * differenced per zone with the collector's counter rule at the run's
+ * ceiling (an interval that could hide a whole wrap is unusable) and summed,
+ * joules.
  * A transient read failure keeps the last good baseline (the next reading is
  * differenced across the gap, so run totals keep that energy) but the
  * segments in between are unusable. *nfound gets the number of zones used.

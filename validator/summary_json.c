@@ -71,6 +71,11 @@ static void add_run(cJSON *root, const wc_validation *v, const char *db_path)
     add_str(run, "meter_provenance", r->provenance);
     add_str(run, "meter_description", r->meter_description);
     cJSON_AddBoolToObject(run, "clean_stop", r->clean_stop);
+    add_num(run, "ceiling_watts", r->ceiling_watts);
+    cJSON_AddBoolToObject(run, "ceiling_stored", r->ceiling_stored);
+    cJSON *slips = cJSON_AddArrayToObject(run, "unit_slip_warnings");
+    for (size_t i = 0; i < v->slips.n; i++)
+        cJSON_AddItemToArray(slips, cJSON_CreateString(v->slips.msg[i]));
     if (v->have_accuracy) {
         const wc_series_gaps *g = &v->acc.tb.gaps;
         cJSON *gaps = cJSON_AddObjectToObject(run, "gaps");
@@ -78,6 +83,8 @@ static void add_run(cJSON *root, const wc_validation *v, const char *db_path)
         add_num(gaps, "gap_seconds", g->gap_seconds);
         cJSON_AddNumberToObject(gaps, "suspends", (double)g->suspends);
         add_num(gaps, "suspended_seconds", g->suspended_seconds);
+        cJSON_AddNumberToObject(gaps, "clock_steps", (double)g->clock_steps);
+        add_num(gaps, "clock_step_seconds", g->clock_step_seconds);
         add_num(gaps, "median_tick_spacing_s", (double)v->acc.tb.median_spacing_ns / 1e9);
     }
 }
@@ -114,6 +121,7 @@ static void add_zones(cJSON *root, const wc_validation *v)
         cJSON_AddNumberToObject(f, "refresh_failed", (double)z->refresh_failed);
         cJSON_AddNumberToObject(f, "ratio_out_of_range", (double)z->ratio_out_of_range);
         cJSON_AddNumberToObject(f, "meter_unmeasurable", (double)z->meter_unmeasurable);
+        cJSON_AddNumberToObject(f, "meter_wrap_ambiguous", (double)z->meter_ambiguous);
         cJSON_AddItemToArray(zones, o);
     }
     cJSON *q = cJSON_AddObjectToObject(root, "quirk_rows");
@@ -501,17 +509,26 @@ static void add_checks(cJSON *root, const wc_validation *v)
         add_num(o, "hi", c->hi);
         add_num(o, "threshold", c->threshold);
         add_str(o, "unit", c->unit);
-        add_str(o, "status", c->status == WC_CHECK_PASS   ? "pass"
-                                             : c->status == WC_CHECK_FAIL ? "fail"
-                                                                          : "skipped");
+        static const char *const STATUS[] = {"pass", "fail", "no_verdict", "insufficient"};
+        add_str(o, "status", STATUS[c->status]);
         cJSON_AddBoolToObject(o, "marginal", c->marginal);
+        cJSON_AddNumberToObject(o, "n", (double)c->n);
+        cJSON *sg = cJSON_AddObjectToObject(o, "signed");
+        add_num(sg, "est", c->signed_value);
+        add_num(sg, "lo", c->signed_lo);
+        add_num(sg, "hi", c->signed_hi);
+        add_str(o, "direction", c->direction);
         add_str(o, "message", c->message);
         cJSON_AddItemToArray(arr, o);
     }
     cJSON *s = cJSON_AddObjectToObject(root, "summary");
     cJSON_AddNumberToObject(s, "passed", (double)v->passed);
     cJSON_AddNumberToObject(s, "failed", (double)v->failed);
-    cJSON_AddNumberToObject(s, "skipped", (double)v->skipped);
+    cJSON_AddNumberToObject(s, "no_verdict", (double)v->skipped);
+    cJSON_AddNumberToObject(s, "insufficient", (double)v->insufficient);
+    cJSON_AddNumberToObject(s, "min_n", WC_CHECK_MIN_N);
+    add_str(s, "outcome", wc_gate_outcome_name(v->outcome));
+    add_str(s, "reason", v->outcome_reason);
 }
 
 char *wc_summary_json_string(const wc_validation *v, const char *db_path)
@@ -519,11 +536,12 @@ char *wc_summary_json_string(const wc_validation *v, const char *db_path)
     cJSON *root = cJSON_CreateObject();
     if (!root)
         return NULL;
-    add_str(root, "schema", "wattcal-validate/1");
+    add_str(root, "schema", WC_VALIDATE_SCHEMA);
     add_str(root, "wattcal_version", WATTCAL_VERSION);
     add_run(root, v, db_path);
     add_zones(root, v);
     add_top(root, &v->gap);
+    wc_showback_json(root, &v->showback);
     add_levels(root, v);
     add_accuracy(root, v);
     add_calibrations(root, v);

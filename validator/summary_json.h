@@ -1,6 +1,6 @@
 /*
  * summary_json.h — the validation as one JSON document (schema
- * "wattcal-validate/1"): every figure `wattcal validate` computes, its 95 %
+ * "wattcal-validate/2", described by docs/validate.schema.json): every figure `wattcal validate` computes, its 95 %
  * interval where it has one ({"est", "lo", "hi"}), and its provenance
  * (measured / simulated meter, exporter model, ground truth or simulated BMC,
  * estimated by a calibration). Unknown numbers are null, never 0. Built with
@@ -11,6 +11,11 @@
 
 #include "common/wc_error.h"
 #include "validator/validation.h"
+
+/* The document's "schema" tag; bumped whenever its shape changes (/2: the
+ * gate's outcome and reason, NO VERDICT and INSUFFICIENT checks, signed
+ * figures, the per-pod showback). */
+#define WC_VALIDATE_SCHEMA "wattcal-validate/2"
 
 /* Writes the document to path (a symlink, FIFO or device is written
  * through). Returns 0 or -errno / -ENOMEM / -EIO (e.g. disk full) with err

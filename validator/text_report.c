@@ -72,6 +72,47 @@ static const char *prov_label(const char *p)
 
 /* ---- attribution gap (validator/gap.h) ---------------------------------- */
 
+/* What the timebase dropped from scoring, and the wall-clock steps it saw
+ * (issue 14 item 9: say it). */
+static void print_clock_notes(FILE *out, const wc_series_gaps *g)
+{
+    if (g->long_gaps || g->suspends)
+        fprintf(out, "note: dropped from scoring: %lld suspend(s) (%.1f s asleep) and %lld gap(s)"
+                     " (%.1f s without samples): no power is derived across them, no pair or"
+                     " window spanning them is scored\n", (long long)g->suspends,
+                g->suspended_seconds, (long long)g->long_gaps, g->gap_seconds);
+    if (g->clock_steps)
+        fprintf(out, "note: the wall clock stepped %lld time(s) (%.1f s in all): nothing dropped,"
+                     " intervals come from the monotonic clock; ground truth aligned by wall clock"
+                     " (--truth file:) is off by the step after it\n", (long long)g->clock_steps,
+                g->clock_step_seconds);
+}
+
+/* The counter ceiling the run was recorded with, and the intervals long
+ * enough for a whole wrap to hide in them at it (issue 14 items 2, 3). */
+static void print_ceiling(FILE *out, const wc_gap_report *r)
+{
+    if (!strcmp(r->meter_kind, "import"))
+        return;
+    if (r->ceiling_stored)
+        fprintf(out, "counter ceiling: %.0f W per zone (stored with the run)\n", r->ceiling_watts);
+    else
+        fprintf(out, "counter ceiling: %.0f W per zone (built in: the run was recorded before the"
+                     " ceiling was stored; no hidden-wrap check)\n", r->ceiling_watts);
+    int64_t n = 0;
+    const char *first = NULL;
+    for (size_t i = 0; i < r->nzones; i++) {
+        if (r->zones[i].meter_ambiguous && !first)
+            first = r->zones[i].zone;
+        n += r->zones[i].meter_ambiguous;
+    }
+    if (n)
+        fprintf(out, "warning: %lld counter interval(s) (first zone: %s) long enough for a whole"
+                     " wrap to hide at the %.0f W ceiling: flagged ambiguous, never counted as"
+                     " measured (meter_J leaves them out)\n", (long long)n, safe(first),
+                r->ceiling_watts);
+}
+
 static void print_zone_table(FILE *out, const wc_gap_report *r)
 {
     fprintf(out, "\nAttribution gap per zone (joules; gap = node − Σ processes = idle + unattributed − over)\n");
@@ -539,21 +580,26 @@ static void print_bias(FILE *out, const wc_bias_report *b)
 
 static void print_checks(FILE *out, const wc_validation *v)
 {
+    char ph[96], msg[440], subj[200];
     if (v->nchecks) {
-        fprintf(out, "\nTolerances (one check per phase × metric × threshold)\n");
-        char ph[96], msg[400], subj[200];
+        fprintf(out, "\nTolerances (one check per phase × metric × threshold; a node check needs n >= %d"
+                     " pairs)\n", WC_CHECK_MIN_N);
         for (size_t i = 0; i < v->nchecks; i++) {
             const wc_check *c = &v->checks[i];
-            fprintf(out, "%s %-14s %s: %s\n",
-                    c->status == WC_CHECK_PASS ? "PASS" : c->status == WC_CHECK_FAIL ? "FAIL" : "SKIP",
+            fprintf(out, "%s %-14s %s: %s\n", wc_check_status_name(c->status),
                     wc_term_safe(c->phase, ph, sizeof ph), wc_term_safe(c->subject, subj, sizeof subj),
                     wc_term_safe(c->message, msg, sizeof msg));
         }
     }
+    if (v->outcome != WC_GATE_NONE)
+        fprintf(out, "gate: %s%s%s\n", wc_gate_outcome_name(v->outcome), v->outcome_reason[0] ? " — " : "",
+                wc_term_safe(v->outcome_reason, msg, sizeof msg));
+    fprintf(out, "%zu passed, %zu failed", v->passed, v->failed);
     if (v->skipped)
-        fprintf(out, "%zu passed, %zu failed, %zu skipped\n", v->passed, v->failed, v->skipped);
-    else
-        fprintf(out, "%zu passed, %zu failed\n", v->passed, v->failed);
+        fprintf(out, ", %zu no verdict", v->skipped);
+    if (v->insufficient)
+        fprintf(out, ", %zu insufficient", v->insufficient);
+    fputc('\n', out);
 }
 
 void wc_text_validation(FILE *out, const wc_validation *v, const char *db_path)
@@ -572,11 +618,13 @@ void wc_text_validation(FILE *out, const wc_validation *v, const char *db_path)
     else if (!r->clean_stop)
         fprintf(out, "note: the recording did not end cleanly (killed or failed): %lld committed"
                      " ticks are analysed\n", (long long)r->ticks);
-    if (v->have_accuracy && (v->acc.tb.gaps.long_gaps || v->acc.tb.gaps.suspends))
-        fprintf(out, "note: %lld gap(s) (%.1f s without samples) and %lld suspend(s) (%.1f s) in the"
-                     " run: no power is derived across them\n",
-                (long long)v->acc.tb.gaps.long_gaps, v->acc.tb.gaps.gap_seconds,
-                (long long)v->acc.tb.gaps.suspends, v->acc.tb.gaps.suspended_seconds);
+    print_ceiling(out, r);
+    for (size_t i = 0; i < v->slips.n; i++) {
+        char m[sizeof v->slips.msg[0]];
+        fprintf(out, "warning: unit slip? %s\n", wc_term_safe(v->slips.msg[i], m, sizeof m));
+    }
+    if (v->have_accuracy)
+        print_clock_notes(out, &v->acc.tb.gaps);
     fprintf(out, "meter_J: %s energy from raw counters; node/idle/active: as model %s split it;"
                  " processes/containers/pods: attributed by model %s\n",
             r->provenance, r->model, r->model);
@@ -584,6 +632,7 @@ void wc_text_validation(FILE *out, const wc_validation *v, const char *db_path)
     print_levels(out, v);
     print_quirks(out, r);
     print_top(out, r);
+    wc_showback_text(out, &v->showback);
     print_truth_delivery(out, r);
     print_accuracy(out, v);
     print_fits(out, v);

@@ -25,6 +25,7 @@ static const wc_tol_def METRICS[WC_TOL_COUNT] = {
     [WC_TOL_COVERAGE] = {"coverage", "%", 1, WC_TOL_COVERAGE, NULL},
     [WC_TOL_CLASS_BIAS] = {"class-bias", "%", 0, WC_TOL_CLASS_BIAS, NULL},
     [WC_TOL_SOURCE] = {"source", "measured", 0, WC_TOL_SOURCE, NULL},
+    [WC_TOL_XP_INVARIANTS] = {"exporter-invariants", "", 0, WC_TOL_XP_INVARIANTS, NULL},
 };
 
 /* How a threshold's unit reads in --tolerance's help and its messages. */
@@ -97,7 +98,9 @@ void wc_tol_names(char *buf, size_t cap, int help)
     buf[0] = '\0';
     int prev_stat = 1;
     for (size_t i = 0; !wc_tol_def_at(i, &d); i++) {
-        const char *sep = !i ? "" : !help ? ", " : prev_stat && d.metric != WC_TOL_STAT ? "\n" : " ";
+        /* help: the accuracy metrics, the run's own, the exporter's, a line each */
+        int brk = (prev_stat && d.metric != WC_TOL_STAT) || d.metric == WC_TOL_SOURCE;
+        const char *sep = !i ? "" : !help ? ", " : brk ? "\n" : " ";
         int u = unit_row(d.unit);
         if (help)
             wc_append(buf, cap, &used, "%s%s=%s", sep, d.name, u >= 0 ? UNITS[u].placeholder : d.unit);
@@ -156,9 +159,9 @@ static int parse_one(const char *item, wc_tolerance *t, wc_error *err)
     if (!end || end == eq + 1 || !isfinite(v) || v < 0)
         return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': the value must be a number >= 0",
                             item);
-    if (d.metric == WC_TOL_INVARIANTS && v != floor(v))
-        return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': invariants takes a whole count",
-                            item);
+    if ((d.metric == WC_TOL_INVARIANTS || d.metric == WC_TOL_XP_INVARIANTS) && v != floor(v))
+        return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': %s takes a whole count", item,
+                            d.name);
     int u = unit_row(d.unit);
     if (strcmp(end, d.unit))
         return wc_error_set(err, -EINVAL, "--tolerance: '%.40s': %s takes %s", item, d.name,
@@ -217,6 +220,7 @@ static wc_check *new_check(checks_buf *b, const wc_tolerance *t, const char *pha
     snprintf(c->unit, sizeof c->unit, "%s", d.unit);
     c->threshold = t->threshold;
     c->value = c->lo = c->hi = NAN;
+    c->signed_value = c->signed_lo = c->signed_hi = NAN;
     return c;
 }
 
@@ -295,6 +299,88 @@ static void node_value(const wc_stat *s, const wc_accuracy *a, wc_check *c)
     }
 }
 
+/* What a truth source delivered, for a check it left without pairs: "truth
+ * SPEC delivered 0 of N polls: E errors, U unavailable, S stale, last: ..."
+ * into buf. Returns 1 when the source delivered no ok reading, else 0. */
+static int truth_cause(const wc_validation *v, const char *spec, char *buf, size_t cap)
+{
+    for (size_t i = 0; i < v->gap.ntruth; i++) {
+        const wc_gap_truth *t = &v->gap.truth[i];
+        if (strcmp(t->spec, spec) || t->ok > 0)
+            continue;
+        long long polls = (long long)(t->ok + t->stale + t->unavailable + t->error);
+        wc_textf(buf, cap, "truth %s delivered 0 of %lld poll%s: %lld error%s, %lld unavailable,"
+                           " %lld stale%s%s", t->spec, polls, polls == 1 ? "" : "s",
+                 (long long)t->error, t->error == 1 ? "" : "s", (long long)t->unavailable,
+                 (long long)t->stale, t->last_error[0] ? ", last: " : "", t->last_error);
+        return 1;
+    }
+    return 0;
+}
+
+/* The signed figure behind a |x| node check (bias %: source − truth) with
+ * its interval and direction (over: the source reads high). */
+static void signed_bias(const wc_stat *s, const wc_accuracy *a, wc_check *c)
+{
+    if (s->tol_rule != WC_STAT_TOL_ABS)
+        return;
+    const wc_ci *x = wc_stat_ci(s, a, 0);
+    c->signed_value = x->est;
+    c->signed_lo = x->lo;
+    c->signed_hi = x->hi;
+    snprintf(c->direction, sizeof c->direction, "%s", x->est > 0 ? "over" : x->est < 0 ? "under" : "");
+}
+
+/* Appends the signed figure and n to a decided node check, and marks it
+ * INSUFFICIENT on fewer than WC_CHECK_MIN_N pairs. */
+static void node_finish(wc_check *c, size_t n)
+{
+    c->n = n;
+    size_t used = strlen(c->message);
+    if (isfinite(c->signed_value))
+        wc_append(c->message, sizeof c->message, &used, "; signed %+.4g%s", c->signed_value, c->unit);
+    if (isfinite(c->signed_lo) && isfinite(c->signed_hi))
+        wc_append(c->message, sizeof c->message, &used, " [%+.4g, %+.4g]", c->signed_lo, c->signed_hi);
+    if (isfinite(c->signed_value))
+        wc_append(c->message, sizeof c->message, &used, ": the source reads %s",
+                  c->signed_value > 0 ? "high (over)" : c->signed_value < 0 ? "low (under)" : "exactly right");
+    wc_append(c->message, sizeof c->message, &used, " [n=%zu]", n);
+    if (n < WC_CHECK_MIN_N) {
+        char was[sizeof c->message];
+        snprintf(was, sizeof was, "%s", c->message);
+        c->status = WC_CHECK_INSUFFICIENT;
+        wc_textf(c->message, sizeof c->message, "INSUFFICIENT: n=%zu < %d pairs, no verdict (%s)", n,
+                 WC_CHECK_MIN_N, was);
+    }
+}
+
+/* One node check of truth source ti in phase ph (-1: the whole run). */
+static int node_check(checks_buf *b, const wc_tolerance *t, size_t si, size_t ti, int ph,
+                      const char *win)
+{
+    wc_validation *v = b->v;
+    char phase[80], subject[160], cause[400];
+    phase_label(v, ph, phase, sizeof phase);
+    wc_textf(subject, sizeof subject, "%s%s vs %s (%s)", v->acc.sources[si].name,
+             v->acc.sources[si].in_sample ? " IN-SAMPLE" : "", v->acc.truth[ti].spec, win);
+    const wc_acc_cell *cell = wc_accuracy_cell(&v->acc, si, ti, v->gate_window_s, ph);
+    wc_check *c = new_check(b, t, phase, subject);
+    if (!c)
+        return -ENOMEM;
+    c->signed_value = c->signed_lo = c->signed_hi = NAN;
+    if (cell) {
+        node_value(t->stat, &cell->acc, c);
+        signed_bias(t->stat, &cell->acc, c);
+    }
+    const char *what = cell ? t->stat->tol_what : "no aligned pairs in this phase";
+    if (truth_cause(v, v->acc.truth[ti].spec, cause, sizeof cause))
+        what = cause;
+    decide(c, 0, what);
+    if (cell && c->status != WC_CHECK_SKIP)
+        node_finish(c, cell->acc.n);
+    return 0;
+}
+
 static int node_checks(checks_buf *b, const wc_tolerance *t)
 {
     wc_validation *v = b->v;
@@ -302,7 +388,11 @@ static int node_checks(checks_buf *b, const wc_tolerance *t)
         wc_check *c = new_check(b, t, "all", "node source vs ground truth");
         if (!c)
             return -ENOMEM;
-        decide(c, 0, v->acc.ntruth ? "the run has no node source" : "the run has no ground truth");
+        char cause[400] = "the run has no ground truth (record --truth)";
+        for (size_t i = 0; i < v->gap.ntruth && v->acc.ntruth == 0; i++)
+            if (truth_cause(v, v->gap.truth[i].spec, cause, sizeof cause))
+                break;
+        decide(c, 0, v->acc.ntruth ? "the run has no node source" : cause);
         return 0;
     }
     size_t si = (size_t)v->gated_source;
@@ -312,23 +402,9 @@ static int node_checks(checks_buf *b, const wc_tolerance *t)
     else
         snprintf(win, sizeof win, "native pairs");
     for (size_t ti = 0; ti < v->acc.ntruth; ti++)
-        for (int ph = -1; ph < (int)v->acc.nphases; ph++) {
-            char phase[80], subject[160];
-            phase_label(v, ph, phase, sizeof phase);
-            wc_textf(subject, sizeof subject, "%s%s vs %s (%s)", v->acc.sources[si].name,
-                     v->acc.sources[si].in_sample ? " IN-SAMPLE" : "", v->acc.truth[ti].spec, win);
-            const wc_acc_cell *cell = wc_accuracy_cell(&v->acc, si, ti, v->gate_window_s, ph);
-            wc_check *c = new_check(b, t, phase, subject);
-            if (!c)
+        for (int ph = -1; ph < (int)v->acc.nphases; ph++)
+            if (node_check(b, t, si, ti, ph, win))
                 return -ENOMEM;
-            if (cell)
-                node_value(t->stat, &cell->acc, c);
-            decide(c, 0, !cell ? "no aligned pairs in this phase" : t->stat->tol_what);
-            if (cell && c->status != WC_CHECK_SKIP) {
-                size_t used = strlen(c->message);
-                wc_append(c->message, sizeof c->message, &used, " [n=%zu]", cell->acc.n);
-            }
-        }
     return 0;
 }
 
@@ -373,6 +449,26 @@ static int zone_checks(checks_buf *b, const wc_tolerance *t)
     return 0;
 }
 
+/* The signed class bias (factor − 1, %) behind a class-bias check. */
+static void class_signed(const wc_ci *f, wc_check *c)
+{
+    c->signed_value = 100.0 * (f->est - 1.0);
+    c->signed_lo = 100.0 * (f->lo - 1.0);
+    c->signed_hi = 100.0 * (f->hi - 1.0);
+    double x = c->signed_value;
+    snprintf(c->direction, sizeof c->direction, "%s", x > 0 ? "over" : x < 0 ? "under" : "");
+}
+
+/* Appends a decided check's signed figure and its direction to its message. */
+static void append_signed(wc_check *c)
+{
+    if (c->status == WC_CHECK_SKIP || !isfinite(c->signed_value))
+        return;
+    size_t used = strlen(c->message);
+    wc_append(c->message, sizeof c->message, &used, "; signed %+.4g%s (%s-attributed)",
+              c->signed_value, c->unit, c->direction[0] ? c->direction : "exactly");
+}
+
 static int workload_checks(checks_buf *b, const wc_tolerance *t)
 {
     wc_validation *v = b->v;
@@ -395,8 +491,10 @@ static int workload_checks(checks_buf *b, const wc_tolerance *t)
             c->value = 100.0 * fabs(f->est - 1.0);
             if (isfinite(f->lo) && isfinite(f->hi))
                 abs_interval(100.0 * (f->lo - 1.0), 100.0 * (f->hi - 1.0), &c->lo, &c->hi);
+            class_signed(f, c);
             decide(c, 0, isfinite(f->est) ? "|bias factor - 1| in the mix (package+dram)"
                                           : "no mixed phase, or no isolated phase of the class");
+            append_signed(c);
         }
     }
     if (!any) {
@@ -436,6 +534,81 @@ static int source_checks(checks_buf *b, const wc_tolerance *t)
     return 0;
 }
 
+const char *wc_check_status_name(wc_check_status s)
+{
+    static const char *const N[] = {"PASS", "FAIL", "NO VERDICT", "INSUFFICIENT"};
+    return s <= WC_CHECK_INSUFFICIENT ? N[s] : "?";
+}
+
+const char *wc_gate_outcome_name(wc_gate_outcome g)
+{
+    static const char *const N[] = {"none", "PASS", "FAIL", "NO VERDICT"};
+    return g <= WC_GATE_NO_VERDICT ? N[g] : "?";
+}
+
+/* The gate's outcome from the counted checks, with the first deciding
+ * check's phase, subject and message as its reason. */
+static void gate_outcome(wc_validation *v)
+{
+    v->outcome = !v->nchecks ? WC_GATE_NONE
+                 : v->failed ? WC_GATE_FAIL
+                 : v->skipped || v->insufficient ? WC_GATE_NO_VERDICT
+                             : WC_GATE_PASS;
+    v->outcome_reason[0] = '\0';
+    for (size_t i = 0; i < v->nchecks; i++) {
+        const wc_check *c = &v->checks[i];
+        int decides = v->outcome == WC_GATE_FAIL ? c->status == WC_CHECK_FAIL
+                      : v->outcome == WC_GATE_NO_VERDICT ? c->status != WC_CHECK_PASS : 0;
+        if (!decides)
+            continue;
+        size_t other = (v->outcome == WC_GATE_FAIL ? v->failed : v->skipped + v->insufficient) - 1;
+        wc_textf(v->outcome_reason, sizeof v->outcome_reason, "%s %s: %s%s", c->phase, c->subject,
+                 c->message, other ? " (and more: see the checks)" : "");
+        return;
+    }
+}
+
+/* One exporter invariant against exporter-invariants=N: its violations over
+ * the run; skipped when the invariant itself had too little to check. */
+static int xp_invariant_check(checks_buf *b, const wc_tolerance *t, const wc_xp_one *x,
+                              const wc_xp_invariant *inv)
+{
+    char subject[160];
+    wc_textf(subject, sizeof subject, "exporter#%lld %s%s%s", (long long)x->info.id, inv->name,
+             inv->zone[0] ? " " : "", inv->zone);
+    wc_check *c = new_check(b, t, "all", subject);
+    if (!c)
+        return -ENOMEM;
+    if (inv->verdict == WC_XP_NO_VERDICT) {
+        wc_textf(c->message, sizeof c->message, "not evaluated (NO VERDICT): %s", inv->note);
+        c->status = WC_CHECK_SKIP;
+        return 0;
+    }
+    c->value = (double)inv->violations;
+    char what[96];
+    wc_textf(what, sizeof what, "violations in %zu checked", inv->checked);
+    decide(c, 0, what);
+    return 0;
+}
+
+/* exporter-invariants=N: one check per invariant of every exporter; one
+ * skipped check (NO VERDICT) when the run holds no exporter data. */
+static int xp_invariant_checks(checks_buf *b, const wc_tolerance *t)
+{
+    const wc_xp_report *r = b->v->xp;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < r->n; i++)
+        for (size_t j = 0; !rc && j < r->x[i].ninv; j++)
+            rc = xp_invariant_check(b, t, &r->x[i], &r->x[i].inv[j]);
+    if (!rc && !r->n) {
+        wc_check *c = new_check(b, t, "all", "exporter");
+        if (!c)
+            return -ENOMEM;
+        decide(c, 0, "the run holds no exporter data (NO VERDICT)");
+    }
+    return rc;
+}
+
 static int evaluate(wc_validation *v, const wc_validation_opts *o)
 {
     checks_buf b = {.v = v};
@@ -449,6 +622,7 @@ static int evaluate(wc_validation *v, const wc_validation_opts *o)
         case WC_TOL_COVERAGE:
         case WC_TOL_CLASS_BIAS: rc = workload_checks(&b, t); break;
         case WC_TOL_SOURCE: rc = source_checks(&b, t); break;
+        case WC_TOL_XP_INVARIANTS: rc = xp_invariant_checks(&b, t); break;
         default: rc = node_checks(&b, t); break;
         }
     }
@@ -456,7 +630,9 @@ static int evaluate(wc_validation *v, const wc_validation_opts *o)
         v->passed += v->checks[i].status == WC_CHECK_PASS;
         v->failed += v->checks[i].status == WC_CHECK_FAIL;
         v->skipped += v->checks[i].status == WC_CHECK_SKIP;
+        v->insufficient += v->checks[i].status == WC_CHECK_INSUFFICIENT;
     }
+    gate_outcome(v);
     return rc;
 }
 
@@ -532,6 +708,21 @@ static double class_error_pct(const wc_bias_report *b)
     return e;
 }
 
+/* The per-pod showback table in the zone the top lists rank by. */
+static int run_showback(wc_store *st, const wc_validation_opts *o, wc_validation *v,
+                        wc_error *err)
+{
+    const char *zone = v->gap.rank_zone[0] ? v->gap.rank_zone : "package";
+    double node_j = NAN;
+    for (size_t i = 0; i < v->gap.nzones; i++)
+        if (!strcmp(v->gap.zones[i].zone, zone))
+            node_j = v->gap.zones[i].node_joules;
+    wc_showback_in in = {.model_id = v->model_id, .model = v->model, .zone = zone,
+                         .meter_provenance = v->gap.provenance, .node_joules = node_j,
+                         .boot = o->acc.boot};
+    return wc_showback_compute(st, &in, &v->showback, err);
+}
+
 int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
                       wc_validation *v, wc_error *err)
 {
@@ -557,6 +748,8 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
     if (!rc)
         rc = wc_gap_compute_with(st, model, &v->levels, &v->gap, err);
     if (!rc)
+        rc = wc_unit_slips_check(st, &v->gap, &v->slips, err);
+    if (!rc)
     rc = wc_calibration_load(st, v->fits, WC_CAL_MAX, &v->nfits, &v->fits_ignored, err);
     if (!rc)
         rc = run_accuracy(st, o, v, err);
@@ -572,6 +765,8 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
                                  class_error_pct(&v->bias), &o->acc.boot, v->xp, err);
     if (!rc)
         rc = wc_cpu_share_compute(st, v->model_id, v->model, "package", &v->cpu_share, err);
+    if (!rc)
+        rc = run_showback(st, o, v, err);
     if (!rc && evaluate(v, o))
         rc = wc_error_set(err, -ENOMEM, "out of memory evaluating tolerances");
     if (rc)

@@ -19,6 +19,10 @@
  *   source=measured  every exporter's power source is "measured" (a fake
  *                meter or an unknown path fails; NO VERDICT, skipped, when
  *                the run holds no exporter data)
+ *   exporter-invariants=N  violations of each of the exporter's own
+ *                invariants over the run allowed (exporter_check.c; one check
+ *                per exporter and invariant; an invariant with too little to
+ *                check, or a run without exporter data: NO VERDICT, skipped)
  * The node metrics are the tolerances of the accuracy statistics
  * (validator/stat_table.h: name, unit and how the checked value derives
  * from the statistic); the others are listed here. wc_tol_def_at gives all
@@ -27,7 +31,9 @@
  * A check passes when the point estimate is within its threshold; its 95 %
  * interval is reported beside it ("marginal" when the interval straddles
  * the threshold). A check that cannot be evaluated (no pairs in that phase,
- * no workloads) is skipped, never passed.
+ * a truth source that delivered nothing, no workloads) is NO VERDICT, and
+ * a node check on fewer than WC_CHECK_MIN_N pairs is INSUFFICIENT: never
+ * passed, and either makes the gate NO VERDICT unless a check failed.
  */
 #ifndef WC_VALIDATION_H
 #define WC_VALIDATION_H
@@ -43,7 +49,9 @@
 #include "validator/cpu_share.h"
 #include "validator/gap.h"
 #include "validator/levels.h"
+#include "validator/showback.h"
 #include "validator/stat_table.h"
+#include "validator/unit_slips.h"
 #include "validator/workload_bias.h"
 
 #define WC_TOL_MAX 16
@@ -52,7 +60,7 @@
  * (which one: wc_tolerance.stat, a row of stat_table.h), or one of the others. */
 typedef enum wc_tol_metric {
     WC_TOL_STAT = 0, WC_TOL_GAP, WC_TOL_OVER, WC_TOL_INVARIANTS, WC_TOL_COVERAGE,
-    WC_TOL_CLASS_BIAS, WC_TOL_SOURCE,
+    WC_TOL_CLASS_BIAS, WC_TOL_SOURCE, WC_TOL_XP_INVARIANTS,
     WC_TOL_COUNT
 } wc_tol_metric;
 
@@ -95,8 +103,31 @@ int wc_tolerance_parse(const char *spec, wc_tolerance *tol, size_t *n, wc_error 
  * no metric. */
 const char *wc_tolerance_name(const wc_tolerance *t);
 
-/* Outcome of one (phase × metric × threshold) check. */
-typedef enum wc_check_status { WC_CHECK_PASS = 0, WC_CHECK_FAIL, WC_CHECK_SKIP } wc_check_status;
+/* Outcome of one (phase × metric × threshold) check. WC_CHECK_SKIP is NO
+ * VERDICT: the check could not be evaluated (its message names the cause,
+ * e.g. a truth source that delivered no reading); WC_CHECK_INSUFFICIENT: a
+ * node check read fewer than WC_CHECK_MIN_N pairs, its value is shown but
+ * is neither a pass nor a failure. Neither is ever counted as passed. */
+typedef enum wc_check_status {
+    WC_CHECK_PASS = 0, WC_CHECK_FAIL, WC_CHECK_SKIP, WC_CHECK_INSUFFICIENT
+} wc_check_status;
+
+/* The fewest pairs (truth readings, or windows) a node check needs for a
+ * PASS or FAIL, overall, per phase and per window: fewer is INSUFFICIENT. */
+#define WC_CHECK_MIN_N 5
+
+/* "PASS", "FAIL", "NO VERDICT", "INSUFFICIENT". */
+const char *wc_check_status_name(wc_check_status s);
+
+/* The gate as a whole: FAIL when a check failed; else NO VERDICT when a
+ * check could not be evaluated or read too few pairs; else PASS; NONE when
+ * no tolerance was asked for. */
+typedef enum wc_gate_outcome {
+    WC_GATE_NONE = 0, WC_GATE_PASS, WC_GATE_FAIL, WC_GATE_NO_VERDICT
+} wc_gate_outcome;
+
+/* "none", "PASS", "FAIL", "NO VERDICT". */
+const char *wc_gate_outcome_name(wc_gate_outcome g);
 
 typedef struct wc_check {
     char phase[80];              /* "all" or "<phase>#<repetition>" */
@@ -107,7 +138,12 @@ typedef struct wc_check {
     char unit[4];                /* "%", "W", "" */
     wc_check_status status;
     int marginal;                /* the interval straddles the threshold */
-    char message[320];
+    size_t n;                    /* pairs a node check read; 0 when not a node check */
+    /* the signed figure behind a |x| check (node=: bias %; class-bias:
+     * factor − 1 in %) and its interval; NAN when the check reads no sign */
+    double signed_value, signed_lo, signed_hi;
+    char direction[8];           /* "over", "under", "" (no sign, or exactly 0) */
+    char message[400];
 } wc_check;
 
 /* The value a tolerance of an accuracy statistic checks (stat_table.h's
@@ -131,6 +167,7 @@ typedef struct wc_validation {
     char model[32];
     int64_t model_id;
     wc_gap_report gap;
+    wc_unit_slips slips;         /* unit-slip warnings (validator/unit_slips.h) */
     int have_accuracy;           /* 0 when the run has < 2 ticks */
     wc_accuracy_report acc;
     wc_calibration fits[WC_CAL_MAX];
@@ -142,11 +179,15 @@ typedef struct wc_validation {
     wc_xp_report *xp;            /* the exporters' own numbers (exporter_report.h); never NULL
                                     after a successful run (xp->n 0: none) */
     wc_cpu_share_report cpu_share; /* pods' energy share vs cgroup CPU share (package) */
+    wc_showback showback;        /* the top pods by energy in gap.rank_zone (showback.h) */
     int gated_source;            /* index of the gated node source, -1 none */
     double gate_window_s;        /* window of the node checks (0 native) */
     wc_check *checks;
     size_t nchecks;
-    size_t passed, failed, skipped;
+    size_t passed, failed, skipped; /* skipped: NO VERDICT checks */
+    size_t insufficient;         /* checks on fewer than WC_CHECK_MIN_N pairs */
+    wc_gate_outcome outcome;     /* the gate as a whole */
+    char outcome_reason[400];    /* why NO VERDICT or FAIL (the first such check); "" on PASS */
 } wc_validation;
 
 /* Runs every analysis on a store that already holds the model's rows.

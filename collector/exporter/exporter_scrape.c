@@ -18,6 +18,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,11 +38,73 @@
 
 /* ---- the series set -------------------------------------------------------- */
 
+/* A series' meaning, packed: the enums, then each string field of
+ * wc_kep_fact only as long as it is (a wc_kep_fact is ~1.4 KB, mostly empty
+ * fixed arrays; 200,000 series of it cost 280 MB). */
+struct wc_kep_packed {
+    wc_kep_level level;
+    wc_kep_quantity quantity;
+    wc_kep_device device;
+    wc_kep_layout layout;
+    wc_kep_meter meter;
+    uint32_t off[11];            /* each string's offset in blob (order of FACT_STR) */
+    char blob[];
+};
+
+/* The string fields of wc_kep_fact, in the packed order. */
+static const struct { size_t off, cap; } FACT_STR[] = {
+#define FS(f) {offsetof(wc_kep_fact, f), sizeof ((wc_kep_fact *)0)->f}
+    FS(zone), FS(key), FS(parent), FS(name), FS(ns), FS(state), FS(path), FS(node),
+    FS(version), FS(revision), FS(source)
+#undef FS
+};
+#define NSTR (sizeof FACT_STR / sizeof *FACT_STR)
+enum { STR_NODE = 7, STR_VERSION = 8, STR_REVISION = 9 };
+
+/* A malloc'd packed copy of f; NULL on -ENOMEM. */
+static struct wc_kep_packed *fact_pack(const wc_kep_fact *f)
+{
+    size_t len[NSTR], total = 0;
+    for (size_t i = 0; i < NSTR; i++) {
+        const char *src = (const char *)f + FACT_STR[i].off;
+        len[i] = strnlen(src, FACT_STR[i].cap - 1);
+        total += len[i] + 1;
+    }
+    struct wc_kep_packed *p = malloc(sizeof *p + total);
+    if (!p)
+        return NULL;
+    *p = (struct wc_kep_packed){.level = f->level, .quantity = f->quantity,
+                                .device = f->device, .layout = f->layout, .meter = f->meter};
+    size_t at = 0;
+    for (size_t i = 0; i < NSTR; i++) {
+        p->off[i] = (uint32_t)at;
+        memcpy(p->blob + at, (const char *)f + FACT_STR[i].off, len[i]);
+        p->blob[at + len[i]] = '\0';
+        at += len[i] + 1;
+    }
+    return p;
+}
+
+int wc_scrape_series_fact(const wc_scrape_series *s, wc_kep_fact *out)
+{
+    const struct wc_kep_packed *p = s->packed;
+    if (!p)
+        return 0;
+    memset(out, 0, sizeof *out);
+    out->level = p->level;
+    out->quantity = p->quantity;
+    out->device = p->device;
+    out->layout = p->layout;
+    out->meter = p->meter;
+    for (size_t i = 0; i < NSTR; i++)
+        wc_copy_trunc((char *)out + FACT_STR[i].off, FACT_STR[i].cap, p->blob + p->off[i]);
+    return 1;
+}
+
 typedef struct series_entry {
     uint64_t hash;
     size_t klen;                 /* bytes of key: metric '\0' labels '\0' */
-    wc_scrape_series pub;
-    wc_kep_fact *fact;           /* NULL: not the exporter's series */
+    wc_scrape_series pub;        /* pub.packed: NULL when not the exporter's series */
     char key[];
 } series_entry;
 
@@ -65,7 +128,7 @@ static void set_unref(struct wc_series_set *s)
         return;
     for (size_t i = 0; i < s->cap; i++)
         if (s->slots[i]) {
-            free(s->slots[i]->fact);
+            free((void *)s->slots[i]->pub.packed);
             free(s->slots[i]);
         }
     free(s->slots);
@@ -111,23 +174,19 @@ static series_entry *entry_new(const char *key, size_t len, size_t mlen, uint64_
                                int (*classify)(const wc_expo_sample *, wc_kep_fact *))
 {
     series_entry *e = malloc(sizeof *e + len);
-    wc_kep_fact *f = classify ? malloc(sizeof *f) : NULL;
-    if (!e || (classify && !f)) {
-        free(e);
-        free(f);
+    if (!e)
         return NULL;
-    }
     e->hash = h;
     e->klen = len;
     memcpy(e->key, key, len);
     e->pub.metric = e->key;
     e->pub.labels = e->key + mlen + 1;
-    if (f && !classify(smp, f)) {
-        free(f);
-        f = NULL;
+    e->pub.packed = NULL;
+    wc_kep_fact f; /* on the stack: only its packed copy is kept */
+    if (classify && classify(smp, &f) && !(e->pub.packed = fact_pack(&f))) {
+        free(e);
+        return NULL;
     }
-    e->fact = f;
-    e->pub.fact = f;
     return e;
 }
 
@@ -204,16 +263,17 @@ static long make_key(parse_ctx *c, const wc_expo_sample *s, size_t *mlen)
 }
 
 /* What a classified sample tells about the exporter. */
-static void learn(parse_ctx *c, const wc_kep_fact *f)
+static void learn(parse_ctx *c, const struct wc_kep_packed *f)
 {
     wc_exporter_learnt *l = &c->sc->learnt;
     if (f->level == WC_KEP_BUILD_INFO) {
-        wc_copy_trunc(l->version, sizeof l->version, f->version);
-        wc_copy_trunc(l->revision, sizeof l->revision, f->revision);
+        wc_copy_trunc(l->version, sizeof l->version, f->blob + f->off[STR_VERSION]);
+        wc_copy_trunc(l->revision, sizeof l->revision, f->blob + f->off[STR_REVISION]);
         return;
     }
-    if (!l->node[0] && f->node[0])
-        wc_copy_trunc(l->node, sizeof l->node, f->node);
+    const char *node = f->blob + f->off[STR_NODE];
+    if (!l->node[0] && node[0])
+        wc_copy_trunc(l->node, sizeof l->node, node);
     if (f->level < WC_KEP_NODE || f->level > WC_KEP_VM)
         return;
     if (!l->layout[0])
@@ -246,8 +306,8 @@ static int on_sample(void *ctx, const wc_expo_sample *s)
     sc->values[sc->nvalues++] = (wc_scrape_value){.series = ser, .value = s->value,
                                                   .has_ts = s->has_timestamp,
                                                   .ts_ms = s->timestamp_ms};
-    if (ser->fact)
-        learn(c, ser->fact);
+    if (ser->packed)
+        learn(c, ser->packed);
     return 0;
 }
 
@@ -286,6 +346,11 @@ int wc_scrape_parse_body(wc_scrape *sc, const char *body, size_t len, const char
         return -ENOMEM;
     }
     sc->status = WC_SCRAPE_OK;
+    if (!rc && sc->nvalues == 0) { /* Kepler always exports its build info */
+        wc_textf(perr.msg, sizeof perr.msg, "%.160s: an empty answer (%zu bytes, no sample): "
+                 "not an exporter's exposition", source, len);
+        rc = -EPROTO;
+    }
     if (rc)
         discard(sc, rc == -EFBIG ? WC_SCRAPE_ERROR : WC_SCRAPE_PARSE_ERROR, perr.msg);
     else if (st.series_dropped) {
@@ -312,6 +377,7 @@ typedef struct worker {
     size_t len, cap;
     int overflow;
     struct wc_series_set *set;
+    size_t last_n;               /* samples of the last answer parsed */
     pthread_t thread;
     int started;
 } worker;
@@ -443,7 +509,8 @@ static void transfer_error(worker *w, CURLcode c, wc_scrape *sc)
     const wc_exporter_config *cfg = &w->owner->cfg;
     char *e = sc->error;
     size_t cap = sizeof sc->error;
-    if (c == CURLE_ABORTED_BY_CALLBACK)
+    sc->cancelled = c == CURLE_ABORTED_BY_CALLBACK;
+    if (sc->cancelled)
         wc_textf(e, cap, "%.160s: cancelled: the run ended during the request", w->url);
     else if (c == CURLE_OPERATION_TIMEDOUT)
         wc_textf(e, cap, "%.160s: timed out after %g s (%s)", w->url,
@@ -477,10 +544,13 @@ static void http_error(worker *w, wc_scrape *sc)
              n ? ": " : "", excerpt);
 }
 
-/* A series set with room: the worker's, or a new one past SET_MAX. */
+/* A series set with room: the worker's, or a new one once it holds more than
+ * SET_MAX series and more than twice the last answer's (churn, not a big
+ * exporter: 200,000 steady series keep one set instead of a new one each
+ * scrape). */
 static int worker_set(worker *w)
 {
-    if (w->set && w->set->n < SET_MAX)
+    if (w->set && (w->set->n < SET_MAX || w->set->n < 2 * w->last_n))
         return 0;
     set_unref(w->set);
     w->set = set_new();
@@ -506,6 +576,7 @@ static void answer(worker *w, wc_scrape *sc)
         sc->status = WC_SCRAPE_ERROR;
         wc_textf(sc->error, sizeof sc->error, "%.160s: out of memory for the answer", w->url);
     }
+    w->last_n = sc->nvalues;
 }
 
 /* One GET and its outcome; NULL only when out of memory. */
@@ -582,13 +653,9 @@ static int load_credentials(wc_exporter_scraper *s, wc_error *err)
     char token[4096] = "";
     const char *env = getenv("WATTCAL_EXPORTER_TOKEN");
     if (s->cfg.token_file) {
-        int rc = wc_read_line(s->cfg.token_file, token, sizeof token, err);
+        int rc = wc_read_secret(s->cfg.token_file, token, sizeof token, err);
         if (rc)
             return wc_error_prefix(err, -EINVAL, "--exporter-token-file: ");
-        token[strcspn(token, "\r\n \t")] = '\0';
-        if (!token[0])
-            return wc_error_set(err, -EINVAL, "--exporter-token-file %s: the first line is empty",
-                                s->cfg.token_file);
     } else if (env && *env) {
         wc_copy_trunc(token, sizeof token, env);
     }

@@ -12,12 +12,13 @@
  * scrape, failed ones too, becomes a wc_scrape with its request and response
  * times (monotonic and wall), HTTP status, bytes, status and error, and goes
  * into a bounded queue that the recorder's sampler drains once per tick and
- * writes inside its tick transaction. A slow or dead exporter never delays
+ * writes (the scrape rows in its tick transaction, the samples after it: see
+ * collector/recorder_exporter.h). A slow or dead exporter never delays
  * the sampler: draining takes the queue under a lock and nothing else; a
  * full queue drops its oldest scrape (counted), it never blocks.
  *
  * Credentials never come from the spec (exporter_table.h refuses them):
- * a bearer token from cfg.token_file (its first line) or WATTCAL_EXPORTER_TOKEN,
+ * a bearer token from cfg.token_file (its one line: wc_read_secret) or WATTCAL_EXPORTER_TOKEN,
  * else basic auth from WATTCAL_EXPORTER_USER and WATTCAL_EXPORTER_PASSWORD,
  * else none.
  *
@@ -46,7 +47,7 @@ typedef struct wc_exporter_config {
     int64_t timeout_ns;          /* whole request; 0 = the interval, at most 10 s */
     int64_t connect_timeout_ns;  /* 0 = 3 s, at most the timeout */
     int insecure;                /* do not verify TLS certificates */
-    const char *token_file;      /* bearer token file (first line), or NULL */
+    const char *token_file;      /* bearer token file (one line, wc_read_secret), or NULL */
     size_t max_body;             /* bytes; default 64 MiB: beyond, the scrape fails */
     size_t queue_max;            /* finished scrapes kept for the sampler; default 64 */
 } wc_exporter_config;
@@ -74,8 +75,14 @@ const char *wc_scrape_status_name(wc_scrape_status s);
 typedef struct wc_scrape_series {
     const char *metric;          /* as reported */
     const char *labels;          /* canonical text (wc_expo_labels_canonical) */
-    const wc_kep_fact *fact;     /* its meaning; NULL when it is not the exporter's own */
+    const struct wc_kep_packed *packed; /* its meaning, packed (wc_scrape_series_fact);
+                                           NULL when it is not the exporter's own */
 } wc_scrape_series;
+
+/* The series' meaning unpacked into *out: 1, or 0 (out untouched) when it is
+ * not the exporter's own series. A series keeps its meaning packed (a few
+ * dozen bytes, not a 1.4 KB wc_kep_fact) so that 200,000 series stay cheap. */
+int wc_scrape_series_fact(const wc_scrape_series *s, wc_kep_fact *out);
 
 /* One sample of a scrape. */
 typedef struct wc_scrape_value {
@@ -101,6 +108,8 @@ typedef struct wc_scrape {
     int http_status;             /* 0: no HTTP answer */
     int64_t bytes;               /* body bytes received (decoded) */
     wc_scrape_status status;
+    int cancelled;               /* 1: the run ended during the request (stored as an error,
+                                    never counted as the exporter failing) */
     char error[256];             /* why, when not ok; the cap's warning when capped */
     wc_scrape_value *values;     /* none unless ok or capped */
     size_t nvalues;

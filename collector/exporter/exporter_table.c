@@ -7,7 +7,9 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/wc_text.h"
 
@@ -53,8 +55,53 @@ const char *wc_exporter_summaries(char *buf, size_t cap)
     return buf;
 }
 
-/* The URL's authority (after "scheme://", up to the path) holds no '@':
- * checked first, so no later message echoes a password. */
+/* Host part: a DNS name / IPv4 ([A-Za-z0-9.-]) or a bracketed IPv6 literal,
+ * then an optional :PORT (1..65535), as the truth specs take it
+ * (collector/truth/truth_redfish.c). Returns its length, 0 when malformed. */
+static size_t authority_len(const char *a)
+{
+    size_t n = 0;
+    if (a[0] == '[') {
+        n = 1 + strspn(a + 1, "0123456789abcdefABCDEF:.");
+        if (a[n] != ']' || n == 1)
+            return 0;
+        n++;
+    } else {
+        n = strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-");
+        if (n == 0)
+            return 0;
+    }
+    if (a[n] == ':') {
+        size_t d = strspn(a + n + 1, "0123456789");
+        long port = d && d <= 5 ? strtol(a + n + 1, NULL, 10) : 0;
+        if (port < 1 || port > 65535)
+            return 0;
+        n += 1 + d;
+    }
+    return n;
+}
+
+/* 1 when the URL's query has a parameter named like a credential (token,
+ * access_token, api_key, apikey, password, passwd, secret; any case). */
+static int credential_query(const char *url)
+{
+    static const char *const NAMES[] = {"token", "access_token", "api_key", "apikey",
+                                        "password", "passwd", "secret"};
+    const char *q = strchr(url, '?');
+    while (q && *q) {
+        q++;
+        size_t n = strcspn(q, "=&#");
+        for (size_t i = 0; i < sizeof NAMES / sizeof *NAMES; i++)
+            if (n == strlen(NAMES[i]) && strncasecmp(q, NAMES[i], n) == 0)
+                return 1;
+        q = strchr(q, '&');
+    }
+    return 0;
+}
+
+/* The URL's authority (after "scheme://", up to the path) holds no '@' and
+ * its query no credential: checked first, so no later message echoes a
+ * secret. */
 static int check_url(const char *spec, const char *url, wc_error *err)
 {
     const char *sep = strstr(url, "://");
@@ -67,11 +114,21 @@ static int check_url(const char *spec, const char *url, wc_error *err)
                             "token with --exporter-token-file FILE or WATTCAL_EXPORTER_TOKEN, or "
                             "basic auth with WATTCAL_EXPORTER_USER and WATTCAL_EXPORTER_PASSWORD "
                             "in the environment");
+    if (credential_query(url))
+        return wc_error_set(err, -EINVAL,
+                            "--exporter: refused a URL with a credential in its query (token=, "
+                            "access_token=, api_key=, password=...): the spec is stored with the "
+                            "run and its command line. Give a bearer token with "
+                            "--exporter-token-file FILE or WATTCAL_EXPORTER_TOKEN");
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
         return wc_error_set(err, -EINVAL, "--exporter %s: the URL must start with http:// or "
                             "https:// (e.g. kepler:http://HOST:28282/metrics)", spec);
     if (auth == 0 || authority[0] == ':')
         return wc_error_set(err, -EINVAL, "--exporter %s: the URL names no host", spec);
+    if (authority_len(authority) != auth)
+        return wc_error_set(err, -EINVAL, "--exporter %s: the URL's HOST[:PORT] is malformed "
+                            "(a name, an IPv4 address or a [bracketed IPv6] literal, then "
+                            ":PORT in 1..65535)", spec);
     return 0;
 }
 

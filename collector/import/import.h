@@ -131,6 +131,10 @@ typedef struct wc_import_csv_opts {
     char delimiter;                 /* ',' default; ';' or '\t' */
     const char *time_col;           /* required */
     int64_t time_unit_ns;           /* epoch in s (1e9), ms (1e6), us (1e3), ns (1); 0 = ISO 8601 */
+    int time_monotonic;             /* 1: the time column is a monotonic clock in time_unit_ns
+                                       (CLOCK_MONOTONIC, uptime: any origin, no date): not refused
+                                       as "before 2000"; the run has no wall clock, its wall
+                                       times are those values (issue 14 item 9). Not with ISO */
     const int *iso_offset_s;        /* zone for ISO times written without one; NULL: refuse them */
     wc_import_col cols[WC_IMPORT_MAX_COLS];
     size_t ncols;
@@ -175,7 +179,8 @@ typedef struct wc_import_summary {
     int64_t ticks, zones, truth_sources, truth_samples, truth_unavailable, phases, util_ticks;
     int64_t rejected_samples;          /* zone samples stored with status -ERANGE */
     int64_t missing_samples;           /* zone samples stored with status -ENODATA */
-    int64_t first_wall_ns, last_wall_ns;
+    int64_t first_wall_ns, last_wall_ns;  /* a monotonic time column's values when monotonic */
+    int monotonic;                     /* the time column was a monotonic clock: no wall clock */
     int64_t interval_ns;               /* median tick spacing */
     char notes[2048];                  /* decisions taken (units inferred, samples refused), one per line */
     /* --prometheus only: the exporter's series and samples, instants without

@@ -467,7 +467,7 @@ static int row_time(const wc_csv *c, const csv_state *cs, const wc_import_csv_op
         wc_error_set(err, rc, "'%s' is not an epoch time (digits[.digits]) in the unit of "
                               "--time-unit", q);
     }
-    if (!rc && *ns < WC_IMPORT_MIN_WALL_NS)
+    if (!rc && !o->time_monotonic && *ns < WC_IMPORT_MIN_WALL_NS)
         rc = wc_error_set(err, -EINVAL,
                           "'%s' is before 2000-01-01: not a wall-clock time (wrong "
                           "--time-unit or --time-col?)",
@@ -581,6 +581,9 @@ static int check_csv_opts(const wc_import_csv_opts *o, wc_error *err)
         return wc_error_set(err, -EINVAL, "--csv FILE and --time-col NAME are required");
     if (o->ncols > WC_IMPORT_MAX_COLS)
         return wc_error_set(err, -EINVAL, "more than %d mapped columns", WC_IMPORT_MAX_COLS);
+    if (o->time_monotonic && o->time_unit_ns == 0)
+        return wc_error_set(err, -EINVAL, "--time-clock monotonic needs a numeric --time-unit "
+                                          "(s, ms, us or ns): an ISO time is a wall-clock time");
     size_t zones = 0;
     for (size_t i = 0; i < o->ncols; i++)
         zones += o->cols[i].kind != WC_IMPORT_TRUTH;
@@ -619,7 +622,9 @@ int wc_import_csv(const wc_import_csv_opts *o, const wc_import_target *t,
     imp_run r;
     memset(&r, 0, sizeof r);
     r.sum = sum;
-    snprintf(r.meter_desc, sizeof r.meter_desc, "imported from CSV %.200s", o->path);
+    snprintf(r.meter_desc, sizeof r.meter_desc, "imported from CSV %.180s%s", o->path,
+             o->time_monotonic ? " (monotonic time column: no wall clock)" : "");
+    sum->monotonic = o->time_monotonic;
     wc_csv c;
     if ((rc = wc_csv_open(&c, o->path, o->delimiter ? o->delimiter : ',', err)) == 0) {
         rc = read_csv(&r, &c, o, err);

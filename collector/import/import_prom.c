@@ -29,6 +29,7 @@
 #include "collector/exporter/expo_parse.h"
 #include "collector/exporter/kepler_metrics.h"
 #include "collector/import/import.h"
+#include "collector/import/prom_nodes.h"
 #include "collector/store/store.h"
 #include "collector/store/store_exporter.h"
 #include "common/wc_clock.h"
@@ -110,11 +111,12 @@ static const char *label_of(const wc_prom_series *s, const char *name)
     return "";
 }
 
-/* The node's own series: no other node named in node_name or exported_instance. */
+/* The node's own series: no other node named (prom_nodes.h's rule, the one
+ * fleet lists nodes by; a target's instance is not a node name here). */
 static int keep(const pimp *p, const wc_prom_series *s)
 {
-    const char *nn = label_of(s, "node_name"), *ei = label_of(s, "exported_instance");
-    return (!*nn || strcmp(nn, p->o->node) == 0) && (!*ei || strcmp(ei, p->o->node) == 0);
+    const char *n = wc_prom_series_node(s, 0);
+    return !*n || strcmp(n, p->o->node) == 0;
 }
 
 /* "A .. B" of the range, for messages. */
@@ -350,10 +352,26 @@ static int add_series(pimp *p, const wc_prom_series *s, const char *labels, size
     return add_zone(p, ps);
 }
 
+/* Refuses a zone label longer than wattcal keeps (wc_kep_fact.zone): cut,
+ * two long zones sharing their first 31 bytes would merge. */
+static int zone_fits(const pimp *p, const wc_prom_series *s, wc_error *err)
+{
+    for (size_t i = 0; i < s->nlabels; i++)
+        if (!strcmp(p->lab[i].name, "zone") &&
+            strlen(p->lab[i].value) >= sizeof ((wc_kep_fact *)0)->zone)
+            return wc_error_set(err, -EINVAL, "series %.100s: zone label \"%.80s\" is %zu "
+                                "bytes; wattcal keeps zone names up to %zu bytes (cut, two "
+                                "zones would merge): refused", s->metric, p->lab[i].value,
+                                strlen(p->lab[i].value), sizeof ((wc_kep_fact *)0)->zone - 1);
+    return 0;
+}
+
 /* The index of a series, added when new; p->lab holds its labels. */
 static int series_index(pimp *p, const wc_prom_series *s, size_t *idx, wc_error *err)
 {
     char labels[LABELS_CAP];
+    if (zone_fits(p, s, err))
+        return -EINVAL;
     if (wc_expo_labels_canonical(p->lab, s->nlabels, labels, sizeof labels) < 0)
         return wc_error_set(err, -EINVAL, "series %.100s: labels longer than %d bytes",
                             s->metric, LABELS_CAP - 1);

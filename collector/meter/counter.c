@@ -7,7 +7,9 @@
  * wattcal's own: a decrease is one wrap by max_energy_range_uj when that is
  * plausible; otherwise the interval is flagged and the caller re-baselines at
  * cur (B01: baseline always advances; B03: unknown range is unmeasurable, not
- * a negative, an abs() or a silent 0). Kepler's unconditional rule
+ * a negative, an abs() or a silent 0). wc_counter_delta_checked adds the
+ * hidden-wrap check (issue 14 item 3): an interval long enough, at the
+ * ceiling, to hold one more whole range is ambiguous, never measured. Kepler's unconditional rule
  * (kepler-model.md §2.3) is reproduced separately in collector/model/attr_kepler.c.
  */
 #include "collector/meter/counter.h"
@@ -56,6 +58,23 @@ wc_delta_status wc_counter_delta(uint64_t prev, uint64_t cur, uint64_t max_range
     return finish(WC_DELTA_WRAPPED, d, delta_uj);
 }
 
+wc_delta_status wc_counter_delta_checked(uint64_t prev, uint64_t cur, uint64_t max_range_uj,
+                                         int64_t dt_ns, double ceiling_watts,
+                                         uint64_t *delta_uj)
+{
+    uint64_t d = 0;
+    wc_delta_status st = wc_counter_delta(prev, cur, max_range_uj, dt_ns, ceiling_watts, &d);
+    if (wc_delta_usable(st) && max_range_uj > 0 && ceiling_watts > 0 &&
+        (double)d + (double)max_range_uj <= ceiling_uj(dt_ns, ceiling_watts))
+        return finish(WC_DELTA_AMBIGUOUS, 0, delta_uj);
+    return finish(st, d, delta_uj);
+}
+
+int wc_counter_interval_too_long(uint64_t max_range_uj, int64_t dt_ns, double ceiling_watts)
+{
+    return max_range_uj > 0 && dt_ns > 0 && (double)max_range_uj <= ceiling_uj(dt_ns, ceiling_watts);
+}
+
 int wc_delta_usable(wc_delta_status st)
 {
     return st == WC_DELTA_OK || st == WC_DELTA_WRAPPED;
@@ -76,6 +95,8 @@ const char *wc_delta_status_name(wc_delta_status st)
         return "implausible";
     case WC_DELTA_NO_BASELINE:
         return "no_baseline";
+    case WC_DELTA_AMBIGUOUS:
+        return "ambiguous";
     }
     return "unknown";
 }

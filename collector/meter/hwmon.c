@@ -5,7 +5,10 @@
  * only make the result deterministic or honest: sensors are in index order
  * (Kepler: Go map order), and a power reading of 4294967295000 µW — the ACPI
  * power meter's error marker 0xFFFFFFFF mW × 1000 — is reported as an error
- * (Kepler would read 4.29 MW).
+ * (Kepler would read 4.29 MW). And one that only adds: a chip's device/
+ * directory is read too, as the kernel's hwmon ABI allows and libsensors
+ * does (the ACPI power_meter layout, issue 14 item 4); such sensors say so
+ * (in_device), since Kepler lists the chip directory only.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -108,7 +111,11 @@ enum { P_INPUT = 1, P_AVERAGE = 2, P_LABEL = 4 };
 typedef struct hw_chan {
     int index;
     unsigned props;
+    int dev;              /* its files are in the chip's device/ directory (older layout) */
 } hw_chan;
+
+/* Prefix of a channel's files relative to the chip directory. */
+static const char *chan_dir(int dev) { return dev ? "device/" : ""; }
 
 typedef struct hw_chans {
     hw_chan *v;
@@ -145,7 +152,7 @@ static hw_chan *chan_get(hw_chans *cs, int index)
         cs->v = nv;
         cs->cap = ncap;
     }
-    cs->v[cs->n] = (hw_chan){.index = index, .props = 0};
+    cs->v[cs->n] = (hw_chan){.index = index, .props = 0, .dev = -1};
     return &cs->v[cs->n++];
 }
 
@@ -198,12 +205,19 @@ static int by_index(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Lists a chip directory into ctx->types (each sorted by index). */
-static int collect_channels(hw_chip_ctx *ctx, const char *dir, wc_error *err)
+/* Lists a chip directory (dev 0) or its device/ directory (dev 1) into
+ * ctx->types, each sorted by index. The kernel's hwmon ABI
+ * (Documentation/hwmon/sysfs-interface.rst) lets a driver put its attributes
+ * in either, libsensors reads both: a channel found in the chip directory
+ * keeps its files there, one found only in device/ reads them from device/
+ * (ACPI power_meter, issue 14 item 4). */
+static int collect_channels(hw_chip_ctx *ctx, const char *dir, int dev, wc_error *err)
 {
     DIR *d = opendir(dir);
     if (!d) {
         int e = errno;
+        if (dev)
+            return 0; /* no (readable) device/ directory: the chip directory is all */
         return wc_error_set(err, -e, "%s: cannot list: %s", dir, strerror(e));
     }
     int rc = 0;
@@ -214,10 +228,12 @@ static int collect_channels(hw_chip_ctx *ctx, const char *dir, wc_error *err)
         if (t < 0 || entry_is_dir(dirfd(d), de))
             continue;
         hw_chan *ch = chan_get(&ctx->types[t], index);
-        if (!ch)
+        if (!ch) {
             rc = wc_error_set(err, -ENOMEM, "%s: out of memory", dir);
-        else
+        } else if (ch->dev == -1 || ch->dev == dev) {
+            ch->dev = dev;
             ch->props |= property_flag(property);
+        }
     }
     closedir(d);
     for (int t = 0; t < T_COUNT; t++)
@@ -234,11 +250,11 @@ static const wc_hwmon_chip *ctx_chip(const hw_chip_ctx *ctx)
 }
 
 /* Kepler's isSensorEnabled: disabled only when <type>N_enable reads "0". */
-static int channel_enabled(const hw_chip_ctx *ctx, int type, int index)
+static int channel_enabled(const hw_chip_ctx *ctx, int type, int index, int dev)
 {
     char path[PATH_MAX], text[32];
-    if (wc_path(path, sizeof path, ctx_chip(ctx)->dir, "%s%d_enable", TYPE_PREFIX[type],
-                index) != 0 ||
+    if (wc_path(path, sizeof path, ctx_chip(ctx)->dir, "%s%s%d_enable", chan_dir(dev),
+                TYPE_PREFIX[type], index) != 0 ||
         wc_read_text(path, text, sizeof text, NULL, NULL) != 0)
         return 1;
     return strcmp(trim_space(text), "0") != 0;
@@ -253,8 +269,8 @@ static void channel_label(const hw_chip_ctx *ctx, int type, const hw_chan *ch, c
     if (!(ch->props & P_LABEL))
         return;
     char path[PATH_MAX], text[512];
-    if (wc_path(path, sizeof path, ctx_chip(ctx)->dir, "%s%d_label", TYPE_PREFIX[type],
-                ch->index) != 0)
+    if (wc_path(path, sizeof path, ctx_chip(ctx)->dir, "%s%s%d_label", chan_dir(ch->dev),
+                TYPE_PREFIX[type], ch->index) != 0)
         return;
     int rc = wc_read_text(path, text, sizeof text, NULL, NULL);
     if (rc != 0 && rc != -EFBIG)
@@ -355,7 +371,7 @@ static int direct_tier(hw_chip_ctx *ctx, int type, size_t *cap)
     const hw_chans *cs = &ctx->types[type];
     for (size_t i = 0; i < cs->n; i++) {
         const hw_chan *ch = &cs->v[i];
-        if (!channel_enabled(ctx, type, ch->index)) {
+        if (!channel_enabled(ctx, type, ch->index, ch->dev)) {
             ctx->scan->chips[ctx->chip].disabled++;
             continue;
         }
@@ -370,8 +386,9 @@ static int direct_tier(hw_chip_ctx *ctx, int type, size_t *cap)
         sensor_name(ctx, clean, TYPE_PREFIX[type], ch->index, s->name, sizeof s->name);
         s->kind = type == T_ENERGY ? WC_HWMON_ENERGY : WC_HWMON_POWER;
         s->index = ch->index;
-        snprintf(s->file, sizeof s->file, "%s%d_%s", TYPE_PREFIX[type], ch->index,
-                 use_avg ? "average" : "input");
+        snprintf(s->file, sizeof s->file, "%s%s%d_%s", chan_dir(ch->dev), TYPE_PREFIX[type],
+                 ch->index, use_avg ? "average" : "input");
+        s->in_device = ch->dev == 1;
         read_sensor(ctx, s);
         added++;
     }
@@ -383,6 +400,7 @@ static int direct_tier(hw_chip_ctx *ctx, int type, size_t *cap)
 /* A usable voltage or current channel: enabled, with an input. */
 typedef struct vi_chan {
     int index;
+    int dev;              /* files in device/ */
     int has_average;
     char raw_label[128];
     char label[128];      /* cleaned; "" none */
@@ -405,12 +423,13 @@ static int vi_collect(hw_chip_ctx *ctx, int type, vi_side *out)
         const hw_chan *ch = &cs->v[i];
         if (!(ch->props & P_INPUT))
             continue;
-        if (!channel_enabled(ctx, type, ch->index)) {
+        if (!channel_enabled(ctx, type, ch->index, ch->dev)) {
             ctx->scan->chips[ctx->chip].disabled++;
             continue;
         }
         vi_chan *vc = &out->v[out->n++];
         vc->index = ch->index;
+        vc->dev = ch->dev == 1;
         vc->has_average = (ch->props & P_AVERAGE) != 0;
         channel_label(ctx, type, ch, vc->raw_label, sizeof vc->raw_label, vc->label,
                       sizeof vc->label);
@@ -449,8 +468,10 @@ static int vi_add(hw_chip_ctx *ctx, size_t *cap, const vi_chan *v, const vi_chan
     wc_copy_trunc(s->label, sizeof s->label, v->raw_label);
     sensor_name(ctx, v->label, "power", v->index, s->name, sizeof s->name);
     const char *prop = v->has_average && c->has_average ? "average" : "input";
-    snprintf(s->file, sizeof s->file, "in%d_%s", v->index, prop);
-    snprintf(s->current_file, sizeof s->current_file, "curr%d_%s", c->index, prop);
+    snprintf(s->file, sizeof s->file, "%sin%d_%s", chan_dir(v->dev), v->index, prop);
+    snprintf(s->current_file, sizeof s->current_file, "%scurr%d_%s", chan_dir(c->dev), c->index,
+             prop);
+    s->in_device = v->dev || c->dev;
     read_sensor(ctx, s);
     return 1;
 }
@@ -671,7 +692,10 @@ static int scan_chip(wc_hwmon_scan *sc, size_t chip, size_t *cap, wc_error *err)
     name_chip(ch);
     ch->tier = -1;
     wc_error lerr;
-    if (collect_channels(&ctx, ch->dir, &lerr) != 0) {
+    char devdir[PATH_MAX];
+    if (collect_channels(&ctx, ch->dir, 0, &lerr) != 0 ||
+        (wc_path(devdir, sizeof devdir, ch->dir, "device") == 0 &&
+         collect_channels(&ctx, devdir, 1, &lerr) != 0)) {
         chans_free(&ctx);
         wc_copy_trunc(ch->note, sizeof ch->note, lerr.msg);
         return 0; /* Kepler: log and continue with the other chips */

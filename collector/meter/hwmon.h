@@ -6,7 +6,10 @@
  * (wattcal records RAPL only).
  *
  * Chips are the entries of <sysfs_root>/class/hwmon that are directories or
- * symlinks, in strcmp order. Per chip the first tier that yields a sensor
+ * symlinks, in strcmp order. A chip's channels are the files of its
+ * directory and, as the kernel's hwmon ABI allows (sysfs-interface.rst;
+ * libsensors reads both), of its device/ directory for channels the chip
+ * directory lacks (the ACPI power_meter layout: hwmonN/device/power1_average). Per chip the first tier that yields a sensor
  * wins (Kepler's order):
  *   1. energyN_input              cumulative counter, µJ
  *   2. powerN_average, else powerN_input   gauge, µW
@@ -58,6 +61,10 @@ typedef struct wc_hwmon_sensor {
     int voltage_index, current_index; /* voltage × current only; -1 otherwise */
     char file[64];            /* file read: "power1_average", "energy1_input", "in1_input" */
     char current_file[64];    /* voltage × current only: "curr1_input"; "" otherwise */
+    int in_device;            /* 1 when its files are in the chip's device/ directory (file
+                                 names start "device/"): the older layout of the kernel's
+                                 hwmon ABI (ACPI power_meter), which Kepler's hwmon meter,
+                                 listing the chip directory only, does not see */
     int status;               /* 0, or -errno of the reading (-ERANGE: ACPI error marker or
                                  V×I overflow); value fields are then meaningless */
     char error[256];          /* why status != 0: names the file */

@@ -41,6 +41,11 @@ typedef struct wc_zone {
     int enabled;            /* `enabled` file: 1, 0, or -1 when absent */
     uint64_t max_energy_range_uj; /* 0 = unknown (file missing or unreadable) */
     wc_reading_kind kind;
+    int dies;               /* per-die zones ("package-N-die-M", some AMD EPYC) found for this
+                               zone's socket and domain; 0 when it is no die zone */
+    int dies_mirrored;      /* 1: those `dies` zones mirror one counter (same value read after
+                               read) and this one zone counts them once; 0: distinct dies, each a
+                               zone of its own, summed per socket */
 } wc_zone;
 
 /* One reading of one zone. status 0 = ok; otherwise -errno of the failed read
@@ -74,6 +79,12 @@ struct wc_meter {
     wc_zone *zones;          /* malloc'd by discover */
     size_t nzones;
     char description[256];   /* one line for humans: what was found and where */
+    unsigned layout_version; /* bumped when a zone's path or max range changed after
+                                discovery (a vanished zone rediscovered, B25): the recorder
+                                rewrites the zone rows */
+    double plausible_watts;  /* largest power per zone the meter itself can produce (the
+                                simulated node: its model's maximum), the recorder's default
+                                counter ceiling; 0 = unknown (hardware) */
     void *priv;
 };
 

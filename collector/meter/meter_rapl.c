@@ -7,7 +7,10 @@
  *   - every entry of <sysfs_root>/class/powercap, in strcmp order, with a
  *     readable non-empty `name` is a zone; control-type dirs have no `name`;
  *   - the name "word-N" (or the multi-die "word-N-die-M") gives name "word"
- *     and socket N; a subzone "<type>:X:Y" takes its socket from its parent
+ *     and socket N; die zones of one socket and domain (some AMD EPYC) are
+ *     read three times 10 ms apart at discovery: zones that mirror one
+ *     counter (the same value read after read) are one zone, counted once;
+ *     distinct dies stay zones of their socket, summed (issue 14 item 1); a subzone "<type>:X:Y" takes its socket from its parent
  *     "<type>:X"'s name, never from a directory index (B07), and its domain
  *     from its own `name` file (B08); psys is socket -1;
  *   - an intel-rapl-mmio zone that duplicates a readable MSR (intel-rapl:)
@@ -21,7 +24,10 @@
  *     skipped (it can never be measured) and counted in the description.
  * Every read opens each zone's precomputed energy_uj path afresh, so a zone
  * whose directory vanished (package offline, B25) reads -ENOENT while the
- * others still read.
+ * others still read. A vanished zone is looked for again on every read: its
+ * own directory under its own `name`, else any entry with that name (and,
+ * for a subzone, its parent's), whose max_energy_range_uj is re-read
+ * (issue 14 item 6; m->layout_version says the path or range changed).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -34,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/wc_clock.h"
 #include "common/wc_fs.h"
@@ -46,6 +53,7 @@
 typedef struct rapl_priv {
     char class_dir[512];                     /* <sysfs_root>/class/powercap */
     char (*energy_path)[RAPL_FILE_PATH_MAX]; /* per zone, nzones entries */
+    unsigned char *absent;                   /* per zone: its directory vanished (B25) */
 } rapl_priv;
 
 /* One powercap entry that has a readable `name`, before selection. */
@@ -60,6 +68,10 @@ typedef struct rapl_cand {
     uint64_t max_uj;        /* 0 unknown */
     int energy_rc;          /* result of the discovery read of energy_uj */
     int zone;               /* index in the kept zone array, -1 dropped/skipped */
+    int die;                /* M of "word-N-die-M", -1 when none */
+    int dies;               /* die zones of its (socket, domain) group; 0 when no die zone */
+    int mirrored;           /* 1: the group mirrors one counter */
+    int die_copy;           /* dropped: a copy of its group's first die zone (or its subzone) */
 } rapl_cand;
 
 static const char CVE_HINT[] =
@@ -94,6 +106,17 @@ static int is_end_or_die_suffix(const char *s)
     int die;
     size_t n = parse_small_uint(s + 5, &die);
     return n > 0 && s[5 + n] == '\0';
+}
+
+/* M of a "word-N-die-M" name (the kernel's multi-die package zones, some AMD
+ * EPYC), -1 for any other name. */
+static int die_of(const char *raw)
+{
+    const char *d = strstr(raw, "-die-");
+    int m;
+    if (!d || !is_end_or_die_suffix(d))
+        return -1;
+    return parse_small_uint(d + 5, &m) ? m : -1;
 }
 
 /* Splits a powercap `name` into its domain and number: "package-1" →
@@ -206,6 +229,7 @@ static int probe_entry(const char *class_dir, const char *entry, rapl_cand *c, w
         return 0;
     wc_copy_trunc(c->entry, sizeof c->entry, entry);
     split_zone_name(c->raw, c->base, sizeof c->base, &c->num);
+    c->die = die_of(c->raw);
     c->enabled = read_enabled(dir);
     c->max_uj = read_max_range(dir);
     c->parent = -1;
@@ -279,6 +303,7 @@ typedef struct rapl_dropped {
     size_t mmio_dups;
     size_t unreadable;
     int first_unreadable;   /* candidate index, -1 */
+    size_t die_copies;      /* die zones that mirrored another one (counted once) */
 } rapl_dropped;
 
 /* Marks which candidates become zones (c->zone = position). Returns how many. */
@@ -288,6 +313,7 @@ static size_t select_zones(rapl_cand *cands, size_t n, rapl_dropped *dropped)
     dropped->mmio_dups = 0;
     dropped->unreadable = 0;
     dropped->first_unreadable = -1;
+    dropped->die_copies = 0;
     for (size_t i = 0; i < n; i++) {
         rapl_cand *c = &cands[i];
         if (c->energy_rc != 0) {
@@ -300,6 +326,100 @@ static size_t select_zones(rapl_cand *cands, size_t n, rapl_dropped *dropped)
             continue;
         }
         c->zone = (int)kept++;
+    }
+    return kept;
+}
+
+/* ---- per-die package zones (issue 14 item 1) ------------------------------ */
+
+#define DIE_MAX 16          /* larger groups are taken as distinct dies, unchecked */
+#define DIE_ROUNDS 3        /* sandwiched reads at discovery ... */
+#define DIE_PAUSE_NS 10000000L /* ... 10 ms apart */
+
+/* Reads class_dir/entry/energy_uj. 0 or -errno. */
+static int read_energy(const char *class_dir, const char *entry, uint64_t *v)
+{
+    char path[RAPL_FILE_PATH_MAX];
+    if (wc_path(path, sizeof path, class_dir, "%s/energy_uj", entry) != 0)
+        return -ENAMETOOLONG;
+    return wc_read_u64(path, v, NULL);
+}
+
+/* 1 when the die zones idx[0..n) mirror one counter: on every round each
+ * other zone reads between two reads of the first (the same value read
+ * after read, or a counter that moved on between the reads), and at least
+ * one round was conclusive (the first zone did not wrap in between). 0 for
+ * distinct dies, or when a read fails. */
+static int dies_mirror(const char *class_dir, const rapl_cand *cands, const size_t *idx, size_t n)
+{
+    int conclusive = 0;
+    for (int round = 0; round < DIE_ROUNDS; round++) {
+        if (round)
+            nanosleep(&(struct timespec){0, DIE_PAUSE_NS}, NULL);
+        uint64_t a, b, v[DIE_MAX];
+        if (read_energy(class_dir, cands[idx[0]].entry, &a) != 0)
+            return 0;
+        for (size_t j = 1; j < n; j++)
+            if (read_energy(class_dir, cands[idx[j]].entry, &v[j]) != 0)
+                return 0;
+        if (read_energy(class_dir, cands[idx[0]].entry, &b) != 0)
+            return 0;
+        if (b < a)
+            continue; /* wrapped between the reads: says nothing */
+        for (size_t j = 1; j < n; j++)
+            if (v[j] < a || v[j] > b)
+                return 0;
+        conclusive = 1;
+    }
+    return conclusive;
+}
+
+/* The kept top-level die zones with c's socket and domain, c first: their
+ * candidate indices into idx (at most DIE_MAX + 1 looked at). */
+static size_t die_group(const rapl_cand *cands, size_t n, size_t first, size_t *idx)
+{
+    const rapl_cand *c = &cands[first];
+    size_t k = 0;
+    for (size_t i = first; i < n && k <= DIE_MAX; i++) {
+        const rapl_cand *o = &cands[i];
+        if (o->zone >= 0 && o->die >= 0 && o->parent < 0 && !o->dies && o->socket == c->socket &&
+            strcmp(o->base, c->base) == 0)
+            idx[k++] = i;
+    }
+    return k;
+}
+
+/* Groups the die zones of each (socket, domain); a mirrored group keeps its
+ * first zone only (its subzones go with the others). Renumbers the kept
+ * zones; returns how many remain and counts the dropped copies. */
+static size_t group_dies(const char *class_dir, rapl_cand *cands, size_t n, size_t *die_copies)
+{
+    *die_copies = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t idx[DIE_MAX + 1];
+        if (cands[i].zone < 0 || cands[i].die < 0 || cands[i].parent >= 0 || cands[i].dies)
+            continue;
+        size_t k = die_group(cands, n, i, idx);
+        int mirrored = k >= 2 && k <= DIE_MAX && dies_mirror(class_dir, cands, idx, k);
+        for (size_t j = 0; j < k; j++) {
+            cands[idx[j]].dies = (int)k;
+            cands[idx[j]].mirrored = mirrored;
+            if (mirrored && j > 0) {
+                cands[idx[j]].zone = -1;
+                cands[idx[j]].die_copy = 1;
+                (*die_copies)++;
+            }
+        }
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        rapl_cand *c = &cands[i];
+        if (c->zone >= 0 && c->parent >= 0 && cands[c->parent].die_copy) {
+            c->zone = -1; /* a subzone of a dropped copy is a copy too */
+            c->die_copy = 1;
+        }
+        if (c->zone >= 0)
+            c->zone = (int)kept++;
     }
     return kept;
 }
@@ -318,6 +438,8 @@ static void fill_zone(wc_zone *zones, size_t z, const rapl_cand *cands, const ra
     zn->enabled = c->enabled;
     zn->max_energy_range_uj = c->max_uj;
     zn->kind = WC_KIND_COUNTER_UJ;
+    zn->dies = c->dies > 1 ? c->dies : 0;
+    zn->dies_mirrored = zn->dies ? c->mirrored : 0;
     zn->index = 0;
     for (size_t j = 0; j < z; j++)
         if (zones[j].socket == zn->socket && strcmp(zones[j].name, zn->name) == 0)
@@ -326,6 +448,41 @@ static void fill_zone(wc_zone *zones, size_t z, const rapl_cand *cands, const ra
 
 /* ---- description ------------------------------------------------------- */
 
+
+/* Distinct sockets >= 0 of the zones named name. */
+static size_t count_sockets_of(const wc_meter *m, const char *name)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->nzones; i++) {
+        const wc_zone *z = &m->zones[i];
+        int first = z->socket >= 0 && strcmp(z->name, name) == 0;
+        for (size_t j = 0; first && j < i; j++)
+            first = !(m->zones[j].socket == z->socket && strcmp(m->zones[j].name, name) == 0);
+        n += first;
+    }
+    return n;
+}
+
+/* "; package-0: 2 die zones mirror one counter, counted once" or "; package-1:
+ * 2 distinct die zones, summed", once per group (issue 14 item 1). */
+static void describe_dies(const wc_meter *m, char *d, size_t cap, size_t *used)
+{
+    for (size_t i = 0; i < m->nzones; i++) {
+        const wc_zone *z = &m->zones[i];
+        int first = z->dies > 0;
+        for (size_t j = 0; first && j < i; j++)
+            first = !(m->zones[j].dies && m->zones[j].socket == z->socket &&
+                      strcmp(m->zones[j].name, z->name) == 0);
+        if (!first)
+            continue;
+        if (z->dies_mirrored)
+            wc_append(d, cap, used, "; %s-%d: %d die zones mirror one counter, counted once",
+                      z->name, z->socket, z->dies);
+        else
+            wc_append(d, cap, used, "; %s-%d: %d distinct die zones, summed", z->name, z->socket,
+                      z->dies);
+    }
+}
 
 /* "RAPL (powercap) at /sys/class/powercap: 2 packages, 2 dram, psys". */
 static void describe(wc_meter *m, const char *class_dir, const rapl_dropped *dropped,
@@ -348,13 +505,18 @@ static void describe(wc_meter *m, const char *class_dir, const rapl_dropped *dro
         if (first != i)
             continue; /* already described */
         const char *sep = i == 0 ? " " : ", ";
+        size_t sockets = count_sockets_of(m, name);
         if (count == 1 && strcmp(name, "psys") == 0)
             wc_append(d, cap, &used, "%spsys", sep);
+        else if (strcmp(name, "package") == 0 && sockets && sockets != count)
+            wc_append(d, cap, &used, "%s%zu package zones on %zu socket%s", sep, count, sockets,
+                      sockets == 1 ? "" : "s");
         else if (strcmp(name, "package") == 0)
             wc_append(d, cap, &used, "%s%zu package%s", sep, count, count == 1 ? "" : "s");
         else
             wc_append(d, cap, &used, "%s%zu %s", sep, count, name);
     }
+    describe_dies(m, d, cap, &used);
     if (dropped->mmio_dups)
         wc_append(d, cap, &used, "; dropped %zu MMIO duplicate%s", dropped->mmio_dups,
                dropped->mmio_dups == 1 ? "" : "s");
@@ -375,6 +537,8 @@ static void rapl_free_zones(wc_meter *m)
     if (p) {
         free(p->energy_path);
         p->energy_path = NULL;
+        free(p->absent);
+        p->absent = NULL;
     }
 }
 
@@ -384,7 +548,8 @@ static int build_zones(wc_meter *m, rapl_cand *cands, size_t n, size_t kept, wc_
     rapl_priv *p = m->priv;
     m->zones = calloc(kept, sizeof *m->zones);
     p->energy_path = calloc(kept, sizeof *p->energy_path);
-    if (!m->zones || !p->energy_path) {
+    p->absent = calloc(kept, 1);
+    if (!m->zones || !p->energy_path || !p->absent) {
         rapl_free_zones(m);
         return wc_error_set(err, -ENOMEM, "RAPL discovery: out of memory");
     }
@@ -440,6 +605,8 @@ static int rapl_discover(wc_meter *m, wc_error *err)
         resolve_sockets(cands, ncands);
         rapl_dropped dropped;
         size_t kept = select_zones(cands, ncands, &dropped);
+        if (kept)
+            kept = group_dies(p->class_dir, cands, ncands, &dropped.die_copies);
         if (kept == 0)
             rc = no_zone_error(p->class_dir, cands, ncands, &dropped, err);
         else
@@ -451,6 +618,70 @@ static int rapl_discover(wc_meter *m, wc_error *err)
     return rc;
 }
 
+/* ---- a zone that comes back (B25) -------------------------------------- */
+
+/* True when class_dir/entry is zone z of m: its `name` is z's raw name and,
+ * for a subzone, its parent entry's `name` is z's parent's (a top-level zone
+ * must be top-level). The socket index may have moved (B25 expected.txt). */
+static int entry_is_zone(const wc_meter *m, const char *class_dir, const char *entry,
+                         const wc_zone *z)
+{
+    char path[RAPL_FILE_PATH_MAX], name[64];
+    if (wc_path(path, sizeof path, class_dir, "%s/name", entry) != 0 ||
+        wc_read_line(path, name, sizeof name, NULL) != 0 || strcmp(name, z->raw_name) != 0)
+        return 0;
+    size_t plen = parent_prefix_len(entry);
+    if (z->parent < 0 || plen == 0)
+        return z->parent < 0 && plen == 0;
+    if (wc_path(path, sizeof path, class_dir, "%.*s/name", (int)plen, entry) != 0 ||
+        wc_read_line(path, name, sizeof name, NULL) != 0)
+        return 0;
+    return strcmp(name, m->zones[z->parent].raw_name) == 0;
+}
+
+/* Points zone i at class_dir/entry and re-reads its range; bumps the
+ * layout version when the path or the range changed. */
+static void rebind_zone(wc_meter *m, size_t i, const char *entry)
+{
+    rapl_priv *p = m->priv;
+    wc_zone *z = &m->zones[i];
+    char dir[sizeof z->path], energy[RAPL_FILE_PATH_MAX];
+    if (wc_path(dir, sizeof dir, p->class_dir, "%s", entry) != 0 ||
+        wc_path(energy, sizeof energy, dir, "energy_uj") != 0)
+        return;
+    uint64_t range = read_max_range(dir);
+    if (strcmp(dir, z->path) != 0 || range != z->max_energy_range_uj)
+        m->layout_version++;
+    memcpy(z->path, dir, sizeof dir);
+    memcpy(p->energy_path[i], energy, sizeof energy);
+    z->max_energy_range_uj = range;
+    p->absent[i] = 0;
+}
+
+/* Looks for vanished zone i again: its own directory under its own name,
+ * else any entry that names it (the index may have changed); name and range
+ * are re-read (B25). 1 when found, 0 when still absent. */
+static int rediscover(wc_meter *m, size_t i)
+{
+    rapl_priv *p = m->priv;
+    const wc_zone *z = &m->zones[i];
+    const char *own = strrchr(z->path, '/');
+    if (own && entry_is_zone(m, p->class_dir, own + 1, z)) {
+        rebind_zone(m, i, own + 1);
+        return 1;
+    }
+    struct dirent **names = NULL;
+    int n = scandir(p->class_dir, &names, skip_dots, by_name);
+    int found = 0;
+    for (int k = 0; k < n && !found; k++)
+        if (entry_is_zone(m, p->class_dir, names[k]->d_name, z)) {
+            rebind_zone(m, i, names[k]->d_name);
+            found = 1;
+        }
+    free_listing(names, n > 0 ? n : 0);
+    return found;
+}
+
 static int rapl_read(wc_meter *m, wc_reading *out, wc_error *err)
 {
     rapl_priv *p = m->priv;
@@ -459,7 +690,12 @@ static int rapl_read(wc_meter *m, wc_reading *out, wc_error *err)
         wc_error zerr;
         zerr.msg[0] = '\0';
         out[i].mono_ns = wc_mono_ns();
-        out[i].status = wc_read_u64(p->energy_path[i], &out[i].value, &zerr);
+        if (p->absent[i] && !rediscover(m, i))
+            out[i].status = wc_error_set(&zerr, -ENOENT, "%s (%s): zone still absent (its CPUs "
+                                         "offline?)", m->zones[i].path, m->zones[i].raw_name);
+        else
+            out[i].status = wc_read_u64(p->energy_path[i], &out[i].value, &zerr);
+        p->absent[i] = out[i].status == -ENOENT;
         if (out[i].status == 0)
             continue;
         out[i].value = 0; /* meaningless: status says why */

@@ -4,7 +4,9 @@
  * Discovery lists <sysfs_root>/class/powercap in lexical order; every entry
  * with a readable `name` is a zone (control-type dirs have none). Kept: every
  * zone, per socket (socket from the package's `name`, never the directory
- * index: B07), subzones named by their own `name` file (B08), `enabled` and
+ * index: B07), per-die package zones of one socket counted once when they
+ * mirror one counter and summed when they are distinct dies (wc_zone.dies),
+ * subzones named by their own `name` file (B08), `enabled` and
  * `max_energy_range_uj` recorded; `intel-rapl-mmio` duplicates of an MSR
  * package dropped (B09); psys kept as its own zone, never summed with
  * packages. EACCES on energy_uj (root-only since CVE-2020-8694) is an error

@@ -115,6 +115,7 @@ typedef struct sim_priv {
     size_t fed_ncpus;
     int64_t last_mono_ns;             /* time of the previous read's advance */
     int root_made;                    /* mkdtemp succeeded: close/cleanup removes root */
+    double max_zone_watts;            /* the model's largest zone power (psys, every CPU busy) */
 } sim_priv;
 
 static const wc_meter_ops SIM_OPS;
@@ -703,6 +704,22 @@ static int make_root(sim_priv *p, wc_error *err)
     return 0;
 }
 
+/* The largest power the model gives any zone: psys with every CPU busy at
+ * the largest class factors, W (noise aside). */
+static double max_zone_watts(const wc_sim_params *q, size_t ncpus)
+{
+    double pkg_f = 1.0, dram_f = 1.0;
+    for (int c = 0; c < WC_SIM_NCLASSES; c++) {
+        pkg_f = q->class_factor[c] > pkg_f ? q->class_factor[c] : pkg_f;
+        dram_f = q->class_dram_factor[c] > dram_f ? q->class_dram_factor[c] : dram_f;
+    }
+    double package = q->package_idle_watts + q->package_watts_per_cpu * (double)ncpus * pkg_f /
+                                                 SIM_NPACKAGES;
+    double dram = q->dram_idle_watts + q->dram_watts_per_cpu * (double)ncpus * dram_f /
+                                           SIM_NPACKAGES;
+    return SIM_NPACKAGES * (package + dram) + q->psys_base_watts;
+}
+
 /* Seeds the noise and the counters' starting values, takes the /proc/stat
  * baseline and builds the tree. */
 static int sim_setup(sim_priv *p, wc_error *err)
@@ -716,6 +733,7 @@ static int sim_setup(sim_priv *p, wc_error *err)
     int rc = read_ticks(p->procfs_root, &p->prev_busy_ticks, &p->prev_total_ticks, &ncpus, err);
     if (rc)
         return rc;
+    p->max_zone_watts = max_zone_watts(&p->params, ncpus);
     if (scan_procs(p) == 0) { /* baseline: processes running now are not new */
         sim_table t = p->procs;
         p->procs = p->scan;
@@ -759,6 +777,9 @@ int wc_meter_sim_init(wc_meter *m, const char *procfs_root, const wc_sim_params 
     m->ops = &SIM_OPS;
     m->provenance = WC_PROV_SIMULATED;
     m->priv = p;
+    /* the recorder's default counter ceiling: a quarter above the model's
+     * largest zone power, plus ten noise deviations */
+    m->plausible_watts = 1.25 * p->max_zone_watts + 10.0 * q.noise_sd_watts;
     size_t used = 0;
     wc_append(m->description, sizeof m->description, &used,
            "simulated node at %s (not yet discovered)", p->root);

@@ -84,7 +84,10 @@ char *wc_sim_params_json(const wc_sim_params *p, char *buf, size_t cap);
  * monotonic time since the previous read; every reading of one read carries
  * the monotonic instant of that advance as its mono_ns (the counters are
  * exact at that instant). A failing /proc/stat read fails every zone of that
- * read (status = -errno), counters unchanged. Returns 0 or -errno with err set. */
+ * read (status = -errno), counters unchanged. m->plausible_watts is 1.25 ×
+ * the largest zone power the model can give (psys with every CPU busy at the
+ * largest class factors) + 10 noise deviations: `record`'s default counter
+ * ceiling on the simulated node. Returns 0 or -errno with err set. */
 int wc_meter_sim_init(wc_meter *m, const char *procfs_root, const wc_sim_params *params,
                       wc_error *err);
 

@@ -43,13 +43,14 @@ static int ideal_layout(wc_attrib *a, const wc_attr_tick_in *t)
     size_t ns = a->nsock ? a->nsock : 1, nz = a->nzone ? a->nzone : 1;
     ideal_state *i = &a->i;
     i->base_uj = calloc(ns, sizeof *i->base_uj);
+    i->base_uw = calloc(ns, sizeof *i->base_uw);
     i->base_mono_ns = calloc(ns, sizeof *i->base_mono_ns);
     i->has_base = calloc(ns, sizeof *i->has_base);
     i->counter_uj = calloc(nz, sizeof *i->counter_uj);
     i->active_total_uj = calloc(nz, sizeof *i->active_total_uj);
     i->idle_total_uj = calloc(nz, sizeof *i->idle_total_uj);
     i->attributable = calloc(nz, sizeof *i->attributable);
-    return i->base_uj && i->base_mono_ns && i->has_base && i->counter_uj &&
+    return i->base_uj && i->base_uw && i->base_mono_ns && i->has_base && i->counter_uj &&
                    i->active_total_uj && i->idle_total_uj && i->attributable
                ? 0
                : -ENOMEM;
@@ -60,16 +61,18 @@ static void ideal_release(wc_attrib *a)
 {
     ideal_state *i = &a->i;
     void *p[] = {i->base_uj,       i->has_base,      i->counter_uj,   i->active_total_uj,
-                 i->idle_total_uj, i->attributable,  i->base_mono_ns};
+                 i->idle_total_uj, i->attributable,  i->base_mono_ns, i->base_uw};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++)
         free(p[k]);
     i->base_uj = i->counter_uj = i->active_total_uj = i->idle_total_uj = NULL;
     i->has_base = i->attributable = NULL;
     i->base_mono_ns = NULL;
+    i->base_uw = NULL;
 }
 
 /* The next snapshot's tables. */
-static int ideal_reserve(wc_attrib *a, size_t n, size_t cont_bytes, size_t pod_bytes)
+static int ideal_reserve(wc_attrib *a, size_t n, size_t cont_bytes, size_t pod_bytes,
+                         size_t vm_bytes)
 {
     ideal_state *i = &a->i;
     int rc = attr_proc_tab_reserve(&i->procs_next, n, a->nzone);
@@ -77,6 +80,8 @@ static int ideal_reserve(wc_attrib *a, size_t n, size_t cont_bytes, size_t pod_b
         rc = attr_str_tab_reserve(&i->cont_next, n, a->nzone, cont_bytes);
     if (!rc)
         rc = attr_str_tab_reserve(&i->pod_next, n, a->nzone, pod_bytes);
+    if (!rc)
+        rc = attr_str_tab_reserve(&i->vm_next, n, a->nzone, vm_bytes);
     return rc;
 }
 
@@ -90,6 +95,8 @@ static void ideal_free(wc_attrib *a)
     attr_str_tab_free(&i->cont_next);
     attr_str_tab_free(&i->pod);
     attr_str_tab_free(&i->pod_next);
+    attr_str_tab_free(&i->vm);
+    attr_str_tab_free(&i->vm_next);
 }
 
 const attr_state_ops attr_ideal_state = {ideal_layout, ideal_release, ideal_reserve, ideal_free};
@@ -151,6 +158,21 @@ typedef struct zone_interval {
  * applies to the longer interval); one that vanished (ENOENT, cases/B25)
  * loses its baseline, so its next interval is unmeasurable and a new baseline
  * starts. */
+/* A power gauge's energy over dt_ns (hwmon power sensors, kepler-model.md
+ * §2.4): the trapezoid of the previous and the current reading, where Kepler
+ * takes the current reading for the whole interval. A reading that is not a
+ * finite power in [0, ceiling] is unusable (UNMEASURABLE, never counted). */
+static wc_delta_status ideal_gauge_delta(double prev_uw, double cur_uw, int64_t dt_ns,
+                                         double ceiling_watts, uint64_t *d)
+{
+    double ceil_uw = (ceiling_watts > 0 ? ceiling_watts : WC_DEFAULT_CEILING_WATTS) * 1e6;
+    if (!(cur_uw >= 0 && cur_uw <= ceil_uw && prev_uw >= 0 && prev_uw <= ceil_uw) ||
+        dt_ns <= 0)
+        return WC_DELTA_IMPLAUSIBLE;
+    *d = ideal_trunc_uj((prev_uw + cur_uw) / 2.0 * go_duration_seconds(dt_ns));
+    return WC_DELTA_OK;
+}
+
 static int ideal_zone_delta(wc_attrib *a, const wc_attr_tick_in *t, size_t z, int first,
                             zone_interval *zi, unsigned *flags)
 {
@@ -169,18 +191,24 @@ static int ideal_zone_delta(wc_attrib *a, const wc_attr_tick_in *t, size_t z, in
             continue;
         }
         uint64_t prev = st->base_uj[s], d = 0;
+        double prev_uw = st->base_uw[s];
         int had = st->has_base[s];
         int64_t dt_ns = t->mono_ns - st->base_mono_ns[s];
         st->base_uj[s] = in->energy_uj;
+        st->base_uw[s] = in->power_uw;
         st->base_mono_ns[s] = t->mono_ns;
         st->has_base[s] = 1;
         if (first || !had) {
             complete = 0;
             continue;
         }
-        wc_delta_status ds = wc_counter_delta(prev, in->energy_uj, in->max_energy_range_uj,
-                                              dt_ns, 0.0, &d);
+        wc_delta_status ds =
+            in->gauge ? ideal_gauge_delta(prev_uw, in->power_uw, dt_ns, a->ceiling_watts, &d)
+                      : wc_counter_delta_checked(prev, in->energy_uj, in->max_energy_range_uj,
+                                                 dt_ns, a->ceiling_watts, &d);
         if (!wc_delta_usable(ds)) {
+            if (ds == WC_DELTA_AMBIGUOUS)
+                *flags |= WC_AF_WRAP_AMBIGUOUS;
             complete = 0;
             continue;
         }
@@ -200,11 +228,32 @@ static int ideal_zone_delta(wc_attrib *a, const wc_attr_tick_in *t, size_t z, in
     return complete;
 }
 
-/* Node zones under the ideal model: the split only when every socket and
- * /proc/stat gave a usable interval; a zone is attributable when it also has
- * active energy and a non-zero share denominator. A socket recovering from a
- * transient failure brings the energy of the whole gap into this tick, split
- * and shared with this tick's ratio and CPU deltas. */
+/* Splits zone z's ΔE of this tick into idle and active (issue 14 item 6:
+ * every joule of node energy in exactly one bucket of the gap identity,
+ * gap = idle + unattributed − over). With a usable /proc/stat interval the
+ * split is the usage ratio's — also for a partial interval (a socket absent
+ * or unmeasurable: ΔE sums the others), whose active part then goes
+ * unattributed (not attributable: flagged UNMEASURABLE). Without one the
+ * ratio is unknown: all of ΔE counts as active, unattributed, never as idle. */
+static void ideal_split(ideal_state *st, size_t z, wc_attr_node_out *n, int cpu_valid,
+                        double ratio)
+{
+    uint64_t sum = n->delta_uj;
+    double r = cpu_valid ? ratio : 1.0;
+    n->active_uj = cpu_valid ? ideal_trunc_uj((double)sum * ratio) : sum;
+    n->idle_uj = sum - n->active_uj;
+    n->active_uw = n->power_uw * r;
+    n->idle_uw = n->power_uw - n->active_uw;
+    st->active_total_uj[z] += n->active_uj;
+    st->idle_total_uj[z] += n->idle_uj;
+}
+
+/* Node zones under the ideal model: ΔE of the usable sockets, split by
+ * ideal_split; a zone is attributable only when every socket and /proc/stat
+ * gave a usable interval and it has active energy and a non-zero share
+ * denominator. A socket recovering from a transient failure brings the
+ * energy of the whole gap into this tick, split and shared with this tick's
+ * ratio and CPU deltas. */
 static void ideal_node(wc_attrib *a, const wc_attr_tick_in *t, int first, int64_t dt_ns,
                        int cpu_valid, double ratio)
 {
@@ -227,13 +276,9 @@ static void ideal_node(wc_attrib *a, const wc_attr_tick_in *t, int first, int64_
             if (!cpu_valid)
                 n->flags |= WC_AF_UNMEASURABLE;
         }
+        if (!first)
+            ideal_split(st, z, n, cpu_valid, ratio);
         if (!first && complete && cpu_valid) {
-            n->active_uj = ideal_trunc_uj((double)sum * ratio);
-            n->idle_uj = sum - n->active_uj;
-            n->active_uw = n->power_uw * ratio;
-            n->idle_uw = n->power_uw - n->active_uw;
-            st->active_total_uj[z] += n->active_uj;
-            st->idle_total_uj[z] += n->idle_uj;
             st->attributable[z] = n->active_uj > 0 && st->denom_ticks > 0;
             if (!st->attributable[z])
                 n->flags |= WC_AF_SKIPPED;
@@ -353,9 +398,13 @@ void attr_ideal_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out)
                          s->ckey, &st->cont);
     r = ideal_group_rows(a, r, WC_LEVEL_POD, t->nprocs, s->pgrp, s->pfirst, s->npod, s->pkey,
                          &st->pod);
+    attr_group_vms(a, t); /* a VM: the sum of its processes */
+    r = ideal_group_rows(a, r, WC_LEVEL_VM, t->nprocs, s->vgrp, s->vfirst, s->nvm, s->vkey,
+                         &st->vm);
     out->nwork = r;
     attr_commit_tables(a, t, &st->procs, &st->procs_next, &st->cont, &st->cont_next, &st->pod,
                   &st->pod_next);
+    attr_commit_vms(a, t, &st->vm, &st->vm_next);
     st->prev_cpu = t->cpu;
     st->prev_mono_ns = t->mono_ns;
     st->prev_boot_ns = t->boot_ns;

@@ -1,6 +1,7 @@
 /*
  * attr_internal.h — what the attribution engine (attribution.c) and its model
- * variants (attr_kepler.c: kepler-0.11 and kepler-head; attr_ideal.c: ideal)
+ * variants (attr_kepler.c: kepler-0.10, kepler-0.11 and kepler-main;
+ * attr_ideal.c: ideal)
  * share: the engine's state, the keyed tables of running totals, the per-tick
  * scratch, each variant's state, the model table (attr_models.c) and the
  * helpers the variants call back into the engine for.
@@ -44,17 +45,22 @@ typedef struct proc_rec {
     double cpu_s;        /* Kepler informer: cached CPUTotalTime, seconds */
 } proc_rec;
 
-/* Processes sorted by (pid, start) with nzone totals each (tot_uj[k*nz + z]). */
+/* Processes sorted by (pid, start) with nzone totals each (tot_uj[k*nz + z])
+ * and the power of their last row (pw_uw, same layout: Kepler's terminated
+ * tracker exports it). */
 typedef struct proc_tab {
     proc_rec *rec;
     uint64_t *tot_uj;
+    double *pw_uw;
     size_t n, cap;
 } proc_tab;
 
-/* Strings (container ids, pod uids) sorted by strcmp, with nzone totals each. */
+/* Strings (container ids, pod uids) sorted by strcmp, with nzone totals and
+ * last powers each. */
 typedef struct str_tab {
     size_t *off;         /* key offsets into pool */
     uint64_t *tot_uj;
+    double *pw_uw;
     char *pool;
     size_t n, cap, pool_len, pool_cap;
 } str_tab;
@@ -74,6 +80,8 @@ int attr_str_tab_reserve(str_tab *t, size_t n, size_t nz, size_t pool_bytes);
 void attr_str_tab_free(str_tab *t);
 /* The nz totals of key in t (a previous snapshot), or NULL when absent. */
 const uint64_t *attr_str_prev(const str_tab *t, const char *key, size_t nz);
+/* Key i of t (i < t->n). */
+const char *attr_str_key(const str_tab *t, size_t i);
 
 /* ---- the engine's state -------------------------------------------------- */
 
@@ -112,6 +120,11 @@ typedef struct scratch {
     double *pd_s;
     unsigned *podflags;
     uint64_t *g_ticks;    /* ideal: Δ ticks per container or pod */
+    /* VMs (attr_group_vms) */
+    const char **vkey;    /* vm_id per process ("" = not a VM for this model) */
+    size_t nvm;
+    size_t *vgrp, *vfirst, *vsorted;
+    size_t *vlast;        /* the last process of each VM in input order (Kepler's Δ) */
 } scratch;
 
 /* Kepler's meter, informer and last snapshot. */
@@ -122,7 +135,9 @@ typedef struct kepler_state {
     /* meter (per zone name) */
     uint64_t *max_uj;     /* MaxEnergy(): socket max, or Σmax saturating */
     uint64_t *agg_uj;     /* AggregatedZone.currentEnergy */
-    uint64_t *read_uj;    /* this tick's reading */
+    uint64_t *read_uj;    /* this tick's reading (a gauge: its accumulated counter) */
+    double *read_uw;      /* this tick's gauge reading (Power()), µW; NAN: a counter */
+    int zone_types;       /* 1 from v0.11.4: range 0 and reading 0 = a power gauge (§2.6) */
     unsigned *pending;    /* WRAP seen by a read whose refresh failed */
     /* informer */
     proc_tab cache, cache_next;
@@ -136,11 +151,18 @@ typedef struct kepler_state {
     uint64_t *snap_counter_uj, *snap_active_uj, *snap_idle_uj;
     proc_tab procs, procs_next;
     str_tab cont, cont_next, pod, pod_next;
+    str_tab vm, vm_next;  /* VMs by vm_id */
+    /* terminated workloads (attr_terminated.c) */
+    wc_attr_term_out *term;
+    size_t term_cap;
+    struct term_heap_item *heap;
+    size_t heap_cap;
 } kepler_state;
 
 /* The ideal model's baselines and totals. */
 typedef struct ideal_state {
     uint64_t *base_uj;            /* per socket: last good reading */
+    double *base_uw;              /* per socket: last good gauge reading, µW */
     int64_t *base_mono_ns;        /* per socket: tick mono_ns of that reading */
     unsigned char *has_base;
     int have_prev;
@@ -151,6 +173,7 @@ typedef struct ideal_state {
     uint64_t denom_ticks;
     proc_tab procs, procs_next;
     str_tab cont, cont_next, pod, pod_next;
+    str_tab vm, vm_next;
 } ideal_state;
 
 /* The part of a model that keeps state of its own beside the engine's: every
@@ -163,9 +186,10 @@ typedef struct attr_state_ops {
     /* Frees and forgets what layout made; safe when it made nothing. */
     void (*release)(wc_attrib *a);
     /* Reserves the tables this tick will build for nprocs processes whose
-     * container ids (pod uids) take cont_bytes (pod_bytes) with their NULs;
-     * 0 or -ENOMEM, the state unchanged. */
-    int (*reserve)(wc_attrib *a, size_t nprocs, size_t cont_bytes, size_t pod_bytes);
+     * container ids (pod uids, vm ids) take cont_bytes (pod_bytes,
+     * vm_bytes) with their NULs; 0 or -ENOMEM, the state unchanged. */
+    int (*reserve)(wc_attrib *a, size_t nprocs, size_t cont_bytes, size_t pod_bytes,
+                   size_t vm_bytes);
     /* Frees the model's tables (at wc_attrib_free). */
     void (*free)(wc_attrib *a);
 } attr_state_ops;
@@ -179,10 +203,13 @@ typedef void (*attr_step_fn)(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out
 typedef struct attr_model {
     wc_model id;
     const char *name;              /* --model value, run.model, model.name */
+    const char *old_name;          /* the name older versions stored, or NULL */
     attr_step_fn step;
     const attr_state_ops *state;
     const char *description;       /* one line for humans */
     const char *exporter;          /* the exporter release it reproduces, for reports */
+    wc_vm_since vm_upto;           /* the VM detection of its release (cmdline.h): processes
+                                      whose vm_since is later are no VM for it */
 } attr_model;
 
 /* The table row of model m, or NULL for a value outside the table. */
@@ -191,6 +218,10 @@ const attr_model *attr_model_find(wc_model m);
 struct wc_attrib {
     wc_model model;
     const attr_model *def;        /* its row of the model table */
+    double ceiling_watts;         /* ideal: counter ceiling per zone (wc_attrib_set_ceiling);
+                                     0 = counter.h's default */
+    int max_terminated;           /* Kepler: terminated workloads kept per kind (<0: all) */
+    uint64_t min_terminated_uj;   /* Kepler: below it in the primary zone: not kept */
     int have_layout;
     size_t nsock;                 /* input zones per tick */
     char (*sock_name)[WC_ATTR_ZONE_NAME_MAX];
@@ -218,6 +249,11 @@ size_t attr_group_by_key(scratch *s, const char **key, size_t n, size_t *grp, si
                          size_t *sorted);
 /* Containers: every process with a container_id (s->ncont, cgrp, cfirst, csorted). */
 void attr_group_containers(scratch *s, size_t n);
+/* VMs of this tick as the model sees them (s->vkey, nvm, vgrp, vfirst,
+ * vsorted, vlast); call after the containers are grouped (s->ckey set). */
+void attr_group_vms(wc_attrib *a, const wc_attr_tick_in *t);
+/* The tick's VM rows (after the pods) become the previous snapshot. */
+void attr_commit_vms(wc_attrib *a, const wc_attr_tick_in *t, str_tab *vm, str_tab *vnext);
 /* Busy and total ticks of the eight /proc/stat fields between two samples
  * (busy = total − Δidle − Δiowait); 0 when a field went backwards (no usable
  * interval), except that with clamp_iowait a decreasing iowait counts as Δ 0.
@@ -237,12 +273,26 @@ void attr_commit_tables(wc_attrib *a, const wc_attr_tick_in *t, proc_tab *procs,
 
 /* ---- the variants (attr_kepler.c, attr_ideal.c) --------------------------- */
 
-/* Kepler v0.10.0–v0.11.4: the node first, split with the previous ratio. */
+/* Kepler v0.11.4 (the released order of v0.10.0–v0.11.4: the node first,
+ * split with the previous ratio), with its zone-type test. */
 void attr_kepler_011_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out);
 /* Kepler main after 81477124: the informer first, ratio of the same interval. */
 void attr_kepler_head_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out);
+/* kepler-0.10 (v0.10.0–v0.11.3): kepler-0.11 without the zone-type test
+ * (kepler-model.md §2.6): no power gauges. */
+void attr_kepler_010_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out);
 /* The meter, informer and snapshot state both Kepler variants keep. */
 extern const attr_state_ops attr_kepler_state;
+/* Room for the terminated rows of the next step (attr_terminated.c): the
+ * current snapshot's workloads, each a candidate; 0 or -ENOMEM. */
+int attr_term_reserve(wc_attrib *a);
+/* Kepler's terminated-workload trackers after a committed refresh
+ * (attr_terminated.c): the workloads of the previous snapshot (the *_next
+ * tables after attr_commit_tables) that no longer run, kept as
+ * terminated_resource_tracker.go keeps them, into out->term. */
+void attr_term_collect(wc_attrib *a, wc_attr_out *out);
+/* Frees the tracker's arrays. */
+void attr_term_free(wc_attrib *a);
 /* wattcal's corrected model. */
 void attr_ideal_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out);
 /* The ideal model's baselines, totals and tables. */

@@ -1,8 +1,11 @@
 /*
- * attr_kepler.c — the two Kepler models of the attribution engine:
- * kepler-0.11 (the released ordering, v0.10.0–v0.11.4) and kepler-head
- * (main after commit 81477124). They differ only in the order of one refresh
- * (kepler-model.md §1.2, §5.2, §5.3); everything else is shared.
+ * attr_kepler.c — the Kepler models of the attribution engine: kepler-0.10
+ * (v0.10.0–v0.11.3), kepler-0.11 (v0.11.4; both the released ordering) and
+ * kepler-main (main after commit 81477124, formerly kepler-head). main
+ * differs in the order of one refresh (kepler-model.md §1.2, §5.2, §5.3);
+ * v0.11.4 and main add the zone-type test of node.go (§2.6: a zone reading 0
+ * with range 0 is a power gauge, integrated as P × interval); everything else
+ * is shared.
  *
  * How it fits: attribution.c checks the tick, reserves the memory and calls
  * the step named by the model table (attr_models.c); attr_internal.h holds
@@ -28,6 +31,7 @@
  * (go_duration_seconds, attr_internal.h).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,12 +109,13 @@ static int kepler_layout(wc_attrib *a, const wc_attr_tick_in *t)
     k->max_uj = calloc(nz, sizeof *k->max_uj);
     k->agg_uj = calloc(nz, sizeof *k->agg_uj);
     k->read_uj = calloc(nz, sizeof *k->read_uj);
+    k->read_uw = calloc(nz, sizeof *k->read_uw);
     k->pending = calloc(nz, sizeof *k->pending);
     k->snap_counter_uj = calloc(nz, sizeof *k->snap_counter_uj);
     k->snap_active_uj = calloc(nz, sizeof *k->snap_active_uj);
     k->snap_idle_uj = calloc(nz, sizeof *k->snap_idle_uj);
     if (!(k->sock_max_uj && k->sock_last_uj && k->sock_has_last && k->max_uj && k->agg_uj &&
-          k->read_uj && k->pending && k->snap_counter_uj && k->snap_active_uj &&
+          k->read_uj && k->read_uw && k->pending && k->snap_counter_uj && k->snap_active_uj &&
           k->snap_idle_uj))
         return -ENOMEM;
     kepler_discover_max(a, t);
@@ -123,17 +128,19 @@ static void kepler_release(wc_attrib *a)
     kepler_state *k = &a->k;
     void *p[] = {k->sock_max_uj, k->sock_last_uj,    k->sock_has_last,   k->max_uj,
                  k->agg_uj,      k->read_uj,         k->pending,         k->snap_counter_uj,
-                 k->snap_active_uj, k->snap_idle_uj};
+                 k->snap_active_uj, k->snap_idle_uj, k->read_uw};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         free(p[i]);
     k->sock_max_uj = k->sock_last_uj = k->max_uj = k->agg_uj = k->read_uj = NULL;
     k->snap_counter_uj = k->snap_active_uj = k->snap_idle_uj = NULL;
     k->sock_has_last = NULL;
     k->pending = NULL;
+    k->read_uw = NULL;
 }
 
 /* The next snapshot's tables and the next informer cache. */
-static int kepler_reserve(wc_attrib *a, size_t n, size_t cont_bytes, size_t pod_bytes)
+static int kepler_reserve(wc_attrib *a, size_t n, size_t cont_bytes, size_t pod_bytes,
+                          size_t vm_bytes)
 {
     kepler_state *k = &a->k;
     int rc = attr_proc_tab_reserve(&k->procs_next, n, a->nzone);
@@ -142,7 +149,11 @@ static int kepler_reserve(wc_attrib *a, size_t n, size_t cont_bytes, size_t pod_
     if (!rc)
         rc = attr_str_tab_reserve(&k->pod_next, n, a->nzone, pod_bytes);
     if (!rc)
+        rc = attr_str_tab_reserve(&k->vm_next, n, a->nzone, vm_bytes);
+    if (!rc)
         rc = attr_proc_tab_reserve(&k->cache_next, n, 0);
+    if (!rc)
+        rc = attr_term_reserve(a);
     return rc;
 }
 
@@ -158,6 +169,9 @@ static void kepler_free(wc_attrib *a)
     attr_str_tab_free(&k->cont_next);
     attr_str_tab_free(&k->pod);
     attr_str_tab_free(&k->pod_next);
+    attr_str_tab_free(&k->vm);
+    attr_str_tab_free(&k->vm_next);
+    attr_term_free(a);
 }
 
 const attr_state_ops attr_kepler_state = {kepler_layout, kepler_release, kepler_reserve,
@@ -319,17 +333,39 @@ static int kepler_read_aggregated(wc_attrib *a, const wc_attr_tick_in *t, size_t
     return 0;
 }
 
+/* Zone z read as a power gauge (node.go, v0.11.4 and main: range 0 and
+ * reading 0): Power(), summed over its sockets as AggregatedZone.Power();
+ * a socket that is no gauge (RAPL has no Power()) or unreadable fails it.
+ * Returns 0 with k->read_uw[z] set, or -1. */
+static int kepler_read_power(wc_attrib *a, const wc_attr_tick_in *t, size_t z)
+{
+    double total = 0;
+    for (size_t j = 0; j < a->zone_nsock[z]; j++) {
+        const wc_attr_zone_in *in = &t->zones[a->zone_sock[z][j]];
+        if (!in->ok || !in->gauge)
+            return -1;
+        total += in->power_uw;
+    }
+    a->k.read_uw[z] = total;
+    return 0;
+}
+
 /* Reads every zone as Kepler's node step does (all of them, even after one
- * failed). A zone fails when a socket is unreadable, or when Kepler would
- * take it for a power gauge (range 0 and reading 0, node.go) and RAPL has no
- * Power(). Failed zones get WC_AF_ZONE_MISSING; returns how many failed. */
+ * failed). A zone fails when a socket is unreadable, or when Kepler takes it
+ * for a power gauge (range 0 and reading 0; from v0.11.4, node.go) and it has
+ * no Power() (RAPL). Before v0.11.4 (kepler-0.10) there is no such test and
+ * no hwmon meter: a gauge zone always fails. Failed zones get
+ * WC_AF_ZONE_MISSING; returns how many failed. */
 static size_t kepler_read_zones(wc_attrib *a, const wc_attr_tick_in *t)
 {
     kepler_state *k = &a->k;
     size_t failed = 0;
     for (size_t z = 0; z < a->nzone; z++) {
         int rc;
-        if (a->zone_nsock[z] == 1) {
+        k->read_uw[z] = NAN;
+        if (t->zones[a->zone_sock[z][0]].gauge) {
+            rc = k->zone_types ? kepler_read_power(a, t, z) : -1;
+        } else if (a->zone_nsock[z] == 1) {
             const wc_attr_zone_in *in = &t->zones[a->zone_sock[z][0]];
             rc = in->ok ? 0 : -1;
             if (!rc)
@@ -337,7 +373,8 @@ static size_t kepler_read_zones(wc_attrib *a, const wc_attr_tick_in *t)
         } else {
             rc = kepler_read_aggregated(a, t, z);
         }
-        if (!rc && !(k->max_uj[z] > 0 || k->read_uj[z] > 0))
+        if (!rc && isnan(k->read_uw[z]) && k->zone_types &&
+            !(k->max_uj[z] > 0 || k->read_uj[z] > 0))
             rc = -1;
         if (rc) {
             a->zflags[z] |= WC_AF_ZONE_MISSING;
@@ -349,12 +386,17 @@ static size_t kepler_read_zones(wc_attrib *a, const wc_attr_tick_in *t)
 
 /* Kepler's firstNodeRead (node.go): totals start at the counter, active at
  * trunc(E × r) with the informer's current ratio (0: never refreshed), all
- * powers 0. */
+ * powers 0; a power gauge starts at 0 J with its power the reading. */
 static void kepler_node_first(wc_attrib *a, double ratio)
 {
     kepler_state *k = &a->k;
     for (size_t z = 0; z < a->nzone; z++) {
         wc_attr_node_out *n = &a->node[z];
+        int gauge = !isnan(k->read_uw[z]);
+        if (gauge) { /* a power zone starts at 0 J, its power the reading */
+            k->read_uj[z] = 0;
+            n->power_uw = k->read_uw[z];
+        }
         uint64_t e = k->read_uj[z], act = go_f64_to_u64((double)e * ratio);
         n->flags = a->zflags[z] | k->pending[z] | WC_AF_FIRST | kepler_ratio_flag(ratio);
         k->pending[z] = 0;
@@ -365,8 +407,10 @@ static void kepler_node_first(wc_attrib *a, double ratio)
     }
 }
 
-/* Kepler's calculateNodePower (node.go) for one energy zone: ΔE with the
- * any-decrease-is-a-wrap rule, P = ΔE/Δt, activeE = uint64(ΔE × r). Flags the
+/* Kepler's calculateNodePower (node.go) for one zone: an energy zone's ΔE
+ * with the any-decrease-is-a-wrap rule and P = ΔE/Δt, a power zone's P its
+ * reading and ΔE = uint64(P × Δt) added to its running counter; then
+ * activeE = uint64(ΔE × r). Flags the
  * zone SKIPPED|TOTALS_RESET when the process pass will skip it, RATIO_RANGE
  * when r is outside [0,1]. */
 static void kepler_node_zone(wc_attrib *a, size_t z, double ratio, double dt_s)
@@ -377,10 +421,16 @@ static void kepler_node_zone(wc_attrib *a, size_t z, double ratio, double dt_s)
     k->pending[z] = 0;
     n->ratio = ratio;
     n->interval_s = dt_s;
+    if (!isnan(k->read_uw[z])) { /* a power gauge: ΔE = uint64(P × Δt), counter += ΔE */
+        n->delta_uj = go_f64_to_u64(k->read_uw[z] * dt_s);
+        k->read_uj[z] = k->snap_counter_uj[z] + n->delta_uj;
+        n->power_uw = k->read_uw[z];
+    } else {
+        n->delta_uj = kepler_energy_delta(k->read_uj[z], k->snap_counter_uj[z], k->max_uj[z],
+                                          &n->flags);
+        n->power_uw = (double)n->delta_uj / dt_s;
+    }
     n->counter_uj = k->read_uj[z];
-    n->delta_uj = kepler_energy_delta(k->read_uj[z], k->snap_counter_uj[z], k->max_uj[z],
-                                      &n->flags);
-    n->power_uw = (double)n->delta_uj / dt_s;
     n->active_uj = go_f64_to_u64((double)n->delta_uj * ratio);
     n->idle_uj = n->delta_uj - n->active_uj;
     n->active_uw = n->power_uw * ratio;
@@ -431,7 +481,8 @@ static size_t kepler_rows_of(wc_attrib *a, size_t r, wc_attr_level level, size_t
     return end;
 }
 
-/* Processes, containers, pods — each from the node independently (§4.2). */
+/* Processes, containers, pods, VMs — each from the node independently (§4.2,
+ * monitor/vm.go). */
 static size_t kepler_rows(wc_attrib *a, const wc_attr_tick_in *t, int first)
 {
     kepler_state *k = &a->k;
@@ -454,6 +505,13 @@ static size_t kepler_rows(wc_attrib *a, const wc_attr_tick_in *t, int first)
         r = kepler_rows_of(a, r, WC_LEVEL_POD, s->cfirst[c0], key, s->pd_s[p], s->podflags[p],
                            attr_str_prev(&k->pod, key, nz), first);
     }
+    for (size_t v = 0; v < s->nvm; v++) { /* updateVMCache: the last process's Δ, assigned */
+        size_t last = s->vlast[v];
+        const char *key = s->vkey[last];
+        r = kepler_rows_of(a, r, WC_LEVEL_VM, s->vfirst[v], key, s->d_s[last],
+                           s->pflags[last] & WC_AF_LIFETIME_DELTA, attr_str_prev(&k->vm, key, nz),
+                           first);
+    }
     return r;
 }
 
@@ -470,6 +528,7 @@ static void kepler_commit(wc_attrib *a, const wc_attr_tick_in *t)
     }
     attr_commit_tables(a, t, &k->procs, &k->procs_next, &k->cont, &k->cont_next, &k->pod,
                   &k->pod_next);
+    attr_commit_vms(a, t, &k->vm, &k->vm_next);
 }
 
 /* A failed refresh (monitor.go): the new snapshot is discarded, the previous
@@ -492,10 +551,12 @@ static void kepler_failed(wc_attrib *a, int cpu_failed, wc_attr_out *out)
 
 /* One Kepler refresh in the model's order (monitor.go calculatePower,
  * firstReading; kepler-model.md §1.2): head_order for main after 81477124,
- * else the released v0.10.0–v0.11.4 order. */
-static void kepler_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out, int head_order)
+ * else the released v0.10.0–v0.11.4 order; zone_types from v0.11.4 (§2.6). */
+static void kepler_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out, int head_order,
+                        int zone_types)
 {
     kepler_state *k = &a->k;
+    k->zone_types = zone_types;
     int first = !k->have_snap, zones_failed = 0, cpu_failed = 0;
     double ratio = k->ratio;
     if (head_order && !first) {
@@ -517,6 +578,7 @@ static void kepler_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out
         return;
     }
     kepler_group(a, t->nprocs);
+    attr_group_vms(a, t);
     if (first) {
         kepler_node_first(a, ratio);
     } else {
@@ -526,17 +588,24 @@ static void kepler_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out
     }
     out->nwork = kepler_rows(a, t, first);
     kepler_commit(a, t);
+    if (!first) /* calculate*Power (not the first read) feed the trackers */
+        attr_term_collect(a, out);
     out->flags = first ? WC_AF_FIRST : 0u;
     out->cpu_delta_sum_s = k->d_sum_s;
     out->node_busy_s = k->busy_s;
 }
 
+void attr_kepler_010_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out)
+{
+    kepler_step(a, t, out, 0, 0);
+}
+
 void attr_kepler_011_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out)
 {
-    kepler_step(a, t, out, 0);
+    kepler_step(a, t, out, 0, 1);
 }
 
 void attr_kepler_head_step(wc_attrib *a, const wc_attr_tick_in *t, wc_attr_out *out)
 {
-    kepler_step(a, t, out, 1);
+    kepler_step(a, t, out, 1, 1);
 }

@@ -12,18 +12,27 @@
 
 #include "collector/model/attr_internal.h"
 
-/* In wc_model order. */
+/* In wc_model order. A model renamed keeps its old name (old_name): runs
+ * that stored it still read, and --model accepts it. */
 static const attr_model MODELS[] = {
-    {WC_MODEL_KEPLER_011, "kepler-0.11", attr_kepler_011_step, &attr_kepler_state,
-     "Kepler v0.10.0-v0.11.4: node split with the previous interval's usage ratio",
-     "Kepler v0.10.0 – v0.11.4 (released ordering; reference model kepler-0.11)"},
-    {WC_MODEL_KEPLER_HEAD, "kepler-head", attr_kepler_head_step, &attr_kepler_state,
-     "Kepler main after 81477124: usage ratio and CPU deltas over the same interval",
-     "Kepler main after commit 81477124 (reference model kepler-head)"},
-    {WC_MODEL_IDEAL, "ideal", attr_ideal_step, &attr_ideal_state,
+    {WC_MODEL_KEPLER_011, "kepler-0.11", NULL, attr_kepler_011_step, &attr_kepler_state,
+     "Kepler v0.11.4: node split with the previous interval's usage ratio; hwmon power gauges",
+     "Kepler v0.11.4 (released ordering of v0.10.0 – v0.11.4; reference model kepler-0.11)",
+     WC_VM_SINCE_0114},
+    {WC_MODEL_KEPLER_MAIN, "kepler-main", "kepler-head", attr_kepler_head_step,
+     &attr_kepler_state,
+     "Kepler main after 81477124 (followed to 13944a69): ratio and CPU deltas over one interval",
+     "Kepler main after commit 81477124, as of 13944a69 (reference model kepler-main, "
+     "formerly kepler-head)",
+     WC_VM_SINCE_MAIN},
+    {WC_MODEL_IDEAL, "ideal", NULL, attr_ideal_step, &attr_ideal_state,
      "wattcal's corrected model: (pid, starttime) identity, no lifetime first delta, "
      "sane counter rule, containers and pods summed from their processes",
-     "no exporter: wattcal's corrected model (ideal), the yardstick for the exporter's"},
+     "no exporter: wattcal's corrected model (ideal), the yardstick for the exporter's",
+     WC_VM_SINCE_MAIN},
+    {WC_MODEL_KEPLER_010, "kepler-0.10", NULL, attr_kepler_010_step, &attr_kepler_state,
+     "Kepler v0.10.0-v0.11.3: as kepler-0.11 without the zone-type test (RAPL only)",
+     "Kepler v0.10.0 – v0.11.3 (reference model kepler-0.10)", WC_VM_SINCE_0110},
 };
 
 #define NMODELS (sizeof MODELS / sizeof MODELS[0])
@@ -59,10 +68,17 @@ size_t wc_model_count(void)
     return NMODELS;
 }
 
+const char *wc_model_old_name(wc_model m)
+{
+    const attr_model *def = attr_model_find(m);
+    return def ? def->old_name : NULL;
+}
+
 int wc_model_parse(const char *name, wc_model *out)
 {
     for (size_t i = 0; name && i < NMODELS; i++) {
-        if (strcmp(name, MODELS[i].name) == 0) {
+        if (strcmp(name, MODELS[i].name) == 0 ||
+            (MODELS[i].old_name && strcmp(name, MODELS[i].old_name) == 0)) {
             *out = MODELS[i].id;
             return 0;
         }

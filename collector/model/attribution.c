@@ -8,7 +8,8 @@
  * (collector/model/replay.c) hand one wc_attr_tick_in per tick to wc_attrib_step —
  * raw per-socket zone counters, the cumulative /proc/stat cpu line, every
  * process's cumulative CPU ticks — and store what it returns. The models
- * themselves live beside this file: attr_kepler.c (kepler-0.11, kepler-head:
+ * themselves live beside this file: attr_kepler.c (kepler-0.10, kepler-0.11,
+ * kepler-main, and their terminated trackers in attr_terminated.c:
  * Kepler's code paths replayed float64 for float64, kepler-model.md §1.2,
  * §2.3, §3.1–3.5, §4, §5), attr_ideal.c (wattcal's corrected model,
  * kepler-model.md §5.4), and the table naming them, attr_models.c; what they
@@ -68,6 +69,7 @@ int attr_proc_tab_reserve(proc_tab *t, size_t n, size_t nz)
         return -ENOMEM;
     GROW_OR_FAIL(t->rec, n);
     GROW_OR_FAIL(t->tot_uj, ntot);
+    GROW_OR_FAIL(t->pw_uw, ntot);
     t->cap = n;
     return 0;
 }
@@ -76,6 +78,7 @@ void attr_proc_tab_free(proc_tab *t)
 {
     free(t->rec);
     free(t->tot_uj);
+    free(t->pw_uw);
 }
 
 /* Index of pid (and start when by_start) or NPOS; binary search. */
@@ -105,6 +108,7 @@ int attr_str_tab_reserve(str_tab *t, size_t n, size_t nz, size_t pool_bytes)
             return -ENOMEM;
         GROW_OR_FAIL(t->off, n);
         GROW_OR_FAIL(t->tot_uj, ntot);
+        GROW_OR_FAIL(t->pw_uw, ntot);
         t->cap = n;
     }
     if (pool_bytes > t->pool_cap || !t->pool) {
@@ -118,12 +122,18 @@ void attr_str_tab_free(str_tab *t)
 {
     free(t->off);
     free(t->tot_uj);
+    free(t->pw_uw);
     free(t->pool);
 }
 
 static const char *str_tab_key(const str_tab *t, size_t i)
 {
     return t->pool + t->off[i];
+}
+
+const char *attr_str_key(const str_tab *t, size_t i)
+{
+    return str_tab_key(t, i);
 }
 
 /* Appends a key (callers push in strcmp order; capacity was reserved). */
@@ -191,8 +201,24 @@ wc_attrib *wc_attrib_new(wc_model model)
     if (a) {
         a->model = model;
         a->def = def;
+        a->max_terminated = WC_KEPLER_MAX_TERMINATED;
+        a->min_terminated_uj = WC_KEPLER_MIN_TERMINATED_UJ;
     }
     return a;
+}
+
+void wc_attrib_set_terminated(wc_attrib *a, int max_terminated, uint64_t min_energy_uj)
+{
+    if (a) {
+        a->max_terminated = max_terminated;
+        a->min_terminated_uj = min_energy_uj;
+    }
+}
+
+void wc_attrib_set_ceiling(wc_attrib *a, double watts)
+{
+    if (a)
+        a->ceiling_watts = watts > 0 ? watts : 0.0;
 }
 
 static void scratch_free(scratch *s)
@@ -200,7 +226,8 @@ static void scratch_free(scratch *s)
     void *p[] = {s->pk,    s->ord,     s->d_s,     s->d_ticks, s->pflags,  (void *)s->ckey,
                  (void *)s->pkey, s->kidx, s->prov, s->map,     s->cgrp,    s->cfirst,
                  s->csorted, s->cd_s,   s->cflags,  (void *)s->cpod, s->pgrp, s->pfirst,
-                 s->psorted, s->pd_s,   s->podflags, s->g_ticks};
+                 s->psorted, s->pd_s,   s->podflags, s->g_ticks, (void *)s->vkey, s->vgrp,
+                 s->vfirst, s->vsorted, s->vlast};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         free(p[i]);
 }
@@ -356,15 +383,20 @@ static int scratch_reserve(scratch *s, size_t n)
     GROW_OR_FAIL(s->pd_s, n);
     GROW_OR_FAIL(s->podflags, n);
     GROW_OR_FAIL(s->g_ticks, n);
+    GROW_OR_FAIL(s->vkey, n);
+    GROW_OR_FAIL(s->vgrp, n);
+    GROW_OR_FAIL(s->vfirst, n);
+    GROW_OR_FAIL(s->vsorted, n);
+    GROW_OR_FAIL(s->vlast, n);
     s->cap = n;
     return 0;
 }
 
-/* Rows: at most (processes + containers + pods) × zones = 3n × zones. */
+/* Rows: at most (processes + containers + pods + VMs) × zones = 4n × zones. */
 static int work_reserve(wc_attrib *a, size_t n)
 {
     size_t rows;
-    if (mul_size(n, 3, &rows) || mul_size(rows, a->nzone, &rows))
+    if (mul_size(n, 4, &rows) || mul_size(rows, a->nzone, &rows))
         return -ENOMEM;
     if (rows <= a->work_cap && a->work)
         return 0;
@@ -377,12 +409,13 @@ static int work_reserve(wc_attrib *a, size_t n)
  * cache), sized for this tick's processes and their keys. */
 static int tables_reserve(wc_attrib *a, const wc_attr_tick_in *t)
 {
-    size_t n = t->nprocs, cbytes = 1, pbytes = 1;
+    size_t n = t->nprocs, cbytes = 1, pbytes = 1, vbytes = 1;
     for (size_t i = 0; i < n; i++) {
         cbytes += strlen(str_or_empty(t->procs[i].container_id)) + 1;
         pbytes += strlen(str_or_empty(t->procs[i].pod_uid)) + 1;
+        vbytes += strlen(str_or_empty(t->procs[i].vm_id)) + 1;
     }
-    return a->def->state->reserve(a, n, cbytes, pbytes);
+    return a->def->state->reserve(a, n, cbytes, pbytes, vbytes);
 }
 
 static int cmp_pid_idx(const void *pa, const void *pb)
@@ -489,6 +522,24 @@ void attr_group_containers(scratch *s, size_t n)
     s->ncont = attr_group_by_key(s, s->ckey, n, s->cgrp, s->cfirst, s->csorted);
 }
 
+/* VMs: every process the model sees as one (vm_since set and at most the
+ * model's release, no container: Kepler tests the container first), keyed by
+ * vm_id; s->vlast[g] is the VM's last process in input (scan) order. */
+void attr_group_vms(wc_attrib *a, const wc_attr_tick_in *t)
+{
+    scratch *s = &a->s;
+    wc_vm_since upto = a->def->vm_upto;
+    for (size_t i = 0; i < t->nprocs; i++) {
+        const wc_attr_proc_in *p = &t->procs[i];
+        int vm = p->vm_since != WC_VM_NONE && p->vm_since <= upto && !s->ckey[i][0];
+        s->vkey[i] = vm ? str_or_empty(p->vm_id) : "";
+    }
+    s->nvm = attr_group_by_key(s, s->vkey, t->nprocs, s->vgrp, s->vfirst, s->vsorted);
+    for (size_t i = 0; i < t->nprocs; i++)
+        if (s->vgrp[i] != NPOS)
+            s->vlast[s->vgrp[i]] = i;
+}
+
 /* ---- output helpers -------------------------------------------------------- */
 
 /* Clears the numbers of every node output (names stay). */
@@ -566,8 +617,10 @@ static void commit_str(str_tab *next, const wc_attr_work_out *rows, const size_t
     for (size_t j = 0; j < ng; j++) {
         const wc_attr_work_out *w = rows + sorted[j] * nz;
         size_t k = str_tab_push(next, w->key);
-        for (size_t z = 0; z < nz; z++)
+        for (size_t z = 0; z < nz; z++) {
             next->tot_uj[k * nz + z] = w[z].total_uj;
+            next->pw_uw[k * nz + z] = w[z].power_uw;
+        }
     }
 }
 
@@ -582,8 +635,10 @@ void attr_commit_tables(wc_attrib *a, const wc_attr_tick_in *t, proc_tab *procs,
         size_t i = s->ord[j];
         const wc_attr_proc_in *p = &t->procs[i];
         pnext->rec[j] = (proc_rec){p->pid, p->starttime, p->cpu_ticks, 0.0};
-        for (size_t z = 0; z < nz; z++)
+        for (size_t z = 0; z < nz; z++) {
             pnext->tot_uj[j * nz + z] = a->work[i * nz + z].total_uj;
+            pnext->pw_uw[j * nz + z] = a->work[i * nz + z].power_uw;
+        }
     }
     pnext->n = n;
     attr_proc_tab_swap(procs, pnext);
@@ -591,6 +646,15 @@ void attr_commit_tables(wc_attrib *a, const wc_attr_tick_in *t, proc_tab *procs,
     str_tab_swap(cont, cnext);
     commit_str(dnext, a->work + (n + s->ncont) * nz, s->psorted, s->npod, nz);
     str_tab_swap(pod, dnext);
+}
+
+/* The tick's VMs (rows after the pods) become the previous snapshot. */
+void attr_commit_vms(wc_attrib *a, const wc_attr_tick_in *t, str_tab *vm, str_tab *vnext)
+{
+    const scratch *s = &a->s;
+    size_t nz = a->nzone, base = t->nprocs + s->ncont + s->npod;
+    commit_str(vnext, a->work + base * nz, s->vsorted, s->nvm, nz);
+    str_tab_swap(vm, vnext);
 }
 
 /* ---- public step --------------------------------------------------------------- */

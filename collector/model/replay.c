@@ -14,6 +14,9 @@ int wc_replay_run(wc_model model, const wc_replay_source *src, const wc_replay_s
     wc_attrib *a = wc_attrib_new(model);
     if (!a)
         return wc_error_set(err, -ENOMEM, "out of memory");
+    wc_attrib_set_ceiling(a, src->ceiling_watts);
+    if (src->kepler)
+        wc_kepler_config_apply(src->kepler, a);
     int rc = 0;
     wc_replay_tick t;
     while (!rc && (rc = src->next(src->ctx, &t, err)) == 1) {

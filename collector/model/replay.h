@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "collector/model/attribution.h"
+#include "collector/model/kepler_config.h"
 #include "common/wc_error.h"
 
 /* One recorded tick, as a source hands it over. */
@@ -27,10 +28,16 @@ typedef struct wc_replay_tick {
 } wc_replay_tick;
 
 /* Where ticks come from. next fills *t with the next tick in recording order
- * and returns 1, returns 0 after the last, or a negative errno with err. */
+ * and returns 1, returns 0 after the last, or a negative errno with err.
+ * ceiling_watts is the counter ceiling per zone the run was recorded with
+ * (its stored --ceiling-watts; <= 0 = the default), handed to the engine
+ * (wc_attrib_set_ceiling). */
 typedef struct wc_replay_source {
     void *ctx;
     int (*next)(void *ctx, wc_replay_tick *t, wc_error *err);
+    double ceiling_watts;
+    const wc_kepler_config *kepler; /* the deployment's config (--kepler-config), NULL =
+                                       Kepler's defaults: the terminated trackers */
 } wc_replay_source;
 
 /* Where each tick's attribution goes. put returns 0 or a negative errno with

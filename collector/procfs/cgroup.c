@@ -55,6 +55,7 @@ static const cg_rule cg_rules[] = {
 
 #define CG_ID_LEN 64
 #define CG_UID_LEN 36
+#define CG_HASH_UID_LEN 32 /* a static/mirror pod's UID: its config hash, 32 hex */
 #define CG_MAX_COMPONENTS 256
 
 /* A slice of the input text. */
@@ -91,6 +92,15 @@ static int hex_id_at(const char *s, size_t n)
         if (!is_hex(s[i]))
             return 0;
     return n == CG_ID_LEN || !is_hex(s[CG_ID_LEN]);
+}
+
+/* Number of hex digits at the start of [s, s+n). */
+static size_t hex_run(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && is_hex(s[i]))
+        i++;
+    return i;
 }
 
 static int span_eq(cg_span a, const char *lit)
@@ -134,10 +144,30 @@ static int uid_at(const char *s, size_t n, char sep)
     return 1;
 }
 
-/* "pod<uid>" exactly (cgroupfs form). */
+/* Length of the pod UID at s (n bytes available) that `end` must follow
+ * (NULL: the end of the component): CG_UID_LEN for a UUID with `sep`
+ * separators, CG_HASH_UID_LEN for the 32 hex digits of a static or mirror
+ * pod (the kubelet names those by their config hash, without dashes); 0 when
+ * neither. */
+static size_t pod_uid_len(const char *s, size_t n, char sep, const char *end)
+{
+    size_t len = 0;
+    if (uid_at(s, n, sep))
+        len = CG_UID_LEN;
+    else if (n >= CG_HASH_UID_LEN && hex_run(s, n) == CG_HASH_UID_LEN)
+        len = CG_HASH_UID_LEN;
+    if (!len)
+        return 0;
+    cg_span rest = {s + len, n - len};
+    if (end ? !span_starts(rest, end) : rest.n != 0)
+        return 0;
+    return len;
+}
+
+/* "pod<uid>" exactly (cgroupfs form; <uid> a UUID or a static pod's hash). */
 static int is_pod_dir(cg_span c)
 {
-    return c.n == 3 + CG_UID_LEN && span_starts(c, "pod") && uid_at(c.s + 3, c.n - 3, '-');
+    return c.n > 3 && span_starts(c, "pod") && pod_uid_len(c.s + 3, c.n - 3, '-', NULL) != 0;
 }
 
 static int is_qos_dir(cg_span c)
@@ -243,18 +273,21 @@ static int match_path(const cg_path *p, cg_match *best)
 }
 
 /* Offset of "pod<uid>" inside a systemd slice component ("...-pod<uid>.slice",
- * '_' separators) or a cgroupfs "pod<uid>" dir; -1 when absent. */
-static long find_pod_in(cg_span c, char *sep)
+ * '_' separators) or a cgroupfs "pod<uid>" dir; -1 when absent. *uid_len gets
+ * the UID's length (a UUID, or a static pod's 32-hex hash). */
+static long find_pod_in(cg_span c, char *sep, size_t *uid_len)
 {
     if (is_pod_dir(c)) {
         *sep = '-';
+        *uid_len = c.n - 3;
         return 0;
     }
     for (long at = span_find(c, "-pod", 0); at >= 0; at = span_find(c, "-pod", (size_t)at + 1)) {
         size_t u = (size_t)at + 4;
-        cg_span rest = {c.s + u + CG_UID_LEN, c.n >= u + CG_UID_LEN ? c.n - u - CG_UID_LEN : 0};
-        if (uid_at(c.s + u, c.n - u, '_') && span_starts(rest, ".slice")) {
+        size_t len = pod_uid_len(c.s + u, c.n - u, '_', ".slice");
+        if (len) {
             *sep = '_';
+            *uid_len = len;
             return (long)u - 3;
         }
     }
@@ -300,10 +333,11 @@ static int find_pod(const cg_path *p, size_t upto, wc_cgroup_info *out)
         if (k >= p->ncomp)
             continue;
         char sep = '-';
-        long off = find_pod_in(p->comp[k], &sep);
+        size_t len = 0;
+        long off = find_pod_in(p->comp[k], &sep, &len);
         if (off < 0 || !has_kubepods(p, k + 1))
             continue;
-        copy_lower(out->pod_uid, p->comp[k].s + off + 3, CG_UID_LEN);
+        copy_lower(out->pod_uid, p->comp[k].s + off + 3, len);
         for (char *q = out->pod_uid; *q; q++)
             if (*q == '_')
                 *q = '-';

@@ -9,7 +9,8 @@
  * "slice:cri-containerd:<id>"), cri-o (crio-<id>.scope; crio-conmon-<id> is
  * the runtime monitor, not a container), podman (libpod-<id>.scope[/container];
  * libpod-conmon-<id> is its monitor), kubepods cgroupfs with and without a QoS
- * dir. Pod UIDs in systemd slice names use '_' for '-' and are converted back.
+ * dir. Pod UIDs in systemd slice names use '_' for '-' and are converted back;
+ * a static pod's UID is its 32-hex config hash (pixie-io/pixie#399), kept as is.
  */
 #ifndef WC_CGROUP_H
 #define WC_CGROUP_H
@@ -24,7 +25,9 @@ typedef struct wc_cgroup_info {
                              * kubepods cgroupfs leaves without a runtime prefix
                              * (/kubepods/[qos/]pod<uid>/<64hex>), whose ids are still filled */
     char container_id[65];  /* 64 lowercase hex, or "" when not a container */
-    char pod_uid[37];       /* 8-4-4-4-12 with '-', or "" */
+    char pod_uid[37];       /* 8-4-4-4-12 with '-'; or, for a static or mirror pod, the 32
+                             * lowercase hex of the kubelet's config hash (its slice has no
+                             * dashes to restore); or "" */
     char qos[16];           /* "guaranteed" (kubepods path without a QoS dir/slice), "burstable",
                              * "besteffort"; "" when there is no pod */
     int is_runtime_monitor; /* 1 for conmon (crio-conmon-/libpod-conmon-): container_id names the container it monitors */

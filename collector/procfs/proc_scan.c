@@ -323,6 +323,10 @@ static scan_entry *new_entry(wc_proc_scanner *s, int32_t pid, const wc_pidstat *
     memcpy(e->id.comm, ps->comm, sizeof e->id.comm);
     read_exe(s, pid, e->id.exe, sizeof e->id.exe);
     read_cgroup(s, &e->id, snap);
+    wc_error ve = {{0}};
+    int vrc = wc_vm_read(s->root, pid, &e->id.vm, &ve);
+    if (vrc && !is_vanished(-vrc))
+        count_error(snap, &ve);
     e->seen_gen = s->gen;
     return e;
 }

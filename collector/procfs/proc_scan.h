@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "collector/procfs/cgroup.h"
+#include "collector/procfs/cmdline.h"
 #include "common/wc_error.h"
 
 /* What is known of one process for its whole life; read once when first seen.
@@ -39,6 +40,8 @@ typedef struct wc_proc_identity {
                              * (truncated to 255 bytes) */
     wc_cgroup_info cgroup;  /* container/pod/runtime; empty ids for host processes, and when the
                              * process exited before its cgroup file was read */
+    wc_vm_info vm;          /* the VM of a hypervisor process, from its cmdline read at birth
+                             * (cmdline.h); since WC_VM_NONE for any other */
     int64_t store_id;       /* free for the consumer (the SQLite row id); -1 initially */
 } wc_proc_identity;
 

@@ -70,9 +70,10 @@ static int check_url(wc_prom *p, const char *url, wc_error *err)
                             "PROMETHEUS_USER with --prometheus-password-file or "
                             "PROMETHEUS_PASSWORD, or a bearer token file");
     if (auth == 0 || strpbrk(rest, "?# \t\r\n"))
-        return wc_error_set(err, -EINVAL,
-                            "--prometheus %.200s: expected http[s]://HOST[:PORT][/PATH] "
-                            "without a query or fragment", url);
+        return wc_error_set(err, -EINVAL, /* shown up to the query: it may hold a token */
+                            "--prometheus %.*s: expected http[s]://HOST[:PORT][/PATH] "
+                            "without a query or fragment", (int)strcspn(url, "?# \t\r\n"),
+                            url);
     size_t host = rest[0] == '[' ? strcspn(rest, "]") + 1 : strcspn(rest, ":/");
     p->loopback = is_loopback(rest, host);
     if (strlen(url) >= sizeof p->base)
@@ -85,15 +86,11 @@ static int check_url(wc_prom *p, const char *url, wc_error *err)
     return 0;
 }
 
-/* The first line of a secret file (option names it in errors). */
+/* The secret of a file (wc_read_secret; option names it in errors). */
 static int secret_from_file(wc_prom *p, const char *opt, const char *file, wc_error *err)
 {
-    int rc = wc_read_line(file, p->secret, sizeof p->secret, err);
-    if (rc)
-        return wc_error_prefix(err, rc, "%s: ", opt);
-    if (!p->secret[0])
-        return wc_error_set(err, -EINVAL, "%s %s: empty first line (no secret)", opt, file);
-    return 0;
+    int rc = wc_read_secret(file, p->secret, sizeof p->secret, err);
+    return rc ? wc_error_prefix(err, rc, "%s: ", opt) : 0;
 }
 
 static int secret_from_env(wc_prom *p, const char *name, wc_error *err)
@@ -439,7 +436,7 @@ int wc_prom_query_range(wc_prom *p, const char *query, const wc_prom_range *r, w
         describe_range(p, query, from, to, r->step_ms, what, sizeof what);
         int rc = range_params(p, query, from, to, r->step_ms, &params);
         rc = rc ? wc_error_set(err, rc, "%s: out of memory", what)
-                : request(p, "/api/v1/query_range", params, WC_PROM_RESULT, what, cb, ctx, err);
+                : request(p, "/api/v1/query_range", params, WC_PROM_MATRIX, what, cb, ctx, err);
         free(params);
         if (rc)
             return rc;

@@ -46,9 +46,9 @@
 /* Where and how to connect. Strings are borrowed for wc_prom_open only. */
 typedef struct wc_prom_config {
     const char *url;            /* http[s]://host[:port][/prefix]: no user:password@, no ?query */
-    const char *token_file;     /* bearer token: first line of this file */
+    const char *token_file;     /* bearer token: this file's one line (wc_read_secret) */
     const char *user;           /* basic auth user; NULL: PROMETHEUS_USER */
-    const char *password_file;  /* basic auth password: first line of this file */
+    const char *password_file;  /* basic auth password: this file's one line */
     int insecure;               /* 1: do not verify the server's TLS certificate */
     int64_t connect_timeout_ns; /* 0: WC_PROM_DEFAULT_CONNECT_TIMEOUT_NS */
     int64_t timeout_ns;         /* one whole request; 0: WC_PROM_DEFAULT_TIMEOUT_NS */
@@ -151,14 +151,20 @@ int wc_prom_label_values(wc_prom *p, const char *label, int64_t start_ms, int64_
 typedef enum wc_prom_answer {
     WC_PROM_RESULT = 0,  /* query, query_range: {"resultType", "result"} */
     WC_PROM_SERIES,      /* series: an array of label sets (series without points) */
-    WC_PROM_VALUES       /* label values: an array of strings, each handed as a series
+    WC_PROM_VALUES,      /* label values: an array of strings, each handed as a series
                             whose metric is the value (no labels, no points) */
+    WC_PROM_MATRIX       /* query_range: {"resultType": "matrix", "result"}; any other
+                            result type is refused */
 } wc_prom_answer;
 
 /* Parses one API answer (body of len bytes, HTTP status http_status) and
  * calls cb per series. what names the request in errors ("query_range
- * 'up' (1700000000 .. 1700000060, step 15s)"). Returns 0; -EPROTO for an
- * answer that is not the API's JSON; -EACCES for 401/403; -EINVAL for a
+ * 'up' (1700000000 .. 1700000060, step 15s)"). Answers Prometheus never
+ * gives are refused, before any series is handed over: two series with the
+ * same label set (they would merge into one), two samples of a series at the
+ * same instant or out of time order, a result type other than a matrix for
+ * WC_PROM_MATRIX. Returns 0; -EPROTO for an answer that is not the API's
+ * JSON or is one of those; -EACCES for 401/403; -EINVAL for a
  * "bad_data" error (the query); -EIO for the other error answers; -ENOMEM;
  * or cb's value. *warning (may be NULL, cap bytes) receives the first
  * warning of a successful answer. */

@@ -274,6 +274,12 @@ static int points_of(conv *c, const cJSON *item, wc_error *err)
         int rc = point_of(c, pair, &c->points[c->npoints], err);
         if (rc)
             return rc;
+        int64_t t = c->points[c->npoints].t_ms;
+        if (c->npoints && t <= c->points[c->npoints - 1].t_ms)
+            return wc_error_set(err, -EPROTO, "%s: a series has %s samples at %lld.%03lld s "
+                                "(Prometheus answers one per instant, in time order): refused",
+                                c->what, t == c->points[c->npoints - 1].t_ms ? "two" : "unordered",
+                                (long long)(t / 1000), (long long)(t % 1000));
         c->npoints++;
     }
     return 0;
@@ -295,14 +301,88 @@ static int deliver(conv *c, const cJSON *labels, const cJSON *item, wc_prom_cb c
     return cb(ctx, &s, err);
 }
 
-/* data of a query / query_range answer. */
-static int walk_result(conv *c, const cJSON *data, wc_prom_cb cb, void *ctx, wc_error *err)
+/* An item's label set as one string: name '\1' value '\1' ..., sorted by
+ * name (malloc'd; NULL on -ENOMEM). A non-object gives "". */
+static char *label_key(const cJSON *labels)
+{
+    size_t n = 0, cnt = 0, used = 0;
+    for (const cJSON *l = cJSON_IsObject(labels) ? labels->child : NULL; l; l = l->next, cnt++)
+        n += strlen(l->string ? l->string : "") +
+             strlen(cJSON_IsString(l) ? l->valuestring : "") + 2;
+    const cJSON **v = malloc((cnt ? cnt : 1) * sizeof *v);
+    char *key = malloc(n + 1);
+    if (!v || !key) {
+        free(v);
+        free(key);
+        return NULL;
+    }
+    size_t k = 0;
+    for (const cJSON *l = cJSON_IsObject(labels) ? labels->child : NULL; l; l = l->next)
+        v[k++] = l;
+    for (size_t i = 1; i < k; i++) /* insertion sort by name: label sets are small */
+        for (size_t j = i; j > 0 && strcmp(v[j - 1]->string ? v[j - 1]->string : "",
+                                           v[j]->string ? v[j]->string : "") > 0; j--) {
+            const cJSON *t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    for (size_t i = 0; i < k; i++)
+        used += (size_t)sprintf(key + used, "%s\1%s\1", v[i]->string ? v[i]->string : "",
+                                cJSON_IsString(v[i]) ? v[i]->valuestring : "");
+    key[used] = '\0';
+    free(v);
+    return key;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Refuses a result holding two series with one label set (Prometheus never
+ * answers so; stored, they would merge into one series). */
+static int unique_series(conv *c, const cJSON *result, wc_error *err)
+{
+    size_t n = (size_t)cJSON_GetArraySize(result), k = 0;
+    char **keys = calloc(n ? n : 1, sizeof *keys);
+    int rc = keys ? 0 : wc_error_set(err, -ENOMEM, "%s: out of memory", c->what);
+    for (const cJSON *it = result->child; it && !rc; it = it->next)
+        if (!(keys[k++] = label_key(cJSON_GetObjectItemCaseSensitive(it, "metric"))))
+            rc = wc_error_set(err, -ENOMEM, "%s: out of memory", c->what);
+    if (!rc)
+        qsort(keys, k, sizeof *keys, cmp_str);
+    for (size_t i = 1; i < k && !rc; i++)
+        if (strcmp(keys[i - 1], keys[i]) == 0) {
+            char shown[200];
+            snprintf(shown, sizeof shown, "%s", keys[i][0] ? keys[i] : "{} (none)");
+            int sep = 0;
+            for (char *q = shown; *q; q++)
+                if ((unsigned char)*q < 0x20)
+                    *q = sep++ % 2 ? ',' : '=';
+            size_t len = strlen(shown);
+            if (len && shown[len - 1] == ',')
+                shown[len - 1] = '\0';
+            rc = wc_error_set(err, -EPROTO, "%s: two series with the same labels %s in one "
+                              "answer (they would merge into one): refused", c->what, shown);
+        }
+    for (size_t i = 0; i < k; i++)
+        free(keys[i]);
+    free(keys);
+    return rc;
+}
+
+/* data of a query / query_range answer (matrix_only: query_range). */
+static int walk_result(conv *c, const cJSON *data, int matrix_only, wc_prom_cb cb, void *ctx,
+                       wc_error *err)
 {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(data, "resultType");
     const cJSON *result = cJSON_GetObjectItemCaseSensitive(data, "result");
     if (!cJSON_IsString(type) || !result)
         return wc_error_set(err, -EPROTO, "%s: the answer has no data.resultType/result",
                             c->what);
+    if (matrix_only && strcmp(type->valuestring, "matrix"))
+        return wc_error_set(err, -EPROTO, "%s: result type \"%.20s\" for a range query "
+                            "(expected a matrix): refused", c->what, type->valuestring);
     if (strcmp(type->valuestring, "scalar") == 0) { /* [time, "value"], no labels */
         if (grow((void **)&c->points, sizeof *c->points, 1, &c->pcap))
             return wc_error_set(err, -ENOMEM, "%s: out of memory", c->what);
@@ -315,6 +395,9 @@ static int walk_result(conv *c, const cJSON *data, wc_prom_cb cb, void *ctx, wc_
                             "vector of samples)", c->what, type->valuestring);
     if (!cJSON_IsArray(result))
         return wc_error_set(err, -EPROTO, "%s: data.result is not an array", c->what);
+    int rc0 = unique_series(c, result, err);
+    if (rc0)
+        return rc0;
     for (const cJSON *item = result->child; item; item = item->next) {
         int rc = deliver(c, cJSON_GetObjectItemCaseSensitive(item, "metric"), item, cb, ctx, err);
         if (rc)
@@ -413,8 +496,9 @@ int wc_prom_parse_answer(const char *body, size_t len, long http_status, wc_prom
         conv c = {.what = what};
         const cJSON *data = cJSON_GetObjectItemCaseSensitive(root, "data");
         first_warning(root, warning, cap);
-        rc = kind == WC_PROM_RESULT ? walk_result(&c, data, cb, ctx, err)
-                                    : walk_array(&c, data, kind, cb, ctx, err);
+        rc = kind == WC_PROM_RESULT || kind == WC_PROM_MATRIX
+                 ? walk_result(&c, data, kind == WC_PROM_MATRIX, cb, ctx, err)
+                 : walk_array(&c, data, kind, cb, ctx, err);
         free(c.labels);
         free(c.points);
     }

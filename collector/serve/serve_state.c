@@ -282,8 +282,9 @@ int64_t wc_serve_state_ticks(wc_serve_state *s, int64_t *last_mono_ns)
  * teach identities. */
 static void fold_exporter_value(wc_serve_state *s, serve_exporter *e, const wc_scrape_value *v)
 {
-    const wc_kep_fact *f = v->series->fact;
-    if (!f || f->device != WC_KEP_CPU)
+    wc_kep_fact fact;
+    const wc_kep_fact *f = &fact;
+    if (!wc_scrape_series_fact(v->series, &fact) || f->device != WC_KEP_CPU)
         return;
     if (f->level == WC_KEP_POD && f->key[0] && (f->name[0] || f->ns[0]))
         put_ident(s, f->key, f->name, f->ns, "exporter");

@@ -63,6 +63,21 @@ int wc_store_has_object(wc_store *st, const char *name)
     return found;
 }
 
+int wc_store_has_column(wc_store *st, const char *table, const char *column)
+{
+    sqlite3_stmt *s = NULL;
+    int found = -1;
+    if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &s,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 2, column, -1, SQLITE_STATIC);
+        int step = sqlite3_step(s);
+        found = step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0 : -1;
+    }
+    sqlite3_finalize(s);
+    return found;
+}
+
 void wc_store_col_text(sqlite3_stmt *s, int col, char *out, size_t cap)
 {
     const unsigned char *t = sqlite3_column_text(s, col);
@@ -101,10 +116,31 @@ int wc_store_grow(void **arr, size_t size, size_t n, size_t *cap, size_t first)
 static int read_user_version(wc_store *st, int *version, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
-        return wc_store_fail(st, err, "reading user_version");
-    *version = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+    int rc = sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL);
+    int step = rc == SQLITE_OK ? sqlite3_step(s) : rc;
+    *version = step == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
     sqlite3_finalize(s);
+    if ((step & 0xff) == SQLITE_BUSY || (step & 0xff) == SQLITE_LOCKED)
+        return wc_error_set(err, -EBUSY, "%s: the database is locked by another process (still "
+                            "busy after 5 s): wait for it to finish, or give another --db",
+                            st->path);
+    return rc == SQLITE_OK ? 0 : wc_store_fail(st, err, "reading user_version");
+}
+
+/* Refuses up front a path that is there but is no regular file: a directory
+ * (SQLite would say "disk I/O error"), a FIFO (reading it would block), a
+ * device or a socket. A missing file is left to SQLite (created or refused). */
+static int regular_or_missing(const char *path, wc_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return 0;
+    if (S_ISDIR(sb.st_mode))
+        return wc_error_set(err, -EISDIR, "%s: is a directory, not a run database file", path);
+    if (!S_ISREG(sb.st_mode))
+        return wc_error_set(err, -EINVAL, "%s: not a regular file (%s): refused, reading it "
+                            "could block", path, S_ISFIFO(sb.st_mode) ? "a FIFO"
+                            : S_ISSOCK(sb.st_mode) ? "a socket" : "a device");
     return 0;
 }
 
@@ -125,6 +161,10 @@ static int create_schema(wc_store *st, wc_error *err)
         rc = wc_store_exec(st, "BEGIN", err);
     if (!rc)
         rc = wc_store_exec(st, WC_SCHEMA_SQL, err);
+    if (!rc)
+        rc = wc_store_exec(st, WC_FIELD_REPORT_SQL, err);
+    if (!rc)
+        rc = wc_store_exec(st, WC_VM_SQL, err);
     if (!rc)
         rc = wc_store_exec(st, WC_CALIBRATION_SQL, err);
     if (!rc)
@@ -179,6 +219,8 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
         wc_error_set(err, -EINVAL, "--db: empty file name");
         return NULL;
     }
+    if (regular_or_missing(path, err))
+        return NULL;
     wc_store *st = calloc(1, sizeof *st);
     if (!st) {
         wc_error_set(err, -ENOMEM, "out of memory");
@@ -255,10 +297,38 @@ int wc_store_rollback(wc_store *st)
     return sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 
+/* Version 5's field-report columns (WC_FIELD_REPORT_SQL) on a version-3 or 4
+ * file being upgraded: each added only when absent, NULL in the old rows
+ * (readers take NULL as "not stored"). 0 or a negative errno. */
+static int add_field_report_columns(wc_store *st, wc_error *err)
+{
+    static const char *const cols[][3] = {{"run", "ceiling_watts", "REAL"},
+                                          {"zone", "die_count", "INTEGER"},
+                                          {"zone", "die_mirrored", "INTEGER"},
+                                          {"process", "vm_id", "TEXT"},
+                                          {"process", "vm_name", "TEXT"},
+                                          {"process", "hypervisor", "TEXT"},
+                                          {"process", "vm_since", "TEXT"}};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+        int has = wc_store_has_column(st, cols[i][0], cols[i][1]);
+        if (has < 0)
+            return wc_store_fail(st, err, "reading the columns of table run/zone");
+        char sql[128];
+        snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", cols[i][0], cols[i][1],
+                 cols[i][2]);
+        int rc = has ? 0 : wc_store_exec(st, sql, err);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int wc_store_ensure_calibration(wc_store *st, wc_error *err)
 {
     if (st->read_only)
         return wc_error_set(err, -EROFS, "%s: opened read-only", st->path);
+    /* a file gaining the calibration tables becomes version 5 whole: the
+     * exporter tables and the field-report columns come with them */
     char pragma[64];
     snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", WC_STORE_SCHEMA_VERSION);
     int rc = wc_store_exec(st, WC_CALIBRATION_SQL, err);
@@ -266,6 +336,8 @@ int wc_store_ensure_calibration(wc_store *st, wc_error *err)
         rc = wc_store_exec(st, WC_EXPORTER_SQL, err);
     if (!rc)
         rc = wc_store_exec(st, WC_CGROUP_CPU_SQL, err);
+    if (!rc) /* ... and the field-report columns (NULL: not stored) */
+        rc = add_field_report_columns(st, err);
     return rc ? rc : wc_store_exec(st, pragma, err);
 }
 

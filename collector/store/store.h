@@ -33,7 +33,9 @@
 
 #define WC_STORE_SCHEMA_VERSION 5
 /* Oldest schema still read: version 3 lacks the calibration tables, 3 and 4
- * the exporter tables (store_exporter.h: such runs have no exporter). */
+ * the exporter tables (store_exporter.h: such runs have no exporter) and
+ * the run's ceiling and the zones' die layout (readers check the columns).
+ * Calibrating a version-3 or 4 run makes it version 5 whole. */
 #define WC_STORE_SCHEMA_MIN_VERSION 3
 
 typedef struct wc_store wc_store;
@@ -49,8 +51,11 @@ typedef enum wc_store_mode {
 
 /* Opens a store. CREATE makes the schema and fails with -EEXIST when the file
  * already holds a run or any other SQLite data (never writes into another
- * application's database), -EINVAL for an empty path; WRITE and READ check
- * user_version. Returns NULL with err naming the file. */
+ * application's database), -EINVAL for an empty path or a path that is no
+ * regular file (a FIFO, device, socket: refused before any read, never a
+ * hang), -EISDIR for a directory; WRITE and READ check user_version (-EBUSY
+ * when another process holds the database locked for 5 s). Returns NULL with
+ * err naming the file. */
 wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err);
 
 /* Closes the store (checkpoints WAL). Safe on NULL. */
@@ -97,6 +102,10 @@ typedef struct wc_run_meta {
     int64_t started_wall_ns, started_mono_ns, ended_wall_ns, ended_mono_ns;
     int64_t ticks;                /* as written at the end (0 for a killed run) */
     int clean_stop;
+    double ceiling_watts;         /* counter plausibility ceiling per zone the run was recorded
+                                     with (W); WC_DEFAULT_CEILING_WATTS when not stored */
+    int ceiling_stored;           /* 1 when ceiling_watts is the run's own; 0 for a run recorded
+                                     before it was stored (schema < 5) or an import */
 } wc_run_meta;
 
 /* Reads the run row into *m (zeroed first). Returns 0 (m->present says whether
@@ -106,7 +115,9 @@ int wc_store_get_run(wc_store *st, wc_run_meta *m, wc_error *err);
 /* Id of an existing model in the model table, without inserting (readers;
  * wc_store_model_id below inserts). Returns 0 with *model_id set, -ENOENT
  * when the model table has no such name (err: "no attribution rows of model
- * M"), -EIO. Whether a model has rows: wc_store_has_model_rows. */
+ * M"), -EIO. A model renamed since (wc_model_old_name) is found under its
+ * old name when the run has no rows under the new one. Whether a model has
+ * rows: wc_store_has_model_rows (which looks under both names too). */
 int wc_store_find_model(wc_store *st, const char *model_name, int64_t *model_id,
                         wc_error *err);
 
@@ -125,6 +136,8 @@ typedef struct wc_run_info {
     char sim_params_json[1024];   /* "" unless simulated */
     char procfs_root[256], sysfs_root[256];
     char command_line[512];       /* argv as run (never contains credentials) */
+    double ceiling_watts;         /* counter ceiling per zone used while recording (W);
+                                     <= 0: not stored (NULL: readers use the default) */
 } wc_run_info;
 
 /* Writes the run row. Returns 0 or -EIO with err. */
@@ -133,6 +146,11 @@ int wc_store_put_run(wc_store *st, const wc_run_info *info, wc_error *err);
 /* Writes the meter's zones; zone i gets id first_zone_id + i (stored in
  * *first_zone_id). Returns 0 or -EIO. */
 int wc_store_put_zones(wc_store *st, const wc_meter *m, int64_t *first_zone_id, wc_error *err);
+
+/* Rewrites the path and max_energy_range_uj of every zone row from m (zone
+ * i is row first_zone_id + i): a zone that vanished and came back was
+ * re-read (m->layout_version changed, cases/B25). Returns 0 or -EIO. */
+int wc_store_update_zones(wc_store *st, const wc_meter *m, int64_t first_zone_id, wc_error *err);
 
 /* Inserts one tick (times ns, the aggregate cpu line, process count, scan
  * cost) and returns its id in *tick_id. */
@@ -163,7 +181,9 @@ int wc_store_model_id(wc_store *st, const char *model_name, int64_t *model_id, w
 /* Inserts one attribution step: node rows per zone and workload rows (only
  * rows with a non-zero CPU delta, energy or power, or a flag; a missing row
  * means 0 this tick). proc_ids[i] is the process row id of the tick's i-th
- * attribution input process. */
+ * attribution input process. The Kepler models' terminated workloads
+ * (out->term) become rows flagged WC_AF_TERMINATED (energy 0, their frozen
+ * total and last power; a process row found by pid and starttime). */
 int wc_store_put_attribution(wc_store *st, int64_t model_id, int64_t tick_id,
                              const wc_attr_out *out, const int64_t *proc_ids,
                              wc_error *err);

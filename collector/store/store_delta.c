@@ -208,17 +208,3 @@ int wc_store_delta_mark(wc_store *st, int64_t tick_id, wc_error *err)
     sqlite3_reset(d->mark);
     return rc == SQLITE_DONE ? 0 : wc_store_fail(st, err, "marking a delta tick");
 }
-
-int wc_store_has_column(wc_store *st, const char *table, const char *column)
-{
-    sqlite3_stmt *s = NULL;
-    int found = -1;
-    if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &s,
-                           NULL) == SQLITE_OK) {
-        sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 2, column, -1, SQLITE_STATIC);
-        found = sqlite3_step(s) == SQLITE_ROW;
-    }
-    sqlite3_finalize(s);
-    return found;
-}

@@ -262,6 +262,27 @@ int wc_store_put_scrape(wc_store *st, wc_scrape_meta *m, wc_error *err)
     return rc;
 }
 
+int wc_store_cut_scrape(wc_store *st, int64_t scrape_id, int64_t stored, const char *why,
+                        wc_error *err)
+{
+    if (st->read_only)
+        return wc_error_set(err, -EROFS, "%s: opened read-only", st->path);
+    sqlite3_stmt *s = NULL;
+    int rc = wc_store_prepare(st,
+                              "UPDATE exporter_scrape SET samples = ?2, error = CASE WHEN "
+                              "error IS NULL OR error = '' THEN ?3 ELSE error || '; ' || ?3 "
+                              "END WHERE id = ?1",
+                              &s, err, "cutting an exporter scrape");
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(s, 1, scrape_id);
+    sqlite3_bind_int64(s, 2, stored);
+    bind_text(s, 3, why);
+    rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : wc_store_fail(st, err, "cutting an exporter scrape");
+}
+
 /* The Kepler meaning of a new series (all "" when fact is NULL). */
 static void bind_fact(sqlite3_stmt *s, const wc_kep_fact *f)
 {

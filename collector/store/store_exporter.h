@@ -6,7 +6,8 @@
  * Kepler's meaning from collector/exporter/kepler_metrics.h) and every sample.
  *
  * Writers (the recorder's scraper thread hands scrapes to the sampler, which
- * writes them inside its tick transaction; `import --prometheus` writes a new
+ * writes each scrape's row inside its tick transaction and the samples in
+ * their own bounded transactions between ticks; `import --prometheus` writes a new
  * run in one transaction) and readers (validator/exporter.c). Series ids are
  * cached by the store, so a scrape of N samples is N inserts, not N lookups.
  */
@@ -55,6 +56,13 @@ typedef struct wc_scrape_meta {
 /* Inserts a scrape; sets m->id. Call inside a transaction. Returns 0, -EIO,
  * -ENOSPC. */
 int wc_store_put_scrape(wc_store *st, wc_scrape_meta *m, wc_error *err);
+
+/* Says that only the first `stored` samples of scrape scrape_id are stored
+ * (the recorder dropped the rest: its queue of samples waiting to be written
+ * was full): its samples column becomes stored and why is appended to its
+ * error. Call inside a transaction. Returns 0, -EROFS or -EIO. */
+int wc_store_cut_scrape(wc_store *st, int64_t scrape_id, int64_t stored, const char *why,
+                        wc_error *err);
 
 /* One sample to store: the series (metric, canonical labels, its meaning)
  * and its value. */

@@ -89,9 +89,8 @@ int wc_store_prepare(wc_store *st, const char *sql, sqlite3_stmt **out, wc_error
  * database (err untouched: the caller says what that means). */
 int wc_store_has_object(wc_store *st, const char *name);
 
-/* 1 when table has that column (tick.proc_delta is newer than some
- * version-5 runs), 0 when not, -1 when the schema cannot be read
- * (store_delta.c). */
+/* 1 when table has the column (a run of an older schema may lack it), 0
+ * when not, -1 when the schema cannot be read. */
 int wc_store_has_column(wc_store *st, const char *table, const char *column);
 
 /* Copies a TEXT column into out (cap bytes, always terminated; NULL reads ""). */

@@ -130,11 +130,15 @@ int wc_store_node_totals_next(wc_store_iter *it, wc_node_totals *row, wc_error *
 int wc_store_work_rows_open(wc_store *st, int64_t model_id, int tick_ordered,
                             wc_store_iter **it, wc_error *err)
 {
+    /* terminated workloads (flag 4096, WC_AF_TERMINATED) hold no interval
+     * energy or CPU: the levels never see them */
     const char *sql = tick_ordered
                           ? "SELECT tick_id, level, process_id, key, zone, energy_uj, cpu_delta_s,"
-                            " flags FROM work_attr WHERE model_id = ? ORDER BY tick_id"
+                            " flags FROM work_attr WHERE model_id = ?"
+                            " AND (COALESCE(flags, 0) & 4096) = 0 ORDER BY tick_id"
                           : "SELECT tick_id, level, process_id, key, zone, energy_uj, cpu_delta_s,"
-                            " flags FROM work_attr NOT INDEXED WHERE model_id = ? ORDER BY rowid";
+                            " flags FROM work_attr NOT INDEXED WHERE model_id = ?"
+                            " AND (COALESCE(flags, 0) & 4096) = 0 ORDER BY rowid";
     int rc = wc_store_iter_open(st, sql, WC_ITER_WORK_ROWS, "reading workload attribution", it, err);
     if (!rc)
         sqlite3_bind_int64((*it)->s, 1, model_id);

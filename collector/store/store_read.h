@@ -51,6 +51,11 @@ int wc_store_tick_span(wc_store *st, int64_t *first_mono_ns, int64_t *last_mono_
 int wc_store_get_ticks(wc_store *st, int64_t *id, int64_t *mono_ns, int64_t *boot_ns,
                        size_t cap, size_t *n, wc_error *err);
 
+/* Reads at most cap ticks' wall clocks (ns, a NULL one reads 0) in id order,
+ * the order of wc_store_get_ticks (validate tells wall-clock steps from
+ * them). Returns 0 or -EIO. */
+int wc_store_get_tick_walls(wc_store *st, int64_t *wall_ns, size_t cap, size_t *n, wc_error *err);
+
 /* The ids of the ticks inside a time window: first and last tick id with
  * t0_ns <= mono_ns <= t1_ns (tick ids grow with time; unlike
  * wc_store_tick_span, which spans the whole table in time); *first = 0 and

@@ -5,7 +5,9 @@
  *
  * The source streams three cursors in step, all in insertion (rowid) order,
  * which is the recording order: tick, zone_sample, and proc_sample joined
- * with process; memory stays proportional to one tick. The sink writes each
+ * with process; memory stays proportional to one tick. A delta tick's
+ * complete process list is rebuilt from the processes alive before it
+ * (collector/store/store_delta.c, docs/schema.md). The sink writes each
  * tick's rows with wc_store_put_attribution inside the one transaction that
  * first cleared the model's old rows.
  */
@@ -28,13 +30,22 @@ static const char ZONES_SQL[] =
     "SELECT tick_id, zone_id, value, status FROM zone_sample ORDER BY rowid";
 static const char PROCS_SQL[] =
     "SELECT ps.tick_id, p.id, p.pid, p.starttime, ps.utime + ps.stime,"
-    " p.container_id, p.pod_uid, p.runtime_monitor, p.last_tick_id FROM proc_sample ps"
+    " p.container_id, p.pod_uid, p.runtime_monitor, p.vm_id, p.vm_since, p.last_tick_id"
+    " FROM proc_sample ps"
+    " JOIN process p ON p.id = ps.process_id ORDER BY ps.rowid";
+/* A run recorded before the VM columns: no process is a VM. */
+static const char PROCS_NO_VM_SQL[] =
+    "SELECT ps.tick_id, p.id, p.pid, p.starttime, ps.utime + ps.stime,"
+    " p.container_id, p.pod_uid, p.runtime_monitor, '', '', p.last_tick_id FROM proc_sample ps"
     " JOIN process p ON p.id = ps.process_id ORDER BY ps.rowid";
 
-/* A counter zone of the run (gauge zones are not attributed). */
+/* A zone of the run the models attribute: its counter zones, or — on a node
+ * without any (no RAPL) — its power-gauge zones, as Kepler's preferred
+ * meters take RAPL before hwmon (kepler-model.md §2.1, §2.4). */
 typedef struct zone_meta {
     char name[32];
     uint64_t max_uj;
+    int gauge;
 } zone_meta;
 
 /* One process as the model sees it on a tick, with its row id and the last
@@ -42,7 +53,7 @@ typedef struct zone_meta {
 typedef struct proc_ent {
     wc_attr_proc_in in;
     int64_t id, last_tick;
-    char keys[2][65];            /* container id and pod uid */
+    char keys[3][128];           /* container id, pod uid and vm id */
 } proc_ent;
 
 /* A growable list of processes. */
@@ -67,6 +78,7 @@ typedef struct replay_src {
     int64_t *proc_ids;           /* ... and row ids */
     size_t cap;
 } replay_src;
+
 /* Room for one more zone. Returns 0 or -ENOMEM. */
 static int grow_zones(replay_src *r, size_t *cap, wc_error *err)
 {
@@ -82,12 +94,20 @@ static int grow_zones(replay_src *r, size_t *cap, wc_error *err)
     return z && ids ? 0 : wc_error_set(err, -ENOMEM, "out of memory");
 }
 
-static int load_zones(replay_src *r, wc_error *err)
+/* The zones the models attribute: the counters (RAPL), or the gauges
+ * (hwmon) when there is no counter or the deployment prefers hwmon and has
+ * one (?1 = 1). */
+static int load_zones(replay_src *r, int prefer_gauges, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
-    int rc = wc_store_prepare(r->st, "SELECT id, name, max_energy_range_uj FROM zone"
-                                     " WHERE kind = 'counter_uj' ORDER BY id",
+    int rc = wc_store_prepare(r->st, "SELECT id, name, max_energy_range_uj, kind = 'gauge_uw'"
+                                     " FROM zone WHERE kind = (SELECT CASE WHEN ?1 AND EXISTS("
+                                     "SELECT 1 FROM zone WHERE kind = 'gauge_uw') THEN 'gauge_uw'"
+                                     " WHEN EXISTS(SELECT 1 FROM zone WHERE kind = 'counter_uj')"
+                                     " THEN 'counter_uj' ELSE 'gauge_uw' END) ORDER BY id",
                               &s, err, "replay: reading zones");
+    if (!rc)
+        sqlite3_bind_int(s, 1, prefer_gauges);
     size_t cap = 0;
     int step = SQLITE_DONE;
     while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW && !(rc = grow_zones(r, &cap, err))) {
@@ -95,6 +115,9 @@ static int load_zones(replay_src *r, wc_error *err)
         zone_meta *z = &r->zones[r->nzones++];
         wc_store_col_text(s, 1, z->name, sizeof z->name);
         z->max_uj = (uint64_t)sqlite3_column_int64(s, 2);
+        z->gauge = sqlite3_column_int(s, 3);
+        if (z->gauge)
+            z->max_uj = 0;
     }
     if (!rc && step != SQLITE_DONE)
         rc = wc_store_fail(r->st, err, "replay: reading zones");
@@ -102,13 +125,15 @@ static int load_zones(replay_src *r, wc_error *err)
     if (rc)
         return rc;
     if (r->nzones == 0)
-        return wc_error_set(err, -EINVAL, "replay: the run has no energy-counter zone to attribute");
+        return wc_error_set(err, -EINVAL, "replay: the run has no energy-counter or power-gauge "
+                                          "zone to attribute");
     r->zone_in = calloc(r->nzones, sizeof *r->zone_in);
     if (!r->zone_in)
         return wc_error_set(err, -ENOMEM, "out of memory");
     for (size_t i = 0; i < r->nzones; i++) {
         r->zone_in[i].name = r->zones[i].name;
         r->zone_in[i].max_energy_range_uj = r->zones[i].max_uj;
+        r->zone_in[i].gauge = r->zones[i].gauge;
     }
     return 0;
 }
@@ -141,9 +166,16 @@ static int push_row(replay_src *r, sqlite3_stmt *p, wc_error *err)
     const unsigned char *cid = sqlite3_column_text(p, 5);
     const unsigned char *pod = sqlite3_column_text(p, 6);
     int monitor = sqlite3_column_int(p, 7);
-    e->last_tick = sqlite3_column_type(p, 8) == SQLITE_NULL ? INT64_MAX : sqlite3_column_int64(p, 8);
-    snprintf(e->keys[0], 65, "%s", (!monitor && cid) ? (const char *)cid : "");
-    snprintf(e->keys[1], 65, "%s", pod ? (const char *)pod : "");
+    snprintf(e->keys[0], sizeof e->keys[0], "%s", (!monitor && cid) ? (const char *)cid : "");
+    snprintf(e->keys[1], sizeof e->keys[1], "%s", pod ? (const char *)pod : "");
+    const unsigned char *vm = sqlite3_column_text(p, 8);
+    snprintf(e->keys[2], sizeof e->keys[2], "%s", vm ? (const char *)vm : "");
+    const unsigned char *since = sqlite3_column_text(p, 9);
+    if (wc_vm_since_parse((const char *)since, &e->in.vm_since) != 0)
+        return wc_error_set(err, -EINVAL, "%s: process %lld: vm_since \"%s\" is no Kepler "
+                            "release", r->st->path, (long long)e->id, since);
+    e->last_tick = sqlite3_column_type(p, 10) == SQLITE_NULL ? INT64_MAX
+                                                             : sqlite3_column_int64(p, 10);
     return 0;
 }
 
@@ -237,6 +269,7 @@ static int emit(replay_src *r, const proc_list *l, wc_error *err)
         r->procs[i] = l->v[i].in;
         r->procs[i].container_id = l->v[i].keys[0];
         r->procs[i].pod_uid = l->v[i].keys[1];
+        r->procs[i].vm_id = l->v[i].keys[2];
         r->proc_ids[i] = l->v[i].id;
     }
     return 0;
@@ -267,8 +300,10 @@ static void read_zones(replay_src *r, int64_t tick_id)
     for (; r->zrc == SQLITE_ROW && sqlite3_column_int64(z, 0) == tick_id; r->zrc = sqlite3_step(z)) {
         int64_t idx = zone_index(r, sqlite3_column_int64(z, 1));
         if (idx < 0)
-            continue; /* a gauge zone */
-        r->zone_in[idx].energy_uj = (uint64_t)sqlite3_column_int64(z, 2);
+            continue; /* a zone not attributed (a gauge beside counters) */
+        wc_attr_zone_in *in = &r->zone_in[idx];
+        in->energy_uj = in->gauge ? 0 : (uint64_t)sqlite3_column_int64(z, 2);
+        in->power_uw = in->gauge ? sqlite3_column_double(z, 2) : 0.0;
         r->zone_in[idx].ok = sqlite3_column_int(z, 3) == 0 && sqlite3_column_type(z, 2) != SQLITE_NULL;
         r->zone_in[idx].vanished = sqlite3_column_int(z, 3) == -ENOENT;
     }
@@ -344,8 +379,12 @@ static int src_open(replay_src *r, wc_error *err)
     int rc = wc_store_prepare(r->st, sql, &r->t, err, "replay: preparing queries");
     if (!rc)
         rc = wc_store_prepare(r->st, ZONES_SQL, &r->z, err, "replay: preparing queries");
+    int has_vm = rc ? 0 : wc_store_has_column(r->st, "process", "vm_since");
+    if (!rc && has_vm < 0)
+        rc = wc_store_fail(r->st, err, "replay: reading the columns of table process");
     if (!rc)
-        rc = wc_store_prepare(r->st, PROCS_SQL, &r->p, err, "replay: preparing queries");
+        rc = wc_store_prepare(r->st, has_vm ? PROCS_SQL : PROCS_NO_VM_SQL, &r->p, err,
+                              "replay: preparing queries");
     if (!rc) {
         r->zrc = sqlite3_step(r->z);
         r->prc = sqlite3_step(r->p);
@@ -368,7 +407,8 @@ static void src_free(replay_src *r)
 }
 
 /* Clears the model's rows and replays into it (inside the transaction). */
-static int replay_into(replay_src *r, wc_model model, int64_t *ticks, wc_error *err)
+static int replay_into(replay_src *r, wc_model model, const wc_kepler_config *kc,
+                       int64_t *ticks, wc_error *err)
 {
     replay_sink k = {.st = r->st};
     int rc = wc_store_model_id(r->st, wc_model_name(model), &k.model_id, err);
@@ -376,7 +416,13 @@ static int replay_into(replay_src *r, wc_model model, int64_t *ticks, wc_error *
         rc = wc_store_clear_model(r->st, k.model_id, err);
     if (!rc)
         rc = src_open(r, err);
-    wc_replay_source src = {.ctx = r, .next = src_next};
+    wc_run_meta m;
+    if (!rc)
+        rc = wc_store_get_run(r->st, &m, err);
+    /* a run without a stored ceiling is replayed as it was recorded: the
+     * default ceiling, no hidden-wrap check (counter.h) */
+    double ceiling = !rc && m.ceiling_stored ? m.ceiling_watts : 0.0;
+    wc_replay_source src = {.ctx = r, .next = src_next, .ceiling_watts = ceiling, .kepler = kc};
     wc_replay_sink sink = {.ctx = &k, .put = sink_put};
     if (!rc)
         rc = wc_replay_run(model, &src, &sink, ticks, err);
@@ -385,15 +431,21 @@ static int replay_into(replay_src *r, wc_model model, int64_t *ticks, wc_error *
 
 int wc_store_replay(wc_store *st, wc_model model, int64_t *ticks, wc_error *err)
 {
+    return wc_store_replay_config(st, model, NULL, ticks, err);
+}
+
+int wc_store_replay_config(wc_store *st, wc_model model, const wc_kepler_config *kc,
+                           int64_t *ticks, wc_error *err)
+{
     replay_src r;
     memset(&r, 0, sizeof r);
     r.st = st;
     *ticks = 0;
-    int rc = load_zones(&r, err);
+    int rc = load_zones(&r, kc && wc_kepler_config_prefers_hwmon(kc), err);
     if (!rc)
         rc = wc_store_begin(st, err);
     if (!rc) {
-        rc = replay_into(&r, model, ticks, err);
+        rc = replay_into(&r, model, kc, ticks, err);
         if (!rc)
             rc = wc_store_commit(st, err);
         else
@@ -407,10 +459,14 @@ int wc_store_has_model_rows(wc_store *st, wc_model model, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
     int rc = wc_store_prepare(st, "SELECT 1 FROM node_attr n JOIN model m ON m.id = n.model_id"
-                                  " WHERE m.name = ? LIMIT 1", &s, err, "reading models");
+                                  " WHERE m.name IN (?1, ?2) LIMIT 1", &s, err,
+                          "reading models");
     if (rc)
         return rc;
+    /* a run of an older version holds the model's rows under its old name */
+    const char *old = wc_model_old_name(model);
     sqlite3_bind_text(s, 1, wc_model_name(model), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, old ? old : wc_model_name(model), -1, SQLITE_STATIC);
     int step = sqlite3_step(s);
     rc = step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0 : wc_store_fail(st, err, "reading models");
     sqlite3_finalize(s);

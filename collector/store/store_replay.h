@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "collector/model/attribution.h"
+#include "collector/model/kepler_config.h"
 #include "collector/store/store.h"
 #include "common/wc_error.h"
 
@@ -20,6 +21,13 @@
  * err (a run with no energy-counter zone, a store error); the rows are
  * written in one transaction, so a failure leaves the old ones. */
 int wc_store_replay(wc_store *st, wc_model model, int64_t *ticks, wc_error *err);
+
+/* wc_store_replay with the deployed exporter's configuration kc (NULL:
+ * Kepler's defaults): its terminated-workload trackers, and its meter: a run
+ * holding both counters and power gauges is attributed on the gauges when kc
+ * prefers hwmon (wc_kepler_config_prefers_hwmon), else on the counters. */
+int wc_store_replay_config(wc_store *st, wc_model model, const wc_kepler_config *kc,
+                           int64_t *ticks, wc_error *err);
 
 /* Whether the store holds attribution rows of model: 1, 0, or -EIO. */
 int wc_store_has_model_rows(wc_store *st, wc_model model, wc_error *err);

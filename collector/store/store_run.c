@@ -1,11 +1,14 @@
 /*
  * store_run.c — reading the run row and finding a model's id (see store.h):
  * the first thing every reader of a run needs (validate's header, the
- * report's provenance, diff's labels, calibrate's --apply-from note).
+ * report's provenance, diff's labels, calibrate's --apply-from note, the
+ * counter ceiling the run was recorded with).
  */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
+#include "collector/meter/counter.h"
 #include "collector/store/store_internal.h"
 
 static const char RUN_SQL[] =
@@ -31,6 +34,34 @@ static void fill_texts(sqlite3_stmt *s, wc_run_meta *m)
     wc_store_col_text(s, 14, m->command_line, sizeof m->command_line);
 }
 
+/* The run's stored counter ceiling; a run without one (schema < 5, an
+ * import) gets the built-in default with ceiling_stored 0. */
+static int read_ceiling(wc_store *st, wc_run_meta *m, wc_error *err)
+{
+    m->ceiling_watts = WC_DEFAULT_CEILING_WATTS;
+    m->ceiling_stored = 0;
+    int has = wc_store_has_column(st, "run", "ceiling_watts");
+    if (has < 0)
+        return wc_store_fail(st, err, "reading run");
+    if (!has)
+        return 0;
+    sqlite3_stmt *s = NULL;
+    int rc = wc_store_prepare(st, "SELECT ceiling_watts FROM run LIMIT 1", &s, err,
+                              "reading run");
+    if (rc)
+        return rc;
+    int step = sqlite3_step(s);
+    double w = step == SQLITE_ROW ? wc_store_col_real(s, 0) : NAN;
+    sqlite3_finalize(s);
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        return wc_store_fail(st, err, "reading run");
+    if (w > 0 && isfinite(w)) {
+        m->ceiling_watts = w;
+        m->ceiling_stored = 1;
+    }
+    return 0;
+}
+
 int wc_store_get_run(wc_store *st, wc_run_meta *m, wc_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -53,11 +84,14 @@ int wc_store_get_run(wc_store *st, wc_run_meta *m, wc_error *err)
         m->clean_stop = sqlite3_column_int(s, 20);
     }
     sqlite3_finalize(s);
-    return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : wc_store_fail(st, err, "reading run");
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        return wc_store_fail(st, err, "reading run");
+    return step == SQLITE_ROW ? read_ceiling(st, m, err) : 0;
 }
 
-int wc_store_find_model(wc_store *st, const char *model_name, int64_t *model_id,
-                        wc_error *err)
+/* The id of the model row named exactly model_name; 0, -ENOENT or -EIO. */
+static int find_model_named(wc_store *st, const char *model_name, int64_t *model_id,
+                            wc_error *err)
 {
     sqlite3_stmt *s = NULL;
     int rc = wc_store_prepare(st, "SELECT id FROM model WHERE name = ?", &s, err,
@@ -75,4 +109,16 @@ int wc_store_find_model(wc_store *st, const char *model_name, int64_t *model_id,
         return wc_store_fail(st, err, "reading model");
     return wc_error_set(err, -ENOENT, "%s: no attribution rows of model %s", st->path,
                         model_name);
+}
+
+int wc_store_find_model(wc_store *st, const char *model_name, int64_t *model_id,
+                        wc_error *err)
+{
+    int rc = find_model_named(st, model_name, model_id, err);
+    wc_model m;
+    const char *old = rc == -ENOENT && wc_model_parse(model_name, &m) == 0
+                          ? wc_model_old_name(m) : NULL;
+    if (old && find_model_named(st, old, model_id, NULL) == 0)
+        return 0; /* a run of an older version: the model's rows under its old name */
+    return rc;
 }

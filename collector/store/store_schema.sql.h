@@ -61,6 +61,30 @@ static const char WC_SCHEMA_SQL[] =
     " pgid INTEGER, leaders TEXT, true_user_ns INTEGER, true_sys_ns INTEGER, crashed INTEGER,"
     " crash_signal INTEGER, failed INTEGER, variant TEXT);";
 
+/* Version 5, issue 14 (field reports), run after WC_SCHEMA_SQL in a new run:
+ * the counter ceiling the run was recorded with (record --ceiling-watts;
+ * validate, calibrate and attribute use it) and the die layout of a per-die
+ * package zone (AMD package-N-die-M: mirrored copies of one counter are one
+ * zone, distinct dies stay zones of their socket). A separate hunk on
+ * purpose: other version-5 additions sit beside it. Runs of version 3 and 4
+ * lack these columns: readers check for them (wc_store_has_column). */
+static const char WC_FIELD_REPORT_SQL[] =
+    "ALTER TABLE run ADD COLUMN ceiling_watts REAL;"
+    "ALTER TABLE zone ADD COLUMN die_count INTEGER;"
+    "ALTER TABLE zone ADD COLUMN die_mirrored INTEGER;";
+
+/* Version 5, issue 14 (the VM level), run after WC_SCHEMA_SQL in a new run:
+ * the VM identity of a hypervisor process, read from its cmdline at birth
+ * (collector/procfs/cmdline.h): Kepler's vm_id and vm_name labels, the
+ * hypervisor label, and vm_since, the first Kepler release that sees it
+ * ("v0.10.0", "v0.11.0", "v0.11.4", "main"; "" for any other process).
+ * Older runs lack them (added on upgrade): replay takes them as no VM. */
+static const char WC_VM_SQL[] =
+    "ALTER TABLE process ADD COLUMN vm_id TEXT;"
+    "ALTER TABLE process ADD COLUMN vm_name TEXT;"
+    "ALTER TABLE process ADD COLUMN hypervisor TEXT;"
+    "ALTER TABLE process ADD COLUMN vm_since TEXT;";
+
 /* Version 4 adds the calibration tables (written by `wattcal calibrate`); a
  * version-3 or 4 run gets them (with the exporter tables below), and version
  * 5, the first time it is calibrated. */

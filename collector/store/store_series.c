@@ -29,6 +29,21 @@ int wc_store_get_ticks(wc_store *st, int64_t *id, int64_t *mono_ns, int64_t *boo
     return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : wc_store_fail(st, err, "reading ticks");
 }
 
+int wc_store_get_tick_walls(wc_store *st, int64_t *wall_ns, size_t cap, size_t *n, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    *n = 0;
+    int rc = wc_store_prepare(st, "SELECT COALESCE(wall_ns, 0) FROM tick ORDER BY id", &s, err,
+                              "reading ticks");
+    if (rc)
+        return rc;
+    int step = SQLITE_DONE;
+    while (*n < cap && (step = sqlite3_step(s)) == SQLITE_ROW)
+        wall_ns[(*n)++] = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : wc_store_fail(st, err, "reading ticks");
+}
+
 int wc_store_tick_ids_between(wc_store *st, int64_t t0_ns, int64_t t1_ns, int64_t *first,
                               int64_t *last, wc_error *err)
 {

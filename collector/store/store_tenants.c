@@ -9,17 +9,21 @@
 #include "collector/store/store_iter.h"
 #include "collector/store/store_results.h"
 
-/* diff: per-tick rows of a level (every row). */
+/* diff: per-tick rows of a level (every row but the Kepler models'
+ * terminated workloads, flag 4096: they hold no interval energy). */
 static const char *level_rows_sql(wc_attr_level l)
 {
     switch (l) {
     case WC_LEVEL_POD:
-        return "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ? AND level = 3 AND zone = ?";
+        return "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ? AND level = 3 AND"
+               " zone = ? AND (COALESCE(flags, 0) & 4096) = 0";
     case WC_LEVEL_CONTAINER:
-        return "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ? AND level = 2 AND zone = ?";
+        return "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ? AND level = 2 AND"
+               " zone = ? AND (COALESCE(flags, 0) & 4096) = 0";
     default:
         return "SELECT w.tick_id, p.comm, w.energy_uj FROM work_attr w JOIN process p ON"
-               " p.id = w.process_id WHERE w.model_id = ? AND w.level = 1 AND w.zone = ?";
+               " p.id = w.process_id WHERE w.model_id = ? AND w.level = 1 AND w.zone = ?"
+               " AND (COALESCE(w.flags, 0) & 4096) = 0";
     }
 }
 

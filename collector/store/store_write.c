@@ -28,8 +28,8 @@ static const char *const QUERIES[Q_COUNT] = {
                "cpu_ok,nprocs,scan_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [Q_ZONE_SAMPLE] = "INSERT INTO zone_sample(tick_id,zone_id,value,status) VALUES(?,?,?,?)",
     [Q_PROC] = "INSERT INTO process(pid,starttime,ppid,comm,exe,cgroup_path,container_id,"
-               "runtime,pod_uid,qos,runtime_monitor,first_tick_id,last_tick_id,pgid)"
-               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+               "runtime,pod_uid,qos,runtime_monitor,first_tick_id,last_tick_id,pgid,"
+               "vm_id,vm_name,hypervisor,vm_since) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [Q_PROC_SAMPLE] = "INSERT INTO proc_sample(tick_id,process_id,utime,stime,num_threads)"
                       " VALUES(?,?,?,?,?)",
     [Q_PROC_LAST] = "UPDATE process SET last_tick_id=? WHERE id=?",
@@ -102,8 +102,9 @@ int wc_store_put_run(wc_store *st, const wc_run_info *in, wc_error *err)
     const char *sql =
         "INSERT INTO run(id,host,kernel,cpu_model,sockets,ncpus,wattcal_version,model,"
         "interval_ns,meter_kind,provenance,meter_description,sim_params_json,procfs_root,"
-        "sysfs_root,command_line,started_wall_ns,started_mono_ns,clean_stop,ticks)"
-        " VALUES(1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,0)";
+        "sysfs_root,command_line,started_wall_ns,started_mono_ns,clean_stop,ticks,"
+        "ceiling_watts)"
+        " VALUES(1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,0,?)";
     if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
         return wc_store_fail(st, err, "writing run metadata");
     bind_text(s, 1, in->host);
@@ -123,17 +124,31 @@ int wc_store_put_run(wc_store *st, const wc_run_info *in, wc_error *err)
     bind_text(s, 15, in->command_line);
     sqlite3_bind_int64(s, 16, in->started_wall_ns);
     sqlite3_bind_int64(s, 17, in->started_mono_ns);
+    wc_store_bind_real(s, 18, in->ceiling_watts > 0 ? in->ceiling_watts : NAN);
     int rc = sqlite3_step(s);
     sqlite3_finalize(s);
     return rc == SQLITE_DONE ? 0 : wc_store_fail(st, err, "writing run metadata");
+}
+
+/* die_count and die_mirrored of a per-die package zone (NULL for any other
+ * zone) at columns i, i + 1. */
+static void bind_dies(sqlite3_stmt *s, int i, const wc_zone *z)
+{
+    if (z->dies > 0) {
+        sqlite3_bind_int(s, i, z->dies);
+        sqlite3_bind_int(s, i + 1, z->dies_mirrored);
+    } else {
+        sqlite3_bind_null(s, i);
+        sqlite3_bind_null(s, i + 1);
+    }
 }
 
 int wc_store_put_zones(wc_store *st, const wc_meter *m, int64_t *first_zone_id, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
     const char *sql = "INSERT INTO zone(meter_kind,name,socket,zone_index,raw_name,path,"
-                      "parent_id,enabled,max_energy_range_uj,kind,provenance)"
-                      " VALUES(?,?,?,?,?,?,?,?,?,?,?)";
+                      "parent_id,enabled,max_energy_range_uj,kind,provenance,die_count,"
+                      "die_mirrored) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)";
     if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
         return wc_store_fail(st, err, "writing zones");
     int64_t first = -1;
@@ -153,6 +168,7 @@ int wc_store_put_zones(wc_store *st, const wc_meter *m, int64_t *first_zone_id, 
         bind_raw_u64(s, 9, z->max_energy_range_uj);
         bind_text(s, 10, z->kind == WC_KIND_COUNTER_UJ ? "counter_uj" : "gauge_uw");
         bind_text(s, 11, wc_provenance_name(m->provenance));
+        bind_dies(s, 12, z);
         int rc = sqlite3_step(s);
         sqlite3_reset(s);
         if (rc != SQLITE_DONE) {
@@ -165,6 +181,24 @@ int wc_store_put_zones(wc_store *st, const wc_meter *m, int64_t *first_zone_id, 
     sqlite3_finalize(s);
     *first_zone_id = first;
     return 0;
+}
+
+int wc_store_update_zones(wc_store *st, const wc_meter *m, int64_t first_zone_id, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db, "UPDATE zone SET path=?, max_energy_range_uj=? WHERE id=?", -1,
+                           &s, NULL) != SQLITE_OK)
+        return wc_store_fail(st, err, "updating zones");
+    int rc = SQLITE_DONE;
+    for (size_t i = 0; i < m->nzones && rc == SQLITE_DONE; i++) {
+        bind_text(s, 1, m->zones[i].path);
+        bind_raw_u64(s, 2, m->zones[i].max_energy_range_uj);
+        sqlite3_bind_int64(s, 3, first_zone_id + (int64_t)i);
+        rc = sqlite3_step(s);
+        sqlite3_reset(s);
+    }
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : wc_store_fail(st, err, "updating zones");
 }
 
 int wc_store_put_tick(wc_store *st, int64_t seq, int64_t mono_ns, int64_t boot_ns,
@@ -249,6 +283,10 @@ static int put_identity(wc_store *st, int64_t tick_id, wc_proc_identity *id, wc_
     sqlite3_bind_int64(s, 12, tick_id);
     sqlite3_bind_null(s, 13);
     sqlite3_bind_int(s, 14, id->pgid);
+    bind_text(s, 15, id->vm.id);
+    bind_text(s, 16, id->vm.name);
+    bind_text(s, 17, id->vm.hypervisor);
+    bind_text(s, 18, wc_vm_since_name(id->vm.since));
     int rc = step_reset(st, s, err, "writing process");
     if (rc)
         return rc;
@@ -371,6 +409,52 @@ static int put_node_attr(wc_store *st, int64_t model_id, int64_t tick_id,
     return 0;
 }
 
+/* The process row of a terminated process, by (pid, starttime); NULL when
+ * the run holds none (it cannot happen for a recorded one). */
+static void bind_term_process(sqlite3_stmt *w, sqlite3_stmt *find, const wc_attr_term_out *t)
+{
+    sqlite3_bind_null(w, 4);
+    if (t->level != WC_LEVEL_PROCESS || !find)
+        return;
+    sqlite3_bind_int64(find, 1, t->pid);
+    bind_u64(find, 2, t->starttime);
+    if (sqlite3_step(find) == SQLITE_ROW)
+        sqlite3_bind_int64(w, 4, sqlite3_column_int64(find, 0));
+    sqlite3_reset(find);
+}
+
+/* The Kepler models' terminated workloads of the tick (out->term): work_attr
+ * rows flagged WC_AF_TERMINATED with their frozen total and last power, no
+ * interval energy or CPU (readers of interval energy skip them). */
+static int put_term_attr(wc_store *st, int64_t model_id, int64_t tick_id,
+                         const wc_attr_out *out, wc_error *err)
+{
+    sqlite3_stmt *s = st->q[Q_WORK_ATTR], *find = NULL;
+    if (out->nterm == 0)
+        return 0;
+    if (sqlite3_prepare_v2(st->db, "SELECT id FROM process WHERE pid = ? AND starttime = ?"
+                                   " ORDER BY id DESC LIMIT 1", -1, &find, NULL) != SQLITE_OK)
+        return wc_store_fail(st, err, "writing terminated workloads");
+    int rc = 0;
+    for (size_t i = 0; i < out->nterm && !rc; i++) {
+        const wc_attr_term_out *t = &out->term[i];
+        sqlite3_bind_int64(s, 1, model_id);
+        sqlite3_bind_int64(s, 2, tick_id);
+        sqlite3_bind_int(s, 3, (int)t->level);
+        bind_term_process(s, find, t);
+        bind_text(s, 5, t->key);
+        bind_text(s, 6, t->zone < out->nnode ? out->node[t->zone].zone : "");
+        sqlite3_bind_double(s, 7, 0.0);
+        bind_u64(s, 8, 0);
+        bind_u64(s, 9, t->total_uj);
+        sqlite3_bind_double(s, 10, t->power_uw);
+        sqlite3_bind_int(s, 11, (int)WC_AF_TERMINATED);
+        rc = step_reset(st, s, err, "writing terminated workloads");
+    }
+    sqlite3_finalize(find);
+    return rc;
+}
+
 int wc_store_put_attribution(wc_store *st, int64_t model_id, int64_t tick_id,
                              const wc_attr_out *out, const int64_t *proc_ids, wc_error *err)
 {
@@ -400,7 +484,7 @@ int wc_store_put_attribution(wc_store *st, int64_t model_id, int64_t tick_id,
         if (rc)
             return rc;
     }
-    return 0;
+    return put_term_attr(st, model_id, tick_id, out, err);
 }
 
 int wc_store_put_truth_source(wc_store *st, const char *spec, const char *kind,

@@ -171,6 +171,7 @@ static void sample_reset(wc_truth_sample *out)
     out->watts = out->min_watts = out->max_watts = out->avg_watts = NAN;
     out->window_s = 0.0;
     out->window_known = 0;
+    out->stats_window_s = 0.0;
     out->device_ts_ns = 0;
     out->path[0] = '\0';
     out->error[0] = '\0';
@@ -639,6 +640,10 @@ static void dcmi_time_fields(const dcmi_fields *f, wc_truth_sample *out, char *n
     }
     double period = 0;
     if (f->seen[F_PERIOD] && dcmi_period_s(f->value[F_PERIOD], &period) == 0 && period > 0) {
+        /* the period is the window of min/max/avg whatever its length (the
+         * 0xFFFA sentinel excepted: it states none) */
+        if (period != WC_IPMI_DCMI_PERIOD_SENTINEL_S)
+            out->stats_window_s = period;
         if (period <= WC_IPMI_DCMI_MAX_WINDOW_S) {
             out->window_s = period;
             out->window_known = 1;

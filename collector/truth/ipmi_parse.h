@@ -37,14 +37,17 @@
  * (window_s, window_known = 1); a longer one (days: time since the
  * statistics were reset, or the 0xFFFA sentinel) says nothing about the
  * instantaneous value, so window_s stays 0 (unknown) and the path notes
- * "stats window N s". */
+ * "stats window N s". Either way the period is stored as the statistics'
+ * window (stats_window_s), except the 0xFFFA sentinel below. */
 #define WC_IPMI_DCMI_MAX_WINDOW_S 3600.0
+/* A "sampling period" of 0xFFFA s states no window: stats_window_s stays 0. */
+#define WC_IPMI_DCMI_PERIOD_SENTINEL_S 65530.0
 
 /* Parses `ipmitool dcmi power reading` output (also FreeIPMI
  * `ipmi-dcmi --get-system-power-statistics` and `ipmiutil dcmi power`, any
  * indentation, unit case and the ipmitool bug that glues "Sampling period:"
  * onto the timestamp line). Sets, in *out: watts (the instantaneous/current
- * reading), min/avg/max_watts, window_s/window_known (see
+ * reading), min/avg/max_watts, window_s/window_known and stats_window_s (see
  * WC_IPMI_DCMI_MAX_WINDOW_S), device_ts_ns (0 when the BMC clock is unset:
  * epoch 0, "Pre-Init", before 1987), path ("dcmi:instantaneous", with
  * "(stats window N s)" / "(device time unset)" notes), status and error.

@@ -9,7 +9,8 @@
 # survivors get it, as in Kepler), and under the exporter the top pod first
 # with ratio 1.2, the others 1. A second recording whose
 # --sysfs-root has no cgroups stores every failed read with its status,
-# warns once, and validate says the cross-check had nothing to compare.
+# warns once, and validate says the cross-check had nothing to compare. The
+# report (HTML and Markdown) carries the cross-check too.
 . tests/integration/lib/common.sh
 command -v python3 >/dev/null 2>&1 || skip "python3 absent"
 command -v sqlite3 >/dev/null 2>&1 || skip "sqlite3 absent"
@@ -68,6 +69,20 @@ assert first["name"] == "pod-aaaaaaaa" and first["namespace"] == "replay", first
 assert abs(first["cpu_pct"] - 100 * 0.9 / 1.8) < 2, first  # 0.9 of the pods' 1.8 CPUs + host
 for r in exp["rows"][1:]:  # the ended pod has few intervals, each placed at a scrape's time
     assert abs(r["ratio"] - 1) < (0.03 if r["intervals"] >= 6 else 0.1), r
+PY
+# the report carries the same cross-check: the exporter's top pod at ratio 1.2
+"$BIN" report --db "$T/run.db" --out "$T/rep" >"$T/rep.txt" 2>&1 || [ $? -le 1 ] ||
+    { cat "$T/rep.txt"; fail "report exited $?"; }
+expect_contains "$T/rep/report.html" "CPU accounting cross-check"
+python3 - "$T/rep/report.md" "$top" <<'PY' || { sed -n '/CPU accounting/,$p' "$T/rep/report.md"; fail "report: shares"; }
+import sys
+md, top = open(sys.argv[1]).read(), sys.argv[2]
+part = md[md.index("### CPU accounting cross-check"):]
+part = part[part.index("replay of kepler-0.11 rows"):]
+row = [l for l in part.splitlines() if l.startswith("|") and top in l][0]
+cells = [c.strip() for c in row.strip("|").split("|")]
+assert cells[1] == "pod-aaaaaaaa" and cells[2] == "replay", cells
+assert abs(float(cells[8]) - 1.2) < 0.03, cells
 PY
 
 # no cgroup below --sysfs-root: every read stored as failed, one warning

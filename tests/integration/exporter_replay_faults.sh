@@ -136,15 +136,26 @@ xs = {x["id"]: x for x in d["exporters"]}
 a, b = xs[1], xs[2]
 def inv(x, name, zone=""):
     return [i for i in x["invariants"] if i["name"] == name and i["zone"] == zone][0]
-def ref(x, level, key):
-    return [r for r in x["reference"]["top"] if r["level"] == level and r["key"].startswith(key)][0]
+def ref(x, level, key):  # processes: by name (comm), their key is "pid P start S"
+    return [r for r in x["reference"]["top"] if r["level"] == level and
+            (r["name"] == key if level == "process" else r["key"].startswith(key))][0]
 errs = []
 r = ref(a, "pod", top)["bias_pct"]
-if not (r["lo"] is not None and r["lo"] <= 20 <= r["hi"] and abs(r["est"] - 20) < 2):
+if not (r["lo"] is not None and r["lo"] - 1e-6 <= 20 <= r["hi"] + 1e-6 and abs(r["est"] - 20) < 2):
     errs.append("A top pod: bias %s, expected +20 %% inside its CI" % r)
 c = ref(a, "container", "c0c0")["bias_pct"]
 if not (c["lo"] is not None and c["lo"] <= 0 <= c["hi"] and abs(c["est"]) < 2):
     errs.append("A top pod's container: bias %s, expected 0" % c)
+# B (a restart; scrapes racing with the recorder's commits, a tick in or out
+# from one scrape to the next) equals the reference on every workload that
+# ran through: the ticks are placed by B's own node active energy, and the
+# restart's interval is left out on both sides (it read +-6 % on every row
+# while one global lag placed them). The ended pod B loses its last interval
+# of (it exports no terminated workloads): that is B's, not ours.
+for lvl, key in (("pod", top), ("container", "c0c0"), ("process", "app-0")):
+    r = ref(b, lvl, key)["bias_pct"]
+    if r["est"] is None or abs(r["est"]) > 1:
+        errs.append("B %s %s: bias %s, expected 0 (restart interval left out)" % (lvl, key, r))
 p = inv(a, "pod = sum(containers)", "package")
 if p["verdict"] != "FAIL" or abs(p["worst"] - 20) > 0.5 or top not in p["worst_at"]:
     errs.append("A pod = sum(containers): %s" % p)
@@ -175,6 +186,26 @@ if show[0]["uid"] != top or show[0]["namespace"] != "replay" or show[0]["error_j
     errs.append("showback: %s" % show[:1])
 print("\n".join(errs)); sys.exit(1 if errs else 0)
 PY
+# the exporter's invariants gate the exit status: A's planted pod fault breaks
+# exporter-invariants=0 (exit 1, in the JUnit too); the sound ones pass
+"$BIN" validate --db "$T/run.db" --json "$T/vi.json" --junit "$T/vi.xml" \
+    --tolerance exporter-invariants=0 >"$T/vinv" 2>&1
+rc=$?
+[ $rc -eq 1 ] || { cat "$T/vinv"; fail "validate --tolerance exporter-invariants=0: exit $rc, expected 1"; }
+grep -q 'exporter-invariants' "$T/vi.xml" || fail "JUnit does not carry exporter-invariants"
+python3 - "$T/vi.json" <<'PY' || { grep exporter-invariants "$T/vinv"; fail "exporter-invariants checks"; }
+import json, sys
+cs = [c for c in json.load(open(sys.argv[1]))["checks"] if c["metric"] == "exporter-invariants"]
+st = {c["subject"]: c["status"] for c in cs}
+errs = []
+if st.get("exporter#1 pod = sum(containers) package") != "fail":
+    errs.append("A's pod = sum(containers) should fail: %s" % st)
+if st.get("exporter#2 counters monotonic except resets") != "pass":
+    errs.append("B's restart is a reset, not a violation: %s" % st)
+if st.get("exporter#2 terminated workloads vanish") not in (None, "no_verdict"):
+    errs.append("B exports no terminated workloads: NO VERDICT, skipped: %s" % st)
+print("\n".join(errs)); sys.exit(1 if errs else 0)
+PY
 
 # ---- diff: the exporters' own per-pod series of two runs ---------------------
 # B.db keeps only exporter B (restart, no terminated export): its own pod
@@ -184,10 +215,54 @@ cp "$T/run.db" "$T/b.db"
 sql "$T/b.db" "DELETE FROM exporter_sample WHERE scrape_id IN (SELECT id FROM exporter_scrape WHERE exporter_id = 1);
     DELETE FROM exporter_series WHERE exporter_id = 1; DELETE FROM exporter_scrape WHERE exporter_id = 1;
     DELETE FROM exporter WHERE id = 1" >/dev/null
-"$BIN" diff "$T/run.db" "$T/b.db" --window 1s >"$T/diff" 2>&1 || { cat "$T/diff"; fail "diff exited $?"; }
+"$BIN" diff "$T/run.db" "$T/b.db" --window 1s >"$T/diff" 2>&1
+rc=$?
 expect_contains "$T/diff" "The exporters' own per-pod energy"
 expect_contains "$T/diff" "B: replay of kepler-0.11 rows (not measured)"
 [ "$(grep -c '^  aaaaaaaa-0000-4000-8000-00000000000[0-2]  *replay/pod-aaaaaaaa ' "$T/diff")" = 3 ] ||
     { cat "$T/diff"; fail "diff: the 3 pods by uid"; }
 expect_contains "$T/diff" "exporter verdict (tolerance"
+# the verdicts: A's top pod is reported x 1.2, B's exact, so B - A is
+# 1/1.2 - 1 = -16.7 % (B's restart window left out, never read as 0 W); the
+# second pod is the same on both; the verdict line counts the rows and the
+# exit status follows it (1 when a row is CHANGED)
+xp_verdicts() { # diff output, exit status, expected diff_% of pods 0 and 1, slack
+    python3 - "$@" <<'PY'
+import re, sys
+text, rc, want0, want1, slack = open(sys.argv[1]).read(), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+part = text[text.index("The exporters' own per-pod energy"):]
+rows = {}
+for line in part.splitlines():
+    m = re.match(r"  (aaaaaaaa-\S+) .* (\S+) (CHANGED|same|inconclusive|new|gone)$", line)
+    if m:
+        rows[m.group(1)] = (float(m.group(2)), m.group(3))
+counts = re.search(r"exporter verdict \(tolerance [^)]*\): (\d+) CHANGED, (\d+) same, (\d+) inconclusive", part)
+errs = []
+p0, p1 = rows["aaaaaaaa-0000-4000-8000-000000000000"], rows["aaaaaaaa-0000-4000-8000-000000000001"]
+if abs(p0[0] - want0) > slack or p0[1] == "same" or p0[0] * want0 <= 0:
+    errs.append("top pod: %s, expected %+g %% (its sign at least) and not same" % (p0, want0))
+if abs(p1[0] - want1) > slack or p1[1] == "CHANGED":
+    errs.append("second pod: %s, expected %+g %% and not CHANGED" % (p1, want1))
+n = [sum(v[1] == w for v in rows.values()) for w in ("CHANGED", "same", "inconclusive")]
+if not counts or [int(c) for c in counts.groups()] != n:
+    errs.append("verdict line %s against rows %s" % (counts and counts.groups(), n))
+if (rc == 1) != (n[0] > 0) or rc not in (0, 1):
+    errs.append("exit %d with %d CHANGED" % (rc, n[0]))
+print("\n".join(errs)); sys.exit(1 if errs else 0)
+PY
+}
+# (loosely: 8 one-second windows, each holding 1 to 3 of the recorder's ticks
+# as the scrapes race with its commits, more under a sanitizer: the sign of
+# the top pod's change, the verdict line and the exit status are what hold)
+xp_verdicts "$T/diff" $rc -16.67 0 30 || { cat "$T/diff"; fail "diff: the exporters' verdicts"; }
+# the same exporter with its top pod's samples x 1.2: exactly +20 %, the rest 0
+cp "$T/run.db" "$T/a1.db"
+sql "$T/a1.db" "DELETE FROM exporter_sample WHERE scrape_id IN (SELECT id FROM exporter_scrape WHERE exporter_id = 2);
+    DELETE FROM exporter_series WHERE exporter_id = 2; DELETE FROM exporter_scrape WHERE exporter_id = 2;
+    DELETE FROM exporter WHERE id = 2" >/dev/null
+cp "$T/a1.db" "$T/a2.db"
+sql "$T/a2.db" "UPDATE exporter_sample SET value = value * 1.2 WHERE series_id IN
+    (SELECT id FROM exporter_series WHERE level = 'pod' AND key = '$top')" >/dev/null
+"$BIN" diff "$T/a1.db" "$T/a2.db" --window 1s >"$T/diff2" 2>&1
+xp_verdicts "$T/diff2" $? 20 0 0.01 || { cat "$T/diff2"; fail "diff: top pod x 1.2"; }
 exit 0

@@ -38,4 +38,27 @@ expect_contains "$T/e" "burst coverage"
 "$BIN" record --db "$T/x2.db" --meter sim --interval 500ms --duration 1s --quiet \
     --exporter "kepler:http://127.0.0.1:$port/metrics" --exporter-interval 500ms 2>"$T/e"
 ! grep -q "differs from the exporter" "$T/e" || { cat "$T/e"; fail "warned with equal intervals"; }
+
+# after the recording, the exporter's own interval is learnt from its scrapes:
+# a replay exporter refreshing every 1.5 s (as Kepler's monitor.interval)
+# scraped every 500 ms shows counters changing every 1.5-2 s (a refresh waits
+# for the next scrape), which --interval 500ms is not
+command -v python3 >/dev/null 2>&1 || skip "python3 absent"
+python3 tests/tools/replay_exporter.py --db "$T/x3.db" --max-seconds 40 --refresh-every 1.5 \
+    >"$T/rp.out" 2>"$T/rp.err" &
+RP=$!
+trap 'kill $RP 2>/dev/null; wait $RP 2>/dev/null; rm -rf "$T"' EXIT
+i=0
+while ! grep -q '^PORT=' "$T/rp.out" 2>/dev/null; do
+    i=$((i + 1)); [ $i -le 100 ] || { cat "$T/rp.err"; fail "replay exporter did not start"; }
+    sleep 0.1
+done
+rport=$(sed -n 's/^PORT=//p' "$T/rp.out")
+"$BIN" record --db "$T/x3.db" --meter sim --interval 500ms --duration 10s \
+    --exporter "kepler:http://127.0.0.1:$rport/metrics" --exporter-interval 500ms 2>"$T/e" ||
+    { cat "$T/e"; fail "record with the replay exporter"; }
+grep -Eq "exporter kepler:http://127.0.0.1:$rport/metrics: its node counters changed every (1\.[4-9][0-9]*|2(\.[0-9]+)?)s \(median over [0-9]+ changes at scrapes 0\.[45][0-9]*s apart" "$T/e" ||
+    { cat "$T/e"; fail "the learnt interval"; }
+grep -Eq "warning: --interval 0\.5s differs from the (1\.[4-9][0-9]*|2(\.[0-9]+)?)s learnt from exporter #1's scrapes" "$T/e" ||
+    { cat "$T/e"; fail "no warning on the learnt interval"; }
 exit 0

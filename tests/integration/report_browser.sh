@@ -152,7 +152,7 @@ PY
 "$BIN" report --db "$T/r.db" --out "$T/np" --no-plots >"$T/np.out" 2>&1 || { cat "$T/np.out"; fail "--no-plots"; }
 expect_contains "$T/np.out" "warning: plots not drawn: --no-plots was given"
 expect_contains "$T/np/report.html" "not drawn"
-expect_contains "$T/np/report.md" "Not drawn"
+expect_contains "$T/np/report.md" "not drawn"
 [ ! -e "$T/np/power.svg" ] || fail "--no-plots drew a plot"
 [ -s "$T/np/power.dat" ] || fail "--no-plots keeps the data files"
 PATH=/nonexistent "$BIN" report --db "$T/r.db" --out "$T/ng" >"$T/ng.out" 2>&1 || { cat "$T/ng.out"; fail "no gnuplot"; }

@@ -50,7 +50,7 @@ TRUTH="sim:lag=1,window=2,period=1,eff=0.85,base=30"
 LONG=15s
 WINDOW=1s
 OLD=kepler-0.11
-NEW=kepler-head
+NEW=kepler-main
 SCENARIO="$T/mix.yaml"
 cat >"$SCENARIO" <<'YAML'
 name: runbook-test

@@ -15,6 +15,10 @@ Pod i (0-based) has uid aaaaaaaa-0000-4000-8000-00000000000<i>, container id
 "c<i>" repeated to 64 hex digits, and burns (PODS - i) x 0.3 CPUs: pod 0 is
 the top pod. With --end-pod-at S the last pod's processes exit at S seconds
 (their directories vanish), as a finished Job's would.
+With --reuse-pid-at S two host processes share the comm "worker" (pid 60 at
+0.1 CPU, pid 61 at 0.3 CPU); at S seconds pid 61 exits and a new "worker"
+takes its pid (another starttime) at 0.2 CPU: a reused pid under the same
+name, which only the start time (or the lifetime) tells apart.
 
 With --sysfs-root SYS it also writes the cgroup v2 CPU accounting a kubelet
 reads, SYS/fs/cgroup/<cgroup dir>/cpu.stat (usage_usec, user_usec,
@@ -52,9 +56,14 @@ class Proc:
         self.utime = self.stime = 0.0
 
 
-def build(pods):
+WORKER_CG = "0::/system.slice/worker.service"
+
+
+def build(pods, workers):
     procs = [Proc(1, "systemd", 0.02, "0::/init.scope", 1),
              Proc(40, "kubelet", 0.1, "0::/system.slice/kubelet.service", 40)]
+    if workers:
+        procs += [Proc(60, "worker", 0.1, WORKER_CG, 60), Proc(61, "worker", 0.3, WORKER_CG, 61)]
     pid = 1000
     for i in range(pods):
         u = uid(i).replace("-", "_")
@@ -147,9 +156,11 @@ def main():
     ap.add_argument("--end-pod-at", type=float, help="seconds: the last pod's processes exit")
     ap.add_argument("--max-seconds", type=float, default=300)
     ap.add_argument("--sysfs-root", help="also write cgroup v2 cpu.stat files below this root")
+    ap.add_argument("--reuse-pid-at", type=float,
+                    help="seconds: worker pid 61 exits and a new worker takes its pid")
     a = ap.parse_args()
     os.makedirs(a.root, exist_ok=True)
-    procs = build(a.pods)
+    procs = build(a.pods, a.reuse_pid_at is not None)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
@@ -160,7 +171,7 @@ def main():
     if a.sysfs_root:
         write_cgroups(a.sysfs_root, procs)
     print("READY", flush=True)
-    ended = False
+    ended = reused = False
     while not stop.wait(0.05):
         now = time.monotonic()
         if now - t0 > a.max_seconds:
@@ -179,6 +190,14 @@ def main():
                     remove_cgroups(a.sysfs_root, p)
                 retired[0] += p.utime
                 retired[1] += p.stime
+        if a.reuse_pid_at is not None and not reused and now - t0 >= a.reuse_pid_at:
+            reused = True
+            old = [p for p in procs if p.pid == 61][0]
+            procs.remove(old)
+            remove(a.root, old)
+            retired[0] += old.utime
+            retired[1] += old.stime
+            procs.append(Proc(61, "worker", 0.2, WORKER_CG, 61 + int(a.reuse_pid_at * HZ) + 1000))
         write_tree(a.root, procs, a.ncpus, now - t0, retired)
         if a.sysfs_root:
             write_cgroups(a.sysfs_root, procs)

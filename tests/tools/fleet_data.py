@@ -23,6 +23,10 @@ With --plant, four nodes replace the first four names (the test's known answer):
   bad-off20     its BMC reads 1.25 x the exporter: the exporter is 20 % BELOW the truth
   bad-upgrade   v0.11.3 on instance ...:28282 for the first half, then v0.11.4 on a new instance
   nobmc         no BMC series: unchecked, never passed
+With --legacy, one more node "old-legacy" in Kepler <= 0.9's layout (scraped with honor_labels
+false: the node in exported_instance, instance="10.250.0.1:9102"):
+  kepler_node_{package,dram}_joules_total{exported_instance,mode=dynamic|idle,package="0",
+      source="rapl"}   (measured: its source label), 40 / 10 W, half dynamic
 --first I and --nodes N write nodes I .. I+N-1 (batches for a large fleet; --plant applies to
 nodes 0..3 only). Stdlib only.
 """
@@ -97,6 +101,17 @@ def write_node(f, i, a):
     f.write("".join(out))
 
 
+def write_legacy(f, a):
+    times = list(range(a.start, a.end + 1, a.step))
+    for zone, watts in (("package", 40.0), ("dram", 10.0)):
+        f.write("# TYPE kepler_node_%s_joules counter\n" % zone)
+        for mode in ("dynamic", "idle"):
+            f.write("".join('kepler_node_%s_joules_total{exported_instance="old-legacy",'
+                            'instance="10.250.0.1:9102",job="kepler",mode="%s",package="0",'
+                            'source="rapl"} %.3f %d\n' % (zone, mode, k * a.step * watts / 2, t)
+                            for k, t in enumerate(times)))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("out")
@@ -107,6 +122,7 @@ def main():
     p.add_argument("--first", type=int, default=0)
     p.add_argument("--pods", type=int, default=3)
     p.add_argument("--plant", action="store_true")
+    p.add_argument("--legacy", action="store_true")
     a = p.parse_args()
     # OpenMetrics: a metric family's samples must be contiguous, so one family per node and
     # metric name would repeat a family; promtool accepts repeated TYPE lines per node batch only
@@ -114,6 +130,8 @@ def main():
     with open(a.out, "w") as f:
         for i in range(a.first, a.first + a.nodes):
             write_node(f, i, a)
+        if a.legacy:
+            write_legacy(f, a)
         f.write("# EOF\n")
 
 

@@ -14,7 +14,8 @@ per request, plants faults:
   {"token": "T"}        any mode: answer 401 unless "Authorization: Bearer T"
 
 "paths": ["/api/v1/query_range", ...] limits the fault (not the token) to
-requests of those paths. Python 3 standard library only. Prints PORT=n on
+requests of those paths; "match": "S" to requests whose decoded query string
+contains S (e.g. one node's name: only that node's queries fail). Python 3 standard library only. Prints PORT=n on
 stdout when listening (and writes it to --port-file).
 """
 import argparse
@@ -25,6 +26,7 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -72,6 +74,9 @@ class Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         mode = ctl.get("mode", "ok")
         if ctl.get("paths") and path not in ctl["paths"]:
+            mode = "ok"
+        query = urllib.parse.unquote_plus(self.path.split("?", 1)[1] if "?" in self.path else "")
+        if ctl.get("match") and ctl["match"] not in query:
             mode = "ok"
         if mode == "500":
             return self.send(500, json.dumps({"status": "error", "errorType": "internal",

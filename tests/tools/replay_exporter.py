@@ -29,7 +29,9 @@ How the numbers are made (docs/kepler-model.md §4):
           "replay"; wattcal records neither), container names "ctr-<id8>".
   truth   with --truth-gauge, ipmi_exporter's ipmi_dcmi_power_consumption_watts
           from the run's latest ok truth sample.
-One refresh per recorded tick; a scrape exports the state of the newest tick.
+One refresh per recorded tick; a scrape exports the state of the newest tick
+(with --refresh-every S, as Kepler's monitor.interval: a scrape refreshes only
+when the last refresh is S seconds old or more, else it serves the same numbers).
 
 Planted faults (each optional):
   --over-pod UID|top --over-pct P  one pod's series (joules and watts) over-
@@ -138,6 +140,7 @@ class Replay:
         self.restarted = False
         self.over_pod = args.over_pod if args.over_pod not in (None, "top") else None
         self.requests = 0
+        self.last_refresh = None      # --refresh-every: monotonic time of the last refresh
 
     # ---- reading the run ------------------------------------------------
     def connect(self):
@@ -370,8 +373,12 @@ class Replay:
         with self.lock:
             db = self.connect()
             try:
-                if db is not None:
+                now = time.monotonic()
+                due = self.a.refresh_every <= 0 or self.last_refresh is None or \
+                    now - self.last_refresh >= self.a.refresh_every
+                if db is not None and due:
                     self.refresh(db)
+                    self.last_refresh = now if self.static is not None else None
             finally:
                 if db is not None:
                     db.close()
@@ -459,6 +466,8 @@ def main():
     p.add_argument("--from-start", action="store_true",
                    help="replay a finished run from its first tick at its own pace")
     p.add_argument("--speed", type=float, default=1.0, help="with --from-start: pace factor")
+    p.add_argument("--refresh-every", type=float, default=0.0,
+                   help="seconds between refreshes (Kepler's monitor.interval; 0: every scrape)")
     p.add_argument("--max-seconds", type=float, default=600, help="exit after this long")
     p.add_argument("--over-pod", help="UID or top: that pod's series over-reported")
     p.add_argument("--over-pct", type=float, default=20.0, help="by this percentage")

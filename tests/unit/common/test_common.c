@@ -112,6 +112,33 @@ Test(error, prefix_keeps_message)
 
 /* A FIFO (or device) planted where a file should be is refused at once: a
  * read can neither block on it nor run forever. */
+Test(fs, secret_one_line_refused_not_cut)
+{
+    const char *dir = wc_test_tmpdir();
+    char path[512], buf[64];
+    wc_error err = {{0}};
+    snprintf(path, sizeof path, "%s/s", dir);
+    wc_test_write(dir, "s", "tok3n\n");
+    cr_assert_eq(wc_read_secret(path, buf, sizeof buf, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(buf, "tok3n");
+    wc_test_write(dir, "s", "tok3n");
+    cr_assert_eq(wc_read_secret(path, buf, sizeof buf, &err), 0);
+    cr_assert_str_eq(buf, "tok3n");
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fwrite("sec\0ret\n", 1, 8, f);
+    fclose(f);
+    cr_assert_eq(wc_read_secret(path, buf, sizeof buf, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "NUL byte") && strstr(err.msg, path), "%s", err.msg);
+    cr_assert_str_eq(buf, "", "nothing of a refused secret is left");
+    const char *bad[] = {"a b\n", "a\tb", "two\nlines\n", "\n", "", " lead\n", "trail \n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        wc_test_write(dir, "s", bad[i]);
+        cr_assert_eq(wc_read_secret(path, buf, sizeof buf, &err), -EINVAL, "case %zu", i);
+    }
+    cr_assert_eq(wc_read_secret("/nonexistent/s", buf, sizeof buf, &err), -ENOENT);
+}
+
 Test(fs, fifo_and_device_refused_without_blocking)
 {
     const char *d = wc_test_tmpdir();

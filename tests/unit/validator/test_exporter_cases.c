@@ -201,3 +201,21 @@ Test(exporter_cases, source_tolerance_parses)
     cr_assert_eq(wc_tolerance_parse("source=unknown", tol, &n, &err), -EINVAL);
     cr_assert(strstr(err.msg, "source takes measured"), "%s", err.msg);
 }
+
+/* exporter-invariants=N: a whole count of violations allowed per invariant. */
+Test(exporter_cases, exporter_invariants_tolerance_parses)
+{
+    wc_tolerance tol[WC_TOL_MAX];
+    size_t n = 0;
+    wc_error err = {{0}};
+    cr_assert_eq(wc_tolerance_parse("exporter-invariants=0,invariants=2", tol, &n, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(tol[0].metric, WC_TOL_XP_INVARIANTS);
+    cr_assert_float_eq(tol[0].threshold, 0, 1e-12);
+    cr_assert_str_eq(wc_tolerance_name(&tol[0]), "exporter-invariants");
+    cr_assert_eq(tol[1].metric, WC_TOL_INVARIANTS, "invariants= is still the zone's own");
+    cr_assert_eq(wc_tolerance_parse("exporter-invariants=1.5", tol, &n, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "exporter-invariants takes a whole count"), "%s", err.msg);
+    cr_assert_eq(wc_tolerance_parse("exporter-invariants=2%", tol, &n, &err), -EINVAL);
+}

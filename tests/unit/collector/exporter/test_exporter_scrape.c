@@ -58,8 +58,21 @@ Test(exporter_scrape, body_parsed_into_values_and_what_it_teaches)
     cr_assert_str_eq(a->values[1].series->labels,
                      "{node_name=\"n1\",path=\"/sys/class/powercap/intel-rapl:0\",zone=\"package\"}");
     cr_assert_eq(a->values[1].value, 1234.5);
-    cr_assert_eq(a->values[3].series->fact->level, WC_KEP_POD);
-    cr_assert_null(a->values[4].series->fact, "go_goroutines is not Kepler's");
+    wc_kep_fact f;
+    cr_assert(wc_scrape_series_fact(a->values[3].series, &f));
+    cr_assert_eq(f.level, WC_KEP_POD);
+    /* the packed meaning unpacks to exactly the classifier's */
+    cr_assert_str_eq(f.key, "u1");
+    cr_assert_str_eq(f.name, "web");
+    cr_assert_str_eq(f.ns, "prod");
+    cr_assert_str_eq(f.state, "running");
+    cr_assert_str_eq(f.zone, "package");
+    cr_assert_str_eq(f.node, "n1");
+    cr_assert_eq(f.quantity, WC_KEP_JOULES);
+    cr_assert(wc_scrape_series_fact(a->values[1].series, &f));
+    cr_assert_str_eq(f.path, "/sys/class/powercap/intel-rapl:0");
+    cr_assert_eq(f.level, WC_KEP_NODE);
+    cr_assert_null(a->values[4].series->packed, "go_goroutines is not Kepler's");
     cr_assert_str_eq(a->learnt.version, "v0.11.4");
     cr_assert_str_eq(a->learnt.revision, "abc");
     cr_assert_str_eq(a->learnt.node, "n1");
@@ -70,8 +83,23 @@ Test(exporter_scrape, body_parsed_into_values_and_what_it_teaches)
                                       wc_kepler_classify, a->set, 0), 0);
     cr_assert_eq(b->values[3].series, a->values[3].series);
     wc_scrape_free(a); /* b keeps the series alive */
-    cr_assert_str_eq(b->values[3].series->fact->key, "u1");
+    cr_assert(wc_scrape_series_fact(b->values[3].series, &f));
+    cr_assert_str_eq(f.key, "u1");
     wc_scrape_free(b);
+}
+
+Test(exporter_scrape, empty_answer_is_said_not_ok)
+{
+    const char *bodies[] = {"", "# HELP kepler_build_info x\n# TYPE kepler_build_info gauge\n"};
+    for (size_t i = 0; i < 2; i++) {
+        wc_scrape *a = calloc(1, sizeof *a);
+        cr_assert_eq(wc_scrape_parse_body(a, bodies[i], strlen(bodies[i]), NULL, "http://h/m",
+                                          wc_kepler_classify, NULL, 0), 0);
+        cr_assert_eq(a->status, WC_SCRAPE_PARSE_ERROR, "body %zu", i);
+        cr_assert(strstr(a->error, "http://h/m: an empty answer") && strstr(a->error, "no sample"),
+                  "%s", a->error);
+        wc_scrape_free(a);
+    }
 }
 
 Test(exporter_scrape, fake_meter_path_is_not_measured)
@@ -116,6 +144,25 @@ Test(exporter_scrape, specs_checked_and_credentials_never_echoed)
     cr_assert_eq(wc_exporter_check_spec("kepler:http:///metrics", &err), -EINVAL);
     cr_assert(strstr(err.msg, "no host"), "%s", err.msg);
     cr_assert_eq(wc_exporter_check_spec("kepler:", &err), -EINVAL);
+    /* HOST[:PORT] checked as the truth specs check it */
+    cr_assert_eq(wc_exporter_check_spec("kepler:http://[::1:18911/good", &err), -EINVAL);
+    cr_assert(strstr(err.msg, "HOST[:PORT] is malformed"), "%s", err.msg);
+    cr_assert_eq(wc_exporter_check_spec("kepler:http://127.0.0.1:99999/metrics", &err), -EINVAL);
+    cr_assert(strstr(err.msg, "1..65535"), "%s", err.msg);
+    cr_assert_eq(wc_exporter_check_spec("kepler:http://h:0/metrics", &err), -EINVAL);
+    cr_assert_eq(wc_exporter_check_spec("kepler:http://h:/metrics", &err), -EINVAL);
+    cr_assert_eq(wc_exporter_check_spec("kepler:http://[::1]:18911/metrics", &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(wc_exporter_check_spec("kepler:http://node-1.example:65535/m?x=1", &err), 0,
+                 "%s", err.msg);
+    /* a credential in the query: refused, never echoed */
+    const char *creds[] = {"kepler:http://h/metrics?token=abc9", "kepler:http://h/m?x=1&API_KEY=abc9",
+                           "kepler:http://h/m?access_token=abc9", "kepler:http://h/m?password=abc9"};
+    for (size_t i = 0; i < sizeof creds / sizeof *creds; i++) {
+        cr_assert_eq(wc_exporter_check_spec(creds[i], &err), -EINVAL, "%s", creds[i]);
+        cr_assert(!strstr(err.msg, "abc9") && strstr(err.msg, "credential in its query"), "%s",
+                  err.msg);
+    }
     const char *rest = NULL;
     cr_assert_not_null(wc_exporter_kind_find("kepler:http://h/", &rest));
     cr_assert_str_eq(rest, "http://h/");
@@ -349,6 +396,20 @@ Test(exporter_scrape, token_file_empty_is_refused)
     wc_error err = {{0}};
     cr_assert_null(wc_exporter_scraper_new(specs, 1, &cfg, &err));
     cr_assert(strstr(err.msg, "empty") && strstr(err.msg, path), "%s", err.msg);
+    /* a NUL byte or a space inside is refused, not cut ("sec\0ret" is not "sec") */
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fwrite("sec\0ret\n", 1, 8, f);
+    fclose(f);
+    cr_assert_null(wc_exporter_scraper_new(specs, 1, &cfg, &err));
+    cr_assert(strstr(err.msg, "NUL byte") && strstr(err.msg, path), "%s", err.msg);
+    wc_test_write(dir, "token", "sec ret\n");
+    cr_assert_null(wc_exporter_scraper_new(specs, 1, &cfg, &err));
+    cr_assert(strstr(err.msg, "whitespace") && !strstr(err.msg, "ret\n"), "%s", err.msg);
+    wc_test_write(dir, "token", "secret\r\n");
+    wc_exporter_scraper *ok = wc_exporter_scraper_new(specs, 1, &cfg, &err);
+    cr_assert_not_null(ok, "a trailing CRLF is trimmed: %s", err.msg);
+    wc_exporter_scraper_free(ok);
     cfg.token_file = NULL;
     const char *five[] = {specs[0], specs[0], specs[0], specs[0], specs[0]};
     cr_assert_null(wc_exporter_scraper_new(five, 5, &cfg, &err));

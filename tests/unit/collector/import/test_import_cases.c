@@ -495,3 +495,37 @@ Test(import_cases, model_table_is_not_a_time_series)
               err.msg);
     cr_assert_neq(access(db, F_OK), 0);
 }
+
+/* Issue 14 item 9: a monotonic time column (perf stat -I: seconds since perf
+ * started) is refused as a wall clock, imported with time_monotonic: the
+ * intervals come from it, the run says it has no wall clock. */
+Test(import_cases, monotonic_time_column_is_accepted_when_declared)
+{
+    wc_import_csv_opts o = csv_opts(wc_own_fixture("import/perf-interval.csv"), "time");
+    map(&o, "energy_pkg_j:package:j", WC_IMPORT_ENERGY);
+    wc_import_summary sum;
+    wc_error err = {{0}};
+    const char *db = db_path();
+    wc_import_target t = target(db);
+    cr_assert_eq(wc_import_csv(&o, &t, &sum, &err), -EINVAL, "a wall clock before 2000");
+    cr_assert(strstr(err.msg, "'1.001073767' is before 2000-01-01"), "%s", err.msg);
+    o.time_monotonic = 1;
+    memset(&err, 0, sizeof err);
+    cr_assert_eq(wc_import_csv(&o, &t, &sum, &err), 0, "%s", err.msg);
+    cr_assert_eq(sum.ticks, 5);
+    cr_assert(sum.monotonic);
+    cr_assert_eq(sum.first_wall_ns, 1001073767);
+    cr_assert_eq(sum.last_wall_ns, 5005520331);
+    sqlite3 *d = open_db(db);
+    /* monotonic times from the column's own origin; 4 intervals of energy */
+    cr_assert_eq(q_i64(d, "SELECT mono_ns FROM tick WHERE seq = 4"), 5005520331 - 1001073767);
+    cr_assert_eq(q_i64(d, "SELECT MAX(value) - MIN(value) FROM zone_sample"),
+                 (int64_t)((39.88 + 41.05 + 40.47 + 39.96) * 1e6 + 0.5));
+    cr_assert(strstr(q_text(d, "SELECT meter_description FROM run"),
+                     "(monotonic time column: no wall clock)"));
+    sqlite3_close(d);
+    /* an ISO time is a wall-clock time: refused with monotonic */
+    o.time_unit_ns = 0;
+    cr_assert_eq(wc_import_csv(&o, &t, &sum, &err), -EINVAL);
+    cr_assert(strstr(err.msg, "--time-clock monotonic needs a numeric --time-unit"), "%s", err.msg);
+}

@@ -124,3 +124,50 @@ Test(counter_cases, unknown_range_is_unmeasurable_then_rebaseline)
     cr_assert_eq(st, WC_DELTA_OK);
     cr_assert_float_eq(watts(d, 5 * WC_NS_PER_S), 20.0, 1e-9);
 }
+
+/* Issue 14 item 3 (tests/fixtures/counter/hidden-wrap): with the 5000 W
+ * ceiling, 30 s cannot hold the 262 kJ range (150 kJ), 60 s can (300 kJ):
+ * the 60 s interval that looks like an ordinary 6 kJ is ambiguous (it could
+ * be 6 kJ + 262 kJ), never measured; at a 400 W ceiling it is measured. A
+ * 60 s interval that wrapped with 156 kJ leaves no room for another range
+ * (156 + 262 kJ > 300 kJ): measured. The start-up check says which interval
+ * lengths are too long. */
+Test(counter_cases, hidden_wrap_on_a_long_interval_is_ambiguous)
+{
+    char *maxtext = wc_test_slurp(wc_own_fixture("counter/hidden-wrap/max_energy_range_uj"), NULL);
+    uint64_t max_uj = strtoull(maxtext, NULL, 10);
+    free(maxtext);
+    row r[4];
+    cr_assert_eq(read_rows("counter/hidden-wrap/readings.csv", r, 4), 4);
+    uint64_t d = 1;
+    wc_delta_status st = wc_counter_delta_checked(r[0].energy_uj, r[1].energy_uj, max_uj,
+                                                  dt_ns(&r[0], &r[1]), 5000, &d);
+    cr_assert_eq(st, WC_DELTA_OK, "30 s: %s", wc_delta_status_name(st));
+    cr_assert_eq(d, 3000000000ull);
+    st = wc_counter_delta_checked(r[1].energy_uj, r[2].energy_uj, max_uj, dt_ns(&r[1], &r[2]),
+                                  5000, &d);
+    cr_assert_eq(st, WC_DELTA_AMBIGUOUS, "60 s at 5000 W: %s", wc_delta_status_name(st));
+    cr_assert_eq(d, 0);
+    cr_assert(!wc_delta_usable(st));
+    cr_assert_str_eq(wc_delta_status_name(st), "ambiguous");
+    /* the plain rule alone would have taken it for 6 kJ */
+    cr_assert_eq(wc_counter_delta(r[1].energy_uj, r[2].energy_uj, max_uj, dt_ns(&r[1], &r[2]),
+                                  5000, &d), WC_DELTA_OK);
+    cr_assert_eq(d, 6000000000ull);
+    st = wc_counter_delta_checked(r[1].energy_uj, r[2].energy_uj, max_uj, dt_ns(&r[1], &r[2]),
+                                  400, &d);
+    cr_assert_eq(st, WC_DELTA_OK, "60 s at 400 W: %s", wc_delta_status_name(st));
+    cr_assert_eq(d, 6000000000ull);
+    st = wc_counter_delta_checked(r[2].energy_uj, r[3].energy_uj, max_uj, dt_ns(&r[2], &r[3]),
+                                  5000, &d);
+    cr_assert_eq(st, WC_DELTA_WRAPPED, "a big wrapped delta: %s", wc_delta_status_name(st));
+    cr_assert_eq(d, 156000000000ull);
+    /* a run without a stored ceiling (0): the old rule, no hidden-wrap check */
+    cr_assert_eq(wc_counter_delta_checked(r[1].energy_uj, r[2].energy_uj, max_uj,
+                                          dt_ns(&r[1], &r[2]), 0, &d), WC_DELTA_OK);
+    /* the recorder's start-up warning */
+    cr_assert(!wc_counter_interval_too_long(max_uj, 30 * WC_NS_PER_S, 5000));
+    cr_assert(wc_counter_interval_too_long(max_uj, 60 * WC_NS_PER_S, 5000));
+    cr_assert(!wc_counter_interval_too_long(max_uj, 60 * WC_NS_PER_S, 400));
+    cr_assert(!wc_counter_interval_too_long(0, 3600 * WC_NS_PER_S, 5000));
+}

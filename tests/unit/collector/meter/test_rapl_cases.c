@@ -539,3 +539,115 @@ Test(rapl_cases, eacces_names_file_and_fix)
     cr_assert_eq(WEXITSTATUS(status), 0, "discovery as nobody did not return -EACCES naming %s",
                  file);
 }
+
+/* Builds the zones of one step of package-returns.txt below root. */
+static void put_step(const char *root, const char *step)
+{
+    char *text = wc_test_slurp(wc_own_fixture(CASES "package-returns.txt"), NULL);
+    char *save = NULL;
+    int n = 0;
+    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        char st[16], entry[64], name[64], line[80];
+        unsigned long long e, max;
+        if (l[0] == '#' || sscanf(l, "%15s %63s %63s %llu %llu", st, entry, name, &e, &max) != 5 ||
+            strcmp(st, step) != 0)
+            continue;
+        snprintf(line, sizeof line, "%s\n", name);
+        put(root, entry, "name", line);
+        put_u64(root, entry, "energy_uj", e);
+        put_u64(root, entry, "max_energy_range_uj", max);
+        n++;
+    }
+    free(text);
+    cr_assert_gt(n, 0, "no step %s", step);
+}
+
+/* Issue 14 item 6 (cases/B25): a vanished package is looked for again on
+ * every read; a directory named otherwise is not it; when it comes back at
+ * another index its name and range are read again and the meter says the
+ * layout changed (the recorder rewrites the zone rows). */
+Test(rapl_cases, vanished_package_is_rediscovered_with_name_and_range_reread)
+{
+    char *tmp = dup_path(wc_test_tmpdir());
+    put_step(tmp, "before");
+    wc_meter m;
+    wc_error err;
+    cr_assert_eq(discover_at(&m, tmp, &err), 0, "%s", err.msg);
+    int z = zone_named(&m, "package", 1);
+    cr_assert_geq(z, 0);
+    cr_assert_eq(m.layout_version, 0);
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/class/powercap/intel-rapl:1", tmp);
+    cr_assert_eq(wc_remove_tree(dir), 0);
+    wc_reading r[2];
+    cr_assert_eq(wc_meter_read(&m, r, &err), -ENOENT);
+    cr_assert_eq(r[z].status, -ENOENT);
+    /* intel-rapl:1 comes back as another package: not this zone */
+    put_step(tmp, "stranger");
+    cr_assert_eq(wc_meter_read(&m, r, &err), -ENOENT);
+    cr_assert_eq(r[z].status, -ENOENT, "a zone named package-7 is not package-1");
+    cr_assert_not_null(strstr(err.msg, "still absent"), "%s", err.msg);
+    /* package-1 returns at intel-rapl:3 with another range */
+    put_step(tmp, "after");
+    cr_assert_eq(wc_meter_read(&m, r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r[z].status, 0);
+    cr_assert_eq(r[z].value, 5000000);
+    cr_assert_eq(zone_at(&m, "intel-rapl:3"), z, "%s", m.zones[z].path);
+    cr_assert_eq(m.zones[z].max_energy_range_uj, 65532610987ull);
+    cr_assert_str_eq(m.zones[z].raw_name, "package-1");
+    cr_assert_eq(m.zones[z].socket, 1);
+    cr_assert_eq(m.layout_version, 1);
+    /* reads on: no further change */
+    cr_assert_eq(wc_meter_read(&m, r, &err), 0, "%s", err.msg);
+    cr_assert_eq(m.layout_version, 1);
+    wc_meter_close(&m);
+    free(tmp);
+}
+
+/* Issue 14 item 1 (tests/fixtures/sysfs/rapl-dies/mirrored, codecarbon#1274):
+ * two die zones of one socket mirroring one counter are one zone. */
+Test(rapl_cases, mirrored_die_zones_are_counted_once)
+{
+    wc_meter m;
+    wc_error err;
+    cr_assert_eq(discover_at(&m, wc_own_fixture("sysfs/rapl-dies/mirrored"), &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(m.nzones, 1, "a mirrored copy is not a second package");
+    cr_assert_str_eq(m.zones[0].name, "package");
+    cr_assert_str_eq(m.zones[0].raw_name, "package-0-die-0");
+    cr_assert_eq(m.zones[0].socket, 0);
+    cr_assert_eq(m.zones[0].dies, 2);
+    cr_assert_eq(m.zones[0].dies_mirrored, 1);
+    cr_assert_not_null(strstr(m.description, "1 package; package-0: 2 die zones mirror one "
+                                             "counter, counted once"), "%s", m.description);
+    wc_reading r[1];
+    cr_assert_eq(wc_meter_read(&m, r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r[0].value, 81234567890ull);
+    wc_meter_close(&m);
+}
+
+/* Issue 14 item 1 (rapl-dies/distinct, raplcap#9): dies with counters of
+ * their own stay zones of their socket, summed per socket. */
+Test(rapl_cases, distinct_die_zones_are_summed_per_socket)
+{
+    wc_meter m;
+    wc_error err;
+    cr_assert_eq(discover_at(&m, wc_own_fixture("sysfs/rapl-dies/distinct"), &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(m.nzones, 4);
+    for (int s = 0; s < 2; s++)
+        for (int d = 0; d < 2; d++) {
+            char entry[32];
+            snprintf(entry, sizeof entry, "intel-rapl:%d", 2 * s + d);
+            int z = zone_at(&m, entry);
+            cr_assert_geq(z, 0, "%s", entry);
+            cr_assert_eq(m.zones[z].socket, s, "%s", entry);
+            cr_assert_eq(m.zones[z].index, d, "%s", entry);
+            cr_assert_eq(m.zones[z].dies, 2, "%s", entry);
+            cr_assert_eq(m.zones[z].dies_mirrored, 0, "%s", entry);
+        }
+    cr_assert_not_null(strstr(m.description, "4 package zones on 2 sockets; package-0: 2 distinct "
+                                             "die zones, summed; package-1: 2 distinct die zones, "
+                                             "summed"), "%s", m.description);
+    wc_meter_close(&m);
+}

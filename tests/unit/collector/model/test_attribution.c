@@ -46,7 +46,8 @@ static wc_attr_zone_in zone(const char *name, uint64_t e_uj, uint64_t max_uj, in
 static wc_attr_proc_in proc(int32_t pid, uint64_t start, uint64_t ticks, const char *cont,
                             const char *pod)
 {
-    return (wc_attr_proc_in){pid, start, ticks, cont, pod};
+    return (wc_attr_proc_in){.pid = pid, .starttime = start, .cpu_ticks = ticks,
+                             .container_id = cont, .pod_uid = pod};
 }
 
 /* A tick at t_s seconds (boot clock 1000 s ahead) with one package zone. */
@@ -645,7 +646,10 @@ Test(attribution, aggregated_sockets_wrap_per_socket)
     step(a, &t[2], &out);
     cr_expect_eq(n->flags, WC_AF_UNMEASURABLE | WC_AF_ZONE_MISSING);
     cr_expect_eq(n->delta_uj, 100000000); /* socket 0 only */
-    cr_expect_eq(n->active_uj, 0);
+    /* issue 14 item 6: the partial ΔE is still split (r 0.5), so every joule
+     * is idle or (not attributed) active: the gap identity holds */
+    cr_expect_eq(n->active_uj, 50000000);
+    cr_expect_eq(n->idle_uj, 50000000);
     expect_row(prow(&out, &t[2], 1, 0), 0, 100000000, 0.0);
     wc_attrib_free(a);
 }
@@ -803,7 +807,6 @@ static tk backwards_tick(int n, const uint64_t cpu2[8])
 Test(attribution, kepler_ratio_outside_unit_interval_is_flagged)
 {
     static const uint64_t up2[8] = {19000, 0, 0, 10500, 0, 0, 0, 0};      /* r = 2 */
-    static const uint64_t neg2[8] = {19900, 0, 0, 10200, 0, 0, 0, 0};     /* r = −1 */
     const uint64_t two64_minus_1e6 = UINT64_C(18446744073708551616);       /* 2^64 − 10^6 */
     tk t[3] = {backwards_tick(1, up2), backwards_tick(2, up2), backwards_tick(3, up2)};
     wc_attr_out out;
@@ -845,14 +848,20 @@ Test(attribution, kepler_ratio_outside_unit_interval_is_flagged)
     cr_expect_eq(n->idle_uj, two64_minus_1e6);
     cr_expect_eq(n->idle_total_uj, 5000000); /* 6 000 000 + (2^64 − 10^6) mod 2^64 */
     wc_attrib_free(a);
+}
 
+Test(attribution, kepler_negative_ratio_wraps_active_energy)
+{
+    static const uint64_t neg2[8] = {19900, 0, 0, 10200, 0, 0, 0, 0};     /* r = −1 */
+    const uint64_t two64_minus_1e6 = UINT64_C(18446744073708551616);       /* 2^64 − 10^6 */
+    wc_attr_out out;
     /* r < 0 (user −1 s, idle +2 s: total 1, active −1): activeE = uint64(−ΔE)
      * = 2^64 − ΔE, idleE = ΔE − activeE wraps to 2 ΔE. */
     tk u[2] = {backwards_tick(1, neg2), backwards_tick(2, neg2)};
-    a = engine(WC_MODEL_KEPLER_HEAD);
+    wc_attrib *a = engine(WC_MODEL_KEPLER_HEAD);
     step(a, &u[0], &out);
     step(a, &u[1], &out);
-    n = &out.node[0];
+    const wc_attr_node_out *n = &out.node[0];
     cr_expect_eq(n->flags, WC_AF_RATIO_RANGE);
     cr_expect(n->ratio == -1.0);
     cr_expect_eq(n->active_uj, two64_minus_1e6);
@@ -861,15 +870,23 @@ Test(attribution, kepler_ratio_outside_unit_interval_is_flagged)
     expect_row(prow(&out, &u[1], 1, 0), UINT64_C(18446744073708552192),
                UINT64_C(18446744073708552192), -1000000.0);
     wc_attrib_free(a);
+}
 
+Test(attribution, ideal_interval_with_cpu_counters_backwards_is_all_unattributed)
+{
+    static const uint64_t up2[8] = {19000, 0, 0, 10500, 0, 0, 0, 0};      /* r = 2 */
+    tk t[2] = {backwards_tick(1, up2), backwards_tick(2, up2)};
+    wc_attr_out out;
     /* ideal: user went backwards, the interval is unusable. */
-    a = engine(WC_MODEL_IDEAL);
+    wc_attrib *a = engine(WC_MODEL_IDEAL);
     step(a, &t[0], &out);
     step(a, &t[1], &out);
-    n = &out.node[0];
+    const wc_attr_node_out *n = &out.node[0];
     cr_expect_eq(n->flags, WC_AF_UNMEASURABLE);
     cr_expect_eq(n->delta_uj, 1000000);
-    cr_expect_eq(n->active_uj, 0);
+    /* issue 14 item 6: no usable ratio, so ΔE is all active, unattributed
+     * (never idle, never nowhere) */
+    cr_expect_eq(n->active_uj, 1000000);
     cr_expect_eq(n->idle_uj, 0);
     wc_attrib_free(a);
 }
@@ -906,7 +923,8 @@ Test(attribution, ideal_decreasing_iowait_counts_as_zero)
     cr_expect_eq(n->flags, WC_AF_UNMEASURABLE);
     cr_expect(n->ratio == 0.0);
     cr_expect_eq(n->delta_uj, 100000000);
-    cr_expect_eq(n->active_uj, 0);
+    cr_expect_eq(n->active_uj, 100000000); /* issue 14 item 6: unsplit = unattributed */
+    cr_expect_eq(n->idle_uj, 0);
     cr_expect(out.node_busy_s == 0.0);
     const wc_attr_work_out *w = prow(&out, &t[2], 1, 0);
     expect_row(w, 0, 50000000, 0.0);
@@ -1105,13 +1123,19 @@ Test(attribution, model_names)
     wc_model m;
     cr_expect_eq(wc_model_parse("kepler-0.11", &m), 0);
     cr_expect_eq(m, WC_MODEL_KEPLER_011);
-    cr_expect_eq(wc_model_parse("kepler-head", &m), 0);
-    cr_expect_eq(m, WC_MODEL_KEPLER_HEAD);
+    cr_expect_eq(wc_model_parse("kepler-main", &m), 0);
+    cr_expect_eq(m, WC_MODEL_KEPLER_MAIN);
+    cr_expect_eq(wc_model_parse("kepler-head", &m), 0, "the old name still reads");
+    cr_expect_eq(m, WC_MODEL_KEPLER_MAIN);
+    cr_expect_str_eq(wc_model_old_name(WC_MODEL_KEPLER_MAIN), "kepler-head");
+    cr_expect_null(wc_model_old_name(WC_MODEL_KEPLER_011));
+    cr_expect_eq(wc_model_parse("kepler-0.10", &m), 0);
+    cr_expect_eq(m, WC_MODEL_KEPLER_010);
     cr_expect_eq(wc_model_parse("ideal", &m), 0);
     cr_expect_eq(m, WC_MODEL_IDEAL);
     cr_expect_eq(wc_model_parse("kepler", &m), -EINVAL);
     cr_expect_eq(wc_model_parse(NULL, &m), -EINVAL);
-    cr_expect_str_eq(wc_model_name(WC_MODEL_KEPLER_HEAD), "kepler-head");
+    cr_expect_str_eq(wc_model_name(WC_MODEL_KEPLER_HEAD), "kepler-main");
     cr_expect_null(wc_attrib_new((wc_model)42));
     wc_attrib_free(NULL);
 }
@@ -1120,7 +1144,7 @@ Test(attribution, model_names)
  * it and a description; a value outside it has neither. */
 Test(attribution, model_table)
 {
-    cr_assert_eq(wc_model_count(), 3);
+    cr_assert_eq(wc_model_count(), 4);
     for (size_t i = 0; i < wc_model_count(); i++) {
         wc_model m = (wc_model)i, back;
         cr_expect_eq(wc_model_parse(wc_model_name(m), &back), 0, "%s", wc_model_name(m));

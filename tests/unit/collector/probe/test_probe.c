@@ -364,7 +364,9 @@ Test(probe_tree, missing_max_energy_range_fails_kepler_at_init)
     tree_free(&t);
 }
 
-/* As nobody, energy_uj mode 0400 (CVE-2020-8694): the meter exists, exit 0. */
+/* As nobody, energy_uj mode 0400 (CVE-2020-8694): the meter exists (an
+ * exporter running as root would measure), but this user has no measured
+ * power: UNAVAILABLE, root-only said, exit 3 (issue 14 item 9). */
 static int probe_as_nobody(const tree *t)
 {
     if (setgid(65534) != 0 || setuid(65534) != 0)
@@ -375,10 +377,13 @@ static int probe_as_nobody(const tree *t)
     if (wc_probe_run(&o, &p, &err) != 0)
         return 2;
     char m[256];
-    int ok = p.rapl.state == WC_PROBE_RAPL_ROOT_ONLY && wc_probe_exit_code(&p) == 0 &&
+    int ok = p.rapl.state == WC_PROBE_RAPL_ROOT_ONLY && wc_probe_exit_code(&p) == 3 &&
+             p.verdict.hardware_meter && !p.verdict.measured_available &&
              strstr(p.rapl.message, "CVE-2020-8694") && !strcmp(p.verdict.wattcal_source, "rapl") &&
              !strcmp(wc_probe_measured_text(&p, m, sizeof m),
-                     "AVAILABLE (rapl; energy_uj is root-only: run as root)") &&
+                     "UNAVAILABLE to this user (reason: RAPL energy_uj is root-only "
+                     "(CVE-2020-8694): run as root, or grant CAP_DAC_READ_SEARCH, no hwmon power "
+                     "sensor)") &&
              !strncmp(p.verdict.verdict, "RAPL present but energy_uj is root-only", 39);
     if (!ok)
         fprintf(stderr, "state=%s verdict=%s message=%s\n",
@@ -387,7 +392,7 @@ static int probe_as_nobody(const tree *t)
     return ok ? 0 : 1;
 }
 
-Test(probe_tree, root_only_energy_uj_is_still_a_meter)
+Test(probe_tree, root_only_energy_uj_is_a_meter_but_no_measured_power_here)
 {
     if (geteuid() != 0)
         cr_skip_test("needs root to create root-owned 0400 files and drop to nobody");

@@ -39,14 +39,16 @@ static char *row_text(const char *cell, size_t *len)
     return text;
 }
 
-/* An id is "" or 64 lowercase hex; a pod UID "" or 36 characters with '-'. */
+/* An id is "" or 64 lowercase hex; a pod UID "" or 36 characters with '-',
+ * or a static pod's 32 lowercase hex. */
 static void assert_shape(const wc_cgroup_info *info, const char *what)
 {
     size_t n = strlen(info->container_id);
     cr_assert(n == 0 || n == 64, "%s: container_id \"%s\"", what, info->container_id);
     cr_assert_eq(strspn(info->container_id, "0123456789abcdef"), n, "%s", what);
-    cr_assert(strlen(info->pod_uid) == 0 || strlen(info->pod_uid) == 36, "%s: pod_uid \"%s\"",
-              what, info->pod_uid);
+    size_t u = strlen(info->pod_uid);
+    cr_assert(u == 0 || u == 36 || (u == 32 && strspn(info->pod_uid, "0123456789abcdef") == 32),
+              "%s: pod_uid \"%s\"", what, info->pod_uid);
     cr_assert_null(strchr(info->pod_uid, '_'), "%s: pod_uid \"%s\"", what, info->pod_uid);
 }
 
@@ -111,6 +113,14 @@ Test(cgroup_cases, v2_every_case)
 Test(cgroup_cases, podman_crio_and_conmon_every_case)
 {
     cr_assert_eq(run_rows("B15 "), 5);
+}
+
+/* Issue 14 item 5: a static or mirror pod's slice is named by the kubelet's
+ * config hash (32 hex, no dashes): the pod UID and QoS are still found, so
+ * its energy reaches the pod; 31 or 33 hex digits are no pod. */
+Test(cgroup_cases, static_pods_keep_their_pod_and_qos)
+{
+    cr_assert_eq(run_rows("static pod: "), 5);
 }
 
 Test(cgroup_cases, corpus_layouts)

@@ -161,7 +161,7 @@ Test(promapi_answer, matrix)
     const char *body =
         "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
         "{\"metric\":{\"zone\":\"package\",\"__name__\":\"kepler_node_cpu_joules_total\","
-        "\"node_name\":\"n1\"},\"values\":[[1795970837,\"1.5\"],[1764434838.25,\"NaN\"],"
+        "\"node_name\":\"n1\"},\"values\":[[1764434837,\"1.5\"],[1764434838.25,\"NaN\"],"
         "[1764434839,\"+Inf\"],[1764434840,\"-Inf\"]]},"
         "{\"metric\":{},\"values\":[[1795970837,\"2e3\"]]}]}}";
     cr_assert_eq(parse(body, 200, WC_PROM_RESULT, &v, NULL, &err), 0, "%s", err.msg);
@@ -169,7 +169,7 @@ Test(promapi_answer, matrix)
     cr_assert_str_eq(v.metric[0], "kepler_node_cpu_joules_total");
     cr_assert_str_eq(v.labels[0], "node_name=n1;zone=package;", "sorted, __name__ apart");
     cr_assert_eq(v.npoints[0], 4);
-    cr_assert_eq(v.points[0][0].t_ms, 1795970837000LL);
+    cr_assert_eq(v.points[0][0].t_ms, 1764434837000LL);
     cr_assert_eq(v.points[0][0].value, 1.5);
     cr_assert_eq(v.points[0][1].t_ms, 1764434838250LL);
     cr_assert(isnan(v.points[0][1].value));
@@ -210,6 +210,48 @@ Test(promapi_answer, vector_scalar_series_values_and_warnings)
                        "\"result\":[]}}", 200, WC_PROM_RESULT, &v, NULL, &err), 0,
                  "an empty result is not an error here");
     cr_assert_eq(v.n, 0);
+}
+
+Test(promapi_answer, answers_prometheus_never_gives_are_refused)
+{
+    seen v;
+    wc_error err = {{0}};
+    /* two samples at one instant: refused, naming the query and the instant */
+    cr_assert_eq(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":"
+                       "[{\"metric\":{\"a\":\"1\"},\"values\":[[10,\"1\"],[11,\"2\"],[11,\"2\"]]}]}}",
+                       200, WC_PROM_MATRIX, &v, NULL, &err), -EPROTO);
+    cr_assert(strstr(err.msg, "query_range `up`: a series has two samples at 11.000 s"), "%s",
+              err.msg);
+    cr_assert_eq(v.n, 0, "nothing handed over");
+    cr_assert_eq(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":"
+                       "[{\"metric\":{},\"values\":[[12,\"1\"],[11,\"2\"]]}]}}",
+                       200, WC_PROM_MATRIX, &v, NULL, &err), -EPROTO);
+    cr_assert(strstr(err.msg, "unordered samples at 11.000 s"), "%s", err.msg);
+    /* series with one label set (here: none) would merge: refused before any is handed */
+    cr_assert_eq(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":"
+                       "[{\"metric\":{},\"values\":[[1,\"1\"]]},{\"metric\":{},\"values\":"
+                       "[[1,\"2\"]]}]}}", 200, WC_PROM_MATRIX, &v, NULL, &err), -EPROTO);
+    cr_assert(strstr(err.msg, "two series with the same labels {} (none)"), "%s", err.msg);
+    cr_assert_eq(v.n, 0);
+    cr_assert_eq(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":"
+                       "[{\"metric\":{\"b\":\"2\",\"a\":\"1\"},\"value\":[1,\"1\"]},"
+                       "{\"metric\":{\"a\":\"1\",\"b\":\"2\"},\"value\":[1,\"2\"]},"
+                       "{\"metric\":{\"a\":\"1\"},\"value\":[1,\"2\"]}]}}",
+                       200, WC_PROM_RESULT, &v, NULL, &err), -EPROTO);
+    cr_assert(strstr(err.msg, "same labels a=1,b=2 in one answer"), "%s", err.msg);
+    /* distinct label sets pass */
+    cr_assert_eq(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":"
+                       "[{\"metric\":{\"a\":\"1\"},\"value\":[1,\"1\"]},"
+                       "{\"metric\":{\"a\":\"2\"},\"value\":[1,\"2\"]}]}}",
+                       200, WC_PROM_RESULT, &v, NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(v.n, 2);
+    /* a range query answers a matrix: a scalar (or a vector, a string) is refused */
+    cr_assert_eq(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"scalar\","
+                       "\"result\":[10,\"4.5\"]}}", 200, WC_PROM_MATRIX, &v, NULL, &err), -EPROTO);
+    cr_assert(strstr(err.msg, "result type \"scalar\" for a range query"), "%s", err.msg);
+    cr_assert_eq(v.n, 0);
+    cr_assert_eq(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\","
+                       "\"result\":[]}}", 200, WC_PROM_MATRIX, &v, NULL, &err), -EPROTO);
 }
 
 Test(promapi_answer, error_answers_name_the_query_and_the_server)
@@ -320,7 +362,18 @@ Test(promapi_open, credentials)
     cr_assert_eq(open_with("https://p.example", NULL, "alice", NULL, &err, NULL, 0), -EINVAL);
     cr_assert(strstr(err.msg, "--prometheus-user needs a password"), "%s", err.msg);
     cr_assert_eq(open_with("https://p.example", empty, NULL, NULL, &err, NULL, 0), -EINVAL);
-    cr_assert(strstr(err.msg, "empty first line"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "is empty (no secret)") && strstr(err.msg, empty), "%s", err.msg);
+    /* a token with a space inside is refused, not cut (naming the file, never the token) */
+    wc_test_write(dir, "spaced", "sec ret\n");
+    char spaced[512];
+    snprintf(spaced, sizeof spaced, "%s/spaced", dir);
+    cr_assert_eq(open_with("https://p.example", spaced, NULL, NULL, &err, NULL, 0), -EINVAL);
+    cr_assert(strstr(err.msg, "whitespace") && strstr(err.msg, spaced) && !strstr(err.msg, "sec ret"),
+              "%s", err.msg);
+    /* a token in the URL's query: refused without echoing it */
+    cr_assert_eq(open_with("https://p.example/?token=abc123", NULL, NULL, NULL, &err, NULL, 0),
+                 -EINVAL);
+    cr_assert(!strstr(err.msg, "abc123") && strstr(err.msg, "without a query"), "%s", err.msg);
     cr_assert_lt(open_with("https://p.example", "/nonexistent/tok", NULL, NULL, &err, NULL, 0), 0);
     cr_assert(strstr(err.msg, "--prometheus-token-file"), "%s", err.msg);
     cr_assert_eq(open_with("http://prom.example:9090", tok, NULL, NULL, &err, NULL, 0), -EINVAL);

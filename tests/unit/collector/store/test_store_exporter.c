@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/meter/counter.h" /* WC_DEFAULT_CEILING_WATTS */
 #include "collector/store/store_exporter.h"
 #include "collector/store/store_internal.h" /* white-box: counts rows on the connection */
 #include "tests/unit/support/test_support.h"
@@ -334,5 +335,41 @@ Test(store_exporter, version_4_run_reads_without_exporters)
     cr_assert_eq(count(st, "PRAGMA user_version"), WC_STORE_SCHEMA_VERSION);
     int64_t id = put_exporter(st, "kepler:http://h/metrics");
     cr_assert_eq(id, 1, "version 5 has the exporter tables");
+    wc_store_close(st);
+}
+
+/* A version-4 run also lacks version 5's field-report columns (issue 14):
+ * read with the built-in ceiling; calibrating makes it version 5 whole, the
+ * columns added NULL (the ceiling still "not stored"). */
+Test(store_exporter, version_4_run_gains_the_field_report_columns_when_calibrated)
+{
+    const char *p = path_of("v4-cols.db");
+    make_v4(p);
+    sqlite3 *db = NULL;
+    cr_assert_eq(sqlite3_open(p, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db,
+                              "ALTER TABLE run DROP COLUMN ceiling_watts;"
+                              " ALTER TABLE zone DROP COLUMN die_count;"
+                              " ALTER TABLE zone DROP COLUMN die_mirrored;",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(db));
+    sqlite3_close(db);
+    wc_error err = {{0}};
+    wc_store *st = wc_store_open(p, WC_STORE_WRITE, &err);
+    cr_assert_not_null(st, "%s", err.msg);
+    wc_run_meta m;
+    cr_assert_eq(wc_store_get_run(st, &m, &err), 0, "%s", err.msg);
+    cr_assert(!m.ceiling_stored);
+    cr_assert_eq(m.ceiling_watts, WC_DEFAULT_CEILING_WATTS);
+    cr_assert_eq(wc_store_ensure_calibration(st, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_store_ensure_calibration(st, &err), 0, "twice: %s", err.msg);
+    cr_assert_eq(count(st, "PRAGMA user_version"), 5);
+    cr_assert_eq(count(st, "SELECT COUNT(*) FROM pragma_table_info('run')"
+                           " WHERE name = 'ceiling_watts'"), 1);
+    cr_assert_eq(count(st, "SELECT COUNT(*) FROM pragma_table_info('zone')"
+                           " WHERE name IN ('die_count', 'die_mirrored')"), 2);
+    cr_assert_eq(wc_store_get_run(st, &m, &err), 0, "%s", err.msg);
+    cr_assert(!m.ceiling_stored, "NULL: not stored");
+    cr_assert_eq(m.ceiling_watts, WC_DEFAULT_CEILING_WATTS);
     wc_store_close(st);
 }

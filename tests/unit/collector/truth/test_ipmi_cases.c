@@ -101,6 +101,7 @@ typedef struct dcmi_ok {
     double watts, min, max, avg, window_s;
     int window_known;
     long long ts;
+    double stats_window_s; /* the sampling period: window of min/max/avg (issue 14 item 9) */
 } dcmi_ok;
 
 Test(ipmi_cases, dcmi_activated_layouts)
@@ -108,18 +109,18 @@ Test(ipmi_cases, dcmi_activated_layouts)
     static const dcmi_ok cases[] = {
         /* the 900000 s period is the statistics window, not the reading's */
         {"dcmi/ipmitool-activated.txt", "dcmi:instantaneous (stats window 900000 s)", 243, 180,
-         301, 222, 0, 0, 1552386030},
+         301, 222, 0, 0, 1552386030, 900000},
         {"dcmi/ipmitool-padded-day.txt", "dcmi:instantaneous (stats window 54321 s)", 188, 150,
-         260, 171, 0, 0, 1717315509},
-        {"dcmi/ipmitool-tabs-1s.txt", "dcmi:instantaneous", 297, 91, 455, 310, 1, 1, 1731087723},
+         260, 171, 0, 0, 1717315509, 54321},
+        {"dcmi/ipmitool-tabs-1s.txt", "dcmi:instantaneous", 297, 91, 455, 310, 1, 1, 1731087723, 1},
         {"dcmi/ipmitool-unindented.txt", "dcmi:instantaneous (stats window 412300 s)", 154, 120,
-         390, 149, 0, 0, 1500445800},
+         390, 149, 0, 0, 1500445800, 412300},
         {"dcmi/freeipmi-active.txt", "dcmi:instantaneous (stats window 1728000 s)", 275, 102,
-         488, 263, 0, 0, 1713189807},
+         488, 263, 0, 0, 1713189807, 1728000},
         {"dcmi/freeipmi-active-unit-case.txt", "dcmi:instantaneous (stats window 1728000 s)", 275,
-         102, 488, 263, 0, 0, 1713189807},
+         102, 488, 263, 0, 0, 1713189807, 1728000},
         /* "Power Limit" and its own "Sampling period: 2048 sec" are not the reading's */
-        {"dcmi/ipmiutil-active.txt", "dcmi:instantaneous", 266, 97, 471, 258, 1, 1, 1736766671},
+        {"dcmi/ipmiutil-active.txt", "dcmi:instantaneous", 266, 97, 471, 258, 1, 1, 1736766671, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const dcmi_ok *c = &cases[i];
@@ -130,6 +131,8 @@ Test(ipmi_cases, dcmi_activated_layouts)
         expect_ok(&s, c->watts, c->path);
         expect_stats(&s, c->min, c->max, c->avg);
         expect_window(&s, c->window_known, c->window_s);
+        cr_assert_float_eq(s.stats_window_s, c->stats_window_s, 1e-12, "%s: stats window %g s",
+                           c->file, s.stats_window_s);
         cr_assert_eq(s.device_ts_ns, SEC(c->ts), "%s: device time", c->file);
     }
 }
