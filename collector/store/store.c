@@ -308,7 +308,8 @@ static int add_field_report_columns(wc_store *st, wc_error *err)
                                           {"process", "vm_id", "TEXT"},
                                           {"process", "vm_name", "TEXT"},
                                           {"process", "hypervisor", "TEXT"},
-                                          {"process", "vm_since", "TEXT"}};
+                                          {"process", "vm_since", "TEXT"},
+                                          {"tick", "proc_delta", "INTEGER"}};
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
         int has = wc_store_has_column(st, cols[i][0], cols[i][1]);
         if (has < 0)
