@@ -1,8 +1,10 @@
 # wattcal — plain Makefile. `make` builds ./wattcal; `make test` runs the whole
 # suite (Criterion unit tests, the same tests under ASan+UBSan, integration
-# scripts); `make demo` runs the main job on the simulated node; `make bench`
-# measures the sampler, the SQLite ingest and `wattcal validate` on a synthetic
-# 24 h run. `make deps` installs what is missing.
+# scripts, the fuzz corpora replayed); `make fuzz` fuzzes every parser with
+# libFuzzer for FUZZ_SECONDS each (default 60); `make demo` runs the main job
+# on the simulated node; `make bench` measures the sampler, the SQLite ingest
+# and `wattcal validate` on a synthetic 24 h run. `make deps` installs what is
+# missing.
 
 CC      ?= cc
 PKGS    := sqlite3 libcurl libcjson yaml-0.1 gsl libmicrohttpd libxcrypt
@@ -45,7 +47,7 @@ SCLI_OBJ := $(CLI_LIB_SRC:%.c=$(S)/%.o)
 
 export WATTCAL_FIXTURES ?= $(abspath ../shared/fixtures)
 
-.PHONY: all deps demo-deps test unit unit-asan demo bench install clean
+.PHONY: all deps demo-deps test unit unit-asan demo bench install clean fuzz
 all: wattcal
 
 $(B)/%.o: %.c
@@ -80,6 +82,47 @@ $(S)/unit-tests: $(STEST_OBJ) $(S)/libwattcal-cli.a $(S)/libwattcal.a
 $(B)/bench-%: bench/%.c $(B)/libwattcal.a
 	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(B)/libwattcal.a $(LDLIBS_ALL)
 
+# ---- fuzzing (tests/fuzz/README.md) ---------------------------------------
+# One libFuzzer harness per parser entry point, tests/fuzz/fuzz_<name>.c,
+# with its seeds in tests/fuzz/corpus/<name>/ (a new harness is that one file
+# and its corpus: nothing to register). `make fuzz` builds each with clang
+# (-fsanitize=fuzzer,address,undefined, over a library built the same way)
+# and runs it FUZZ_SECONDS; `make test` replays every corpus file through each
+# harness built normally with tests/fuzz/replay.c as main (release and ASan).
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES   := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+FUZZ_DEPS    := tests/fuzz/fuzz.h tests/fuzz/support.c
+F            := build/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+# the parts whose parsers are fuzzed (no parser in validator/ or reports/)
+FLIB_OBJ     := $(filter-out $(F)/validator/% $(F)/reports/%,$(LIB_SRC:%.c=$(F)/%.o))
+REPLAY_BINS  := $(FUZZ_NAMES:%=$(B)/fuzz/replay-%) $(FUZZ_NAMES:%=$(S)/fuzz/replay-%)
+
+$(F)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(WARN) -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@
+$(F)/libwattcal.a: $(FLIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(F)/fuzz-%: tests/fuzz/fuzz_%.c $(FUZZ_DEPS) $(F)/libwattcal.a
+	$(FUZZ_CC) $(WARN) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) $(CPPFLAGS_ALL) -o $@ $< \
+	    tests/fuzz/support.c $(F)/libwattcal.a $(LDLIBS_ALL)
+$(B)/fuzz/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_DEPS) $(B)/libwattcal.a
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $@ $< tests/fuzz/replay.c tests/fuzz/support.c \
+	    $(B)/libwattcal.a $(LDLIBS_ALL)
+$(S)/fuzz/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_DEPS) $(S)/libwattcal.a
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O1 -g $(SAN) $(CPPFLAGS_ALL) -o $@ $< tests/fuzz/replay.c \
+	    tests/fuzz/support.c $(S)/libwattcal.a $(LDLIBS_ALL)
+
+# Every harness for FUZZ_SECONDS each; a table of executions per harness at
+# the end (tests/fuzz/run.sh). New inputs go to build/fuzz/corpus/<name>/,
+# crashes to build/fuzz/crashes/ (copy a fixed one into the seed corpus).
+fuzz: deps $(FUZZ_NAMES:%=$(F)/fuzz-%)
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
+
 deps:
 	@sh scripts/install-deps.sh test
 demo-deps:
@@ -91,7 +134,7 @@ unit-asan: deps $(S)/unit-tests
 	$(S)/unit-tests
 
 # Full suite; the last line is "N passed, N failed, N skipped".
-test: deps wattcal $(B)/unit-tests $(S)/unit-tests $(S)/wattcal
+test: deps wattcal $(B)/unit-tests $(S)/unit-tests $(S)/wattcal $(REPLAY_BINS)
 	@sh tests/run-all.sh
 
 demo: demo-deps wattcal
@@ -120,7 +163,9 @@ install: wattcal
 	sed 's#/usr/local/#$(PREFIX)/#g' docs/wattcal.1 >$(DESTDIR)$(PREFIX)/share/man/man1/wattcal.1
 	chmod 0644 $(DESTDIR)$(PREFIX)/share/man/man1/wattcal.1
 	install -m 0644 README.md runbook.md $(DESTDIR)$(DOCDIR)/
-	install -m 0644 docs/schema.md docs/scenarios.md docs/kepler-model.md $(DESTDIR)$(DOCDIR)/docs/
+	install -m 0644 docs/*.md docs/*.json $(DESTDIR)$(DOCDIR)/docs/
+	for f in $$(find deploy -type f | sort); do \
+	    install -D -m 0644 "$$f" "$(DESTDIR)$(DOCDIR)/$$f" || exit 1; done
 	sh scripts/gen-completion.sh ./wattcal >$(DESTDIR)$(COMPDIR)/wattcal
 
 clean:

@@ -1,6 +1,7 @@
 /*
  * cmd_attribute.c — `wattcal attribute`: re-attribute a recorded run offline
- * (collector/store/store_replay.c) under one or more models.
+ * (collector/store/store_replay.c) under one or more models, then list the
+ * VMs each model attributed (work_attr level 4, store_results.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,8 @@
 #include "cli/cli.h"
 #include "collector/store/store.h"
 #include "collector/store/store_replay.h"
+#include "collector/store/store_results.h"
+#include "validator/text_report.h"
 
 enum { OPT_DB = 1, OPT_MODEL, OPT_KEPLER_CONFIG };
 
@@ -89,6 +92,29 @@ int wc_cli_require_run(const char *cmd, const char *db, wc_store *st)
     return WC_EXIT_USAGE;
 }
 
+/* Prints the VMs model_name attributed, one line per (zone, VM) with Kepler's
+ * labels (nothing in a run without VMs). Returns 0 or < 0 with err. */
+static int print_vms(wc_store *st, const char *model_name, wc_error *err)
+{
+    int64_t model_id = 0;
+    int rc = wc_store_find_model(st, model_name, &model_id, err);
+    if (rc)
+        return rc;
+    wc_store_iter *it = NULL;
+    if ((rc = wc_store_vm_totals_open(st, model_id, &it, err)))
+        return rc;
+    wc_vm_total v;
+    char a[160], b[160], c[48], z[48];
+    while ((rc = wc_store_vm_total_next(it, &v, err)) == 1)
+        printf("  vm %s name %s hypervisor %s zone %s: %.6f J attributed by model %s (%lld hypervisor"
+               " processes, %.3f CPU s)\n",
+               wc_term_safe(v.vm_id, a, sizeof a), wc_term_safe(v.vm_name, b, sizeof b),
+               wc_term_safe(v.hypervisor, c, sizeof c), wc_term_safe(v.zone, z, sizeof z),
+               v.energy_uj / 1e6, model_name, (long long)v.processes, v.cpu_s);
+    wc_store_iter_close(it);
+    return rc;
+}
+
 /* Replays every model; WC_EXIT_NO_DATA when the run has fewer than two ticks
  * (nothing measurable), as README "Exit codes" says. */
 static int replay_models(wc_store *st, const char *db, const wc_model *models, int nmodels,
@@ -108,6 +134,10 @@ static int replay_models(wc_store *st, const char *db, const wc_model *models, i
                             "interval needs two ticks) (exit %d)\n", db, (long long)ticks,
                     ticks == 1 ? "" : "s", WC_EXIT_NO_DATA);
             return WC_EXIT_NO_DATA;
+        }
+        if (print_vms(st, wc_model_name(models[i]), &err)) {
+            wc_cli_error("attribute", err.msg);
+            return WC_EXIT_USAGE;
         }
     }
     if (wc_store_ensure_indexes(st, &err)) {

@@ -274,34 +274,46 @@ static int write_truth(recording *r, wc_error *err)
     return rc;
 }
 
+/* Where the samples of a file: log go as they are parsed (one at a time:
+ * a log of any length takes bounded memory). */
+typedef struct file_sink {
+    wc_store *store;
+    int64_t source_id, start_wall, start_mono;
+} file_sink;
+
+static int put_file_sample(void *ctx, const wc_truth_sample *s, wc_error *err)
+{
+    const file_sink *fs = ctx;
+    wc_truth_sample t = *s;
+    wc_truth_file_align(&t, 1, fs->start_wall, fs->start_mono);
+    return wc_store_put_truth_sample(fs->store, fs->source_id, &t, err);
+}
+
 /* Imports one wall-meter log (file:PATH) after the run, mapping its wall
- * clock onto the run's monotonic clock through the run's start. */
+ * clock onto the run's monotonic clock through the run's start, streamed
+ * into one transaction (rolled back when a line is bad). */
 static int import_truth_file(recording *r, const char *spec, int64_t start_wall,
                              int64_t start_mono, wc_error *err)
 {
     const char *path = spec + 5;
     const char *format = r->opts->truth.truth_format ? r->opts->truth.truth_format : "csv";
-    wc_truth_sample *samples = NULL;
-    size_t n = 0;
-    int rc = wc_truth_file_parse(path, format, &samples, &n, err);
-    if (rc)
-        return rc;
     char desc[256];
     snprintf(desc, sizeof desc, "%s log %.200s, aligned by wall clock", format, path);
-    int64_t id = 0;
-    rc = wc_store_begin(r->store, err);
+    file_sink fs = {.store = r->store, .start_wall = start_wall, .start_mono = start_mono};
+    size_t n = 0;
+    int rc = wc_store_begin(r->store, err);
+    if (rc)
+        return rc;
+    rc = wc_store_put_truth_source(r->store, spec, "file", WC_PROV_GROUND_TRUTH, desc,
+                                   &fs.source_id, err);
     if (!rc)
-        rc = wc_store_put_truth_source(r->store, spec, "file", WC_PROV_GROUND_TRUTH, desc, &id, err);
-    wc_truth_file_align(samples, n, start_wall, start_mono);
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = wc_store_put_truth_sample(r->store, id, &samples[i], err);
+        rc = wc_truth_file_each(path, format, put_file_sample, &fs, &n, err);
     if (!rc)
         rc = wc_store_commit(r->store, err);
     else
         wc_store_rollback(r->store);
     if (!rc)
         r->res->truth_samples += (int64_t)n;
-    free(samples);
     return rc;
 }
 
@@ -799,6 +811,33 @@ static int import_truth_files(recording *r, wc_error *err)
     return first_rc;
 }
 
+/* Ends the run in its file: the end row, indexes and journal (a run that
+ * already failed is still finished, as not clean, and keeps its own error),
+ * then the file: logs. A failed finish says which step and that every tick
+ * is kept. */
+static int finish_run(recording *r, int rc, wc_error *err)
+{
+    wc_error ferr = {{0}};
+    int frc = wc_store_finish_run(r->store, wc_wall_ns(), wc_mono_ns(), r->res->ticks, rc == 0,
+                                  &ferr);
+    if (!rc && frc)
+        return wc_error_set(err, frc, "%s (all %lld ticks of the run are in the file)",
+                            ferr.msg, (long long)r->res->ticks);
+    return rc ? rc : import_truth_files(r, err);
+}
+
+/* A run that failed before its first tick: the file it created is removed,
+ * and the error says so (a file that was there before is left as it was). */
+static void discard_unstarted(recording *r, wc_error *err)
+{
+    int removed = wc_store_discard(r->store);
+    r->store = NULL;
+    size_t n = err ? strlen(err->msg) : 0;
+    if (removed && err && n + 1 < sizeof err->msg)
+        snprintf(err->msg + n, sizeof err->msg - n,
+                 " (no tick was committed: the file is removed)");
+}
+
 int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record_result *res,
               wc_error *err)
 {
@@ -812,16 +851,12 @@ int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record
         rc = loop(&r, stop, err);
         rc = finish_truth(&r, rc, err);
         rc = wc_rec_exporters_finish(r.exporters, r.store, res, rc, err);
-        wc_error ferr;
-        int frc = !r.store ? 0 : wc_store_finish_run(r.store, wc_wall_ns(), wc_mono_ns(),
-                                                     res->ticks, rc == 0, &ferr);
-        if (!rc && frc) {
-            rc = frc;
-            if (err)
-                *err = ferr;
-        }
-        if (!rc && r.store)
-            rc = import_truth_files(&r, err);
+        if (!r.store) /* serve without --db: no file to finish */
+            ;
+        else if (rc && res->ticks == 0) /* a failed start: no file left (when it made one) */
+            discard_unstarted(&r, err);
+        else
+            rc = finish_run(&r, rc, err);
         if (!opts->quiet && isatty(STDERR_FILENO))
             fputc('\n', stderr);
     }

@@ -112,7 +112,9 @@ void wc_record_defaults(wc_record_opts *opts);
  * -ENODEV when no hardware meter was found and meter is NULL/"rapl" (err says
  * what was looked for and that `--meter sim` simulates one); -EACCES for an
  * unreadable energy_uj; -EEXIST for a DB that already holds a run; -EIO/-ENOSPC
- * for a store failure (ticks already committed are kept). */
+ * for a store failure (ticks already committed are kept; a run that fails
+ * before its first tick leaves no file when record made it; a failed finish
+ * names its step, docs/reliability.md). */
 int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record_result *res,
               wc_error *err);
 

@@ -27,19 +27,23 @@ int wc_path(char *out, size_t cap, const char *root, const char *fmt, ...)
     return 0;
 }
 
-/* Opens path read-only for a plain read. O_NONBLOCK keeps a FIFO planted in
- * a tree from blocking the open; anything but a regular file (FIFO, device,
- * socket, directory) is refused, so a read can neither hang nor run forever
- * (/proc and /sys attributes are regular files). Returns the fd or -errno. */
-static int open_regular(const char *path, wc_error *err)
+/* O_NONBLOCK keeps a FIFO planted in a tree from blocking the open; anything
+ * but a regular file (FIFO, device, socket, directory) is refused (/proc and
+ * /sys attributes are regular files). */
+int wc_open_regular(const char *path, wc_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         int e = errno;
         return wc_error_set(err, -e, "%s: %s", path, strerror(e));
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return wc_error_set(err, -e, "%s: fstat: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
         int dir = S_ISDIR(st.st_mode);
         close(fd);
         return wc_error_set(err, dir ? -EISDIR : -EINVAL, "%s: %s", path,
@@ -55,7 +59,7 @@ int wc_read_text(const char *path, char *buf, size_t cap, size_t *len, wc_error 
 {
     if (cap == 0)
         return wc_error_set(err, -EINVAL, "%s: zero-size buffer", path);
-    int fd = open_regular(path, err);
+    int fd = wc_open_regular(path, err);
     if (fd < 0)
         return fd;
     size_t used = 0;
@@ -93,7 +97,7 @@ int wc_read_text(const char *path, char *buf, size_t cap, size_t *len, wc_error 
 
 int wc_read_all(const char *path, char **out, size_t *len, wc_error *err)
 {
-    int fd = open_regular(path, err);
+    int fd = wc_open_regular(path, err);
     if (fd < 0)
         return fd;
     size_t cap = 4096, used = 0;

@@ -21,6 +21,14 @@
 int wc_path(char *out, size_t cap, const char *root, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Opens path read-only for reading to the end (O_CLOEXEC): non-blocking
+ * while opening, so a FIFO planted in a tree cannot hang the open, then
+ * refused unless it is a regular file (a FIFO, device or socket: -EINVAL; a
+ * directory: -EISDIR), so a read can neither hang nor run forever. Returns
+ * the descriptor (blocking again) or -errno with err naming the file. Every
+ * helper below opens through it. */
+int wc_open_regular(const char *path, wc_error *err);
+
 /* Reads at most cap-1 bytes of the file at path into buf, NUL-terminates it and
  * stores the byte count in *len (may be NULL). Returns 0 or -errno (-ENOENT,
  * -EACCES, ...) with err naming the file. -EFBIG when the file is larger than

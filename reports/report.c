@@ -591,6 +591,36 @@ static void gap_tables(wc_doc *d, const wc_validation *v)
     wc_doc_table_end(d);
 }
 
+/* The VM level (work_attr level 4), only in a run with VMs: per zone Σ VMs
+ * and the gap processes → VMs, then each VM with Kepler's labels. */
+static void vm_tables(wc_doc *d, const wc_validation *v)
+{
+    if (!v->have_levels || !v->levels.nvms)
+        return;
+    const wc_levels_report *l = &v->levels;
+    wc_doc_heading(d, 3, "By level: processes → VMs");
+    wc_doc_para(d, "Joules, model %s. A VM is its hypervisor processes (cmdline at birth): the Kepler models"
+                   " give it its last process's energy, ideal their sum; outside VMs = Σ processes − Σ VMs.",
+                v->model);
+    static const char *const zh[] = {"zone", "processes J", "outside VMs J", "VMs J"};
+    wc_doc_table_begin(d, zh, 4);
+    for (size_t i = 0; i < l->nzones; i++) {
+        const wc_level_zone *z = &l->zones[i];
+        wc_doc_table_row(d, NULL, (const char *const[]){z->zone, num(z->process_j, 1),
+                                                        num(z->process_j - z->vm_j, 1), num(z->vm_j, 1)});
+    }
+    wc_doc_table_end(d);
+    static const char *const vh[] = {"zone", "vm_id", "vm_name", "hypervisor", "processes", "energy J", "CPU s"};
+    wc_doc_table_begin(d, vh, 7);
+    for (size_t i = 0; i < l->nvms; i++) {
+        const wc_level_vm *m = &l->vms[i];
+        wc_doc_table_row(d, NULL, (const char *const[]){m->zone, m->vm_id, m->vm_name, m->hypervisor,
+                                                        fmt("%lld", (long long)m->processes),
+                                                        num(m->joules, 1), num(m->cpu_s, 1)});
+    }
+    wc_doc_table_end(d);
+}
+
 static double zone_node(const wc_gap_report *r, const char *zone)
 {
     for (size_t i = 0; i < r->nzones; i++)
@@ -751,6 +781,7 @@ static void compose(wc_doc *d, const wc_validation *v, const run_meta *m, const 
     figure_if(d, F, "bland_altman");
     figure_if(d, F, "scatter");
     gap_tables(d, v);
+    vm_tables(d, v);
     figure_if(d, F, "gap");
     tenants(d, v, top);
     figure_if(d, F, "stacked");

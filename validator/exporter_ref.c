@@ -22,7 +22,8 @@
  * % = 100 · (Σ exporter − Σ reference) / Σ reference, with its moving-block
  * bootstrap 95 % interval over the intervals (stats.h). Matching: pods by
  * uid, containers by id; processes by pid + comm, a reused pid told apart by
- * lifetime (exporter_procs.c: Kepler exports no start time).
+ * lifetime (exporter_procs.c: Kepler exports no start time); VMs by vm_id
+ * (kepler_vm_cpu_joules_total against work_attr level 4).
  * The rows kept are the largest |Σ exporter − Σ reference| of each level.
  */
 #include "validator/exporter_report.h"
@@ -143,6 +144,7 @@ static int keys_fill_reference(wc_store *st, int64_t model_id, const wc_timebase
 {
     wc_attr_level lv = !strcmp(c->level, "pod")         ? WC_LEVEL_POD
                        : !strcmp(c->level, "container") ? WC_LEVEL_CONTAINER
+                       : !strcmp(c->level, "vm")        ? WC_LEVEL_VM
                                                         : WC_LEVEL_PROCESS;
     wc_store_iter *it = NULL;
     int rc = wc_store_tenant_rows_open(st, model_id, lv, c->zone, WC_TENANT_ROWS_ALL, &it, err);
@@ -476,11 +478,13 @@ int wc_xp_reference(wc_store *st, int64_t model_id, const char *model, const wc_
     c.level = LEVELS[2];
     if (!rc)
         rc = wc_xp_ref_processes(st, model_id, &tb, boot, &c, x, err);
+    if (!rc) /* kepler_vm_cpu_joules_total{vm_id} against work_attr level 4 */
+        rc = reference_level(st, model_id, &tb, "vm", boot, &c, x, err);
     free(c.tick_scrape);
     wc_timebase_free(&tb);
     wc_textf(x->ref_note, sizeof x->ref_note,
              "zone %s, exporter lag %.2f s; pods by uid, containers by id, processes by pid + comm"
-             " (a reused pid told apart by lifetime)",
+             " (a reused pid told apart by lifetime), VMs by vm_id",
              c.zone, x->ref_lag_s);
     return rc;
 }

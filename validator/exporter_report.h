@@ -39,7 +39,7 @@
 #define WC_XP_MAX_ZONES 16      /* node zones + platform of one exporter (Kepler has 5 + 1) */
 #define WC_XP_MAX_INV 56       /* 3 per zone + the run-wide ones */
 #define WC_XP_MAX_SHOW 32      /* showback rows (largest pods) */
-#define WC_XP_MAX_REF 30       /* second-opinion rows (largest disagreements) */
+#define WC_XP_MAX_REF 48       /* second-opinion rows (largest disagreements; 12 per level) */
 #define WC_XP_MIN_INTERVALS 3  /* fewer checked intervals: NO VERDICT */
 
 typedef enum wc_xp_verdict { WC_XP_PASS = 0, WC_XP_FAIL, WC_XP_NO_VERDICT } wc_xp_verdict;

@@ -45,8 +45,8 @@ static wc_gap_zone *zone_slot(wc_gap_report *rep, const char *name)
     for (size_t i = 0; i < rep->nzones; i++)
         if (strcmp(rep->zones[i].zone, name) == 0)
             return &rep->zones[i];
-    if (rep->nzones == WC_GAP_MAX_ZONES)
-        return NULL;
+    if (rep->nzones == WC_GAP_MAX_ZONES || strlen(name) >= sizeof rep->zones[0].zone)
+        return NULL; /* cut, a name would match none of its rows and fill the table */
     wc_gap_zone *z = &rep->zones[rep->nzones++];
     snprintf(z->zone, sizeof z->zone, "%s", name);
     return z;

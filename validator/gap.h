@@ -25,7 +25,7 @@
 
 /* Totals of one zone name over the run, joules. */
 typedef struct wc_gap_zone {
-    char zone[32];
+    char zone[WC_ATTR_ZONE_NAME_MAX]; /* as the attribution's names; longer: left out */
     double meter_joules;          /* raw counters, wattcal's counter rule */
     int64_t meter_intervals, meter_unmeasurable; /* intervals counted / flagged (reset, no range, missing) */
     int64_t meter_ambiguous;      /* of which long enough for a whole wrap to hide at the ceiling */
@@ -104,7 +104,7 @@ typedef struct wc_gap_report {
                                      hidden-wrap check) */
     wc_gap_zone zones[WC_GAP_MAX_ZONES];
     size_t nzones;
-    char rank_zone[32];           /* zone used for the top lists */
+    char rank_zone[WC_ATTR_ZONE_NAME_MAX];           /* zone used for the top lists */
     wc_gap_top top_processes[WC_GAP_TOP], top_containers[WC_GAP_TOP];
     size_t ntop_processes, ntop_containers;
     int64_t negative_share_rows, lifetime_delta_rows;

@@ -31,6 +31,8 @@ const char *wc_invariant_name(int inv)
     case WC_INV_PODS_LE_NODE: return "sum(pods) <= node active";
     case WC_INV_PROCS_LE_CONTAINER: return "sum(processes of a container) <= container";
     case WC_INV_CONTAINERS_LE_POD: return "sum(containers of a pod) <= pod";
+    case WC_INV_VMS_LE_NODE: return "sum(vms) <= node active";
+    case WC_INV_VMS_LE_PROCS: return "sum(vms) <= sum(processes)";
     }
     return "?";
 }
@@ -134,7 +136,8 @@ typedef struct pass {
     unsigned *node_flags;
     unsigned char *node_have;
     /* per-tick scratch */
-    double *sum_proc, *sum_cont, *sum_pod, *sum_cont_procs;
+    double *sum_proc, *sum_cont, *sum_pod, *sum_cont_procs, *sum_vm;
+    uint32_t *nvm;                 /* VM rows of the tick, per zone */
     double *cont_parent, *cont_child, *pod_parent, *pod_child;
     uint32_t *cont_nchild, *pod_nchild;
     unsigned char *cont_touched, *pod_touched;
@@ -143,19 +146,34 @@ typedef struct pass {
     int64_t window_ns;
 } pass;
 
-static long zone_index(wc_levels_report *r, const char *name)
+/* Index of zone name in the report, -1 when it has none. */
+static long zone_find(const wc_levels_report *r, const char *name)
 {
     for (size_t i = 0; i < r->nzones; i++)
         if (!strcmp(r->zones[i].zone, name))
             return (long)i;
-    if (r->nzones == WC_LEVELS_MAX_ZONES)
-        return -1;
+    return -1;
+}
+
+/* Adds a zone name (once); past WC_LEVELS_MAX_ZONES it is left out (-1). A
+ * name that does not fit is refused: cut, it would match none of its rows. */
+static long zone_add(wc_levels_report *r, const char *name, wc_error *err)
+{
+    long z = zone_find(r, name);
+    if (z >= 0 || r->nzones == WC_LEVELS_MAX_ZONES)
+        return z;
+    size_t len = strlen(name);
+    if (len >= sizeof r->zones[0].zone)
+        return wc_error_set(err, -EINVAL, "node_attr: zone name '%.40s...' is %zu bytes long, "
+                            "longer than the %zu a wattcal zone name has (a run altered or "
+                            "written by another tool): its levels cannot be checked", name, len,
+                            sizeof r->zones[0].zone - 1);
     snprintf(r->zones[r->nzones].zone, sizeof r->zones[r->nzones].zone, "%s", name);
     return (long)r->nzones++;
 }
 
 /* The zone names of the model's node rows become the report's zones first,
- * so the per-tick arrays have their final width. */
+ * so the per-tick arrays have their final width (nothing adds one later). */
 static int load_node_zones(wc_store *st, int64_t model_id, pass *p, wc_error *err)
 {
     wc_store_iter *it = NULL;
@@ -164,8 +182,10 @@ static int load_node_zones(wc_store *st, int64_t model_id, pass *p, wc_error *er
         return rc;
     const char *zone = NULL;
     while ((rc = wc_store_text_next(it, &zone, err)) == 1)
-        if (zone)
-            zone_index(p->rep, zone);
+        if (zone && zone_add(p->rep, zone, err) < -1) {
+            rc = -EINVAL;
+            break;
+        }
     wc_store_iter_close(it);
     return rc;
 }
@@ -193,7 +213,7 @@ static int load_node_rows(wc_store *st, int64_t model_id, pass *p, wc_error *err
     wc_node_row r;
     while ((rc = wc_store_node_row_next(it, &r, err)) == 1) {
         long i = wc_timebase_index(&p->tb, r.tick_id);
-        long z = r.zone ? zone_index(p->rep, r.zone) : -1;
+        long z = r.zone ? zone_find(p->rep, r.zone) : -1;
         if (i < 0 || z < 0 || (size_t)z >= p->nz)
             continue;
         size_t c = (size_t)i * p->nz + (size_t)z;
@@ -289,6 +309,8 @@ static int alloc_scratch(pass *p)
     p->sum_cont = calloc(nz, sizeof(double));
     p->sum_pod = calloc(nz, sizeof(double));
     p->sum_cont_procs = calloc(nz, sizeof(double));
+    p->sum_vm = calloc(nz, sizeof(double));
+    p->nvm = calloc(nz, sizeof(uint32_t));
     p->cont_parent = calloc(nc * nz, sizeof(double));
     p->cont_child = calloc(nc * nz, sizeof(double));
     p->pod_parent = calloc(np * nz, sizeof(double));
@@ -299,7 +321,8 @@ static int alloc_scratch(pass *p)
     p->pod_touched = calloc(np, 1);
     p->touched_c = malloc(nc * sizeof(long));
     p->touched_p = malloc(np * sizeof(long));
-    return (p->sum_proc && p->sum_cont && p->sum_pod && p->sum_cont_procs && p->cont_parent &&
+    return (p->sum_proc && p->sum_cont && p->sum_pod && p->sum_cont_procs && p->sum_vm && p->nvm &&
+            p->cont_parent &&
             p->cont_child && p->pod_parent && p->pod_child && p->cont_nchild && p->pod_nchild &&
             p->cont_touched && p->pod_touched && p->touched_c && p->touched_p)
                ? 0
@@ -346,6 +369,7 @@ static void window_add(wc_level_window *win, const pass *p, size_t c, size_t z, 
     win->process_j += p->sum_proc[z];
     win->container_j += p->sum_cont[z];
     win->pod_j += p->sum_pod[z];
+    win->vm_j += p->sum_vm[z];
     win->unattributed_j += unattr;
     win->over_j += over;
 }
@@ -363,6 +387,10 @@ static void close_zone(pass *p, long i, size_t z, long w)
     check(&lz->inv[WC_INV_PROCS_LE_NODE], p->sum_proc[z], active, 1, tick_id);
     check(&lz->inv[WC_INV_CONTAINERS_LE_NODE], p->sum_cont[z], active, 1, tick_id);
     check(&lz->inv[WC_INV_PODS_LE_NODE], p->sum_pod[z], active, 1, tick_id);
+    if (p->nvm[z]) {
+        check(&lz->inv[WC_INV_VMS_LE_NODE], p->sum_vm[z], active, p->nvm[z], tick_id);
+        check(&lz->inv[WC_INV_VMS_LE_PROCS], p->sum_vm[z], p->sum_proc[z], p->nvm[z], tick_id);
+    }
     double unattr = active > p->sum_proc[z] ? active - p->sum_proc[z] : 0;
     double over = p->sum_proc[z] > active ? p->sum_proc[z] - active : 0;
     lz->node_j += p->node_delta[c];
@@ -371,6 +399,7 @@ static void close_zone(pass *p, long i, size_t z, long w)
     lz->process_j += p->sum_proc[z];
     lz->container_j += p->sum_cont[z];
     lz->pod_j += p->sum_pod[z];
+    lz->vm_j += p->sum_vm[z];
     lz->containerised_process_j += p->sum_cont_procs[z];
     if (p->node_flags[c] & SKIP_FLAGS)
         lz->unattr_skipped_j += unattr;
@@ -427,6 +456,8 @@ static void close_tick(pass *p, long i)
     memset(p->sum_cont, 0, p->nz * sizeof(double));
     memset(p->sum_pod, 0, p->nz * sizeof(double));
     memset(p->sum_cont_procs, 0, p->nz * sizeof(double));
+    memset(p->sum_vm, 0, p->nz * sizeof(double));
+    memset(p->nvm, 0, p->nz * sizeof(uint32_t));
 }
 
 /* One workload row into the tick's scratch and the run totals. */
@@ -467,6 +498,9 @@ static void add_row(pass *p, int level, int64_t process_id, const char *key, lon
                 touch_pod(p, q);
             }
         }
+    } else if (level == WC_LEVEL_VM) {
+        p->sum_vm[z] += e;
+        p->nvm[z]++;
     } else if (level == WC_LEVEL_POD) {
         p->sum_pod[z] += e;
         long q = key_index(&p->pods, key);
@@ -580,7 +614,7 @@ static void reset_totals(pass *p)
         }
         double *pj = lz->per_process_j, *pc = lz->per_process_cpu_s, *cj = lz->per_container_j,
                *cc = lz->per_container_cpu_s;
-        char name[32];
+        char name[sizeof lz->zone];
         snprintf(name, sizeof name, "%s", lz->zone);
         memset(lz, 0, sizeof *lz);
         snprintf(lz->zone, sizeof lz->zone, "%s", name);
@@ -597,6 +631,8 @@ static void reset_totals(pass *p)
     memset(p->sum_cont, 0, p->nz * sizeof(double));
     memset(p->sum_pod, 0, p->nz * sizeof(double));
     memset(p->sum_cont_procs, 0, p->nz * sizeof(double));
+    memset(p->sum_vm, 0, p->nz * sizeof(double));
+    memset(p->nvm, 0, p->nz * sizeof(uint32_t));
     size_t nc = p->containers.n ? p->containers.n : 1, np = p->pods.n ? p->pods.n : 1;
     memset(p->cont_parent, 0, nc * p->nz * sizeof(double));
     memset(p->cont_child, 0, nc * p->nz * sizeof(double));
@@ -628,6 +664,7 @@ static void pass_free(pass *p)
     free(p->node_delta), free(p->node_active), free(p->node_idle), free(p->node_flags);
     free(p->node_have);
     free(p->sum_proc), free(p->sum_cont), free(p->sum_pod), free(p->sum_cont_procs);
+    free(p->sum_vm), free(p->nvm);
     free(p->cont_parent), free(p->cont_child), free(p->pod_parent), free(p->pod_child);
     free(p->cont_nchild), free(p->pod_nchild), free(p->cont_touched), free(p->pod_touched);
     free(p->touched_c), free(p->touched_p);
@@ -640,13 +677,14 @@ static void to_joules(wc_levels_report *r)
         wc_level_zone *z = &r->zones[i];
         double *tot[] = {&z->node_j, &z->idle_j, &z->active_j, &z->process_j, &z->container_j,
                          &z->pod_j, &z->unattr_skipped_j, &z->unattr_missed_j, &z->over_j,
-                         &z->containerised_process_j};
+                         &z->containerised_process_j, &z->vm_j};
         for (size_t k = 0; k < sizeof tot / sizeof *tot; k++)
             *tot[k] /= 1e6;
         for (size_t k = 0; k < z->nwindows; k++) {
             wc_level_window *w = &z->windows[k];
             w->node_j /= 1e6, w->idle_j /= 1e6, w->active_j /= 1e6, w->process_j /= 1e6;
             w->container_j /= 1e6, w->pod_j /= 1e6, w->unattributed_j /= 1e6, w->over_j /= 1e6;
+            w->vm_j /= 1e6;
         }
         for (int64_t k = 0; k <= r->max_process_id; k++)
             z->per_process_j[k] /= 1e6;
@@ -709,6 +747,39 @@ static void hand_over(pass *p, wc_levels_report *out)
     to_joules(out);
 }
 
+/* Every VM of the model with its labels (none in a run without VMs). */
+static int load_vms(wc_store *st, int64_t model_id, wc_levels_report *out, wc_error *err)
+{
+    wc_store_iter *it = NULL;
+    int rc = wc_store_vm_totals_open(st, model_id, &it, err);
+    if (rc)
+        return rc;
+    size_t cap = 0;
+    wc_vm_total v;
+    while ((rc = wc_store_vm_total_next(it, &v, err)) == 1) {
+        if (out->nvms == cap) {
+            size_t ncap = cap ? cap * 2 : 8;
+            wc_level_vm *n = realloc(out->vms, ncap * sizeof *n);
+            if (!n) {
+                rc = wc_error_set(err, -ENOMEM, "out of memory reading VMs");
+                break;
+            }
+            out->vms = n;
+            cap = ncap;
+        }
+        wc_level_vm *d = &out->vms[out->nvms++];
+        snprintf(d->zone, sizeof d->zone, "%s", v.zone ? v.zone : "");
+        snprintf(d->vm_id, sizeof d->vm_id, "%s", v.vm_id ? v.vm_id : "");
+        snprintf(d->vm_name, sizeof d->vm_name, "%s", v.vm_name ? v.vm_name : "");
+        snprintf(d->hypervisor, sizeof d->hypervisor, "%s", v.hypervisor ? v.hypervisor : "");
+        d->joules = v.energy_uj / 1e6;
+        d->cpu_s = v.cpu_s;
+        d->processes = v.processes;
+    }
+    wc_store_iter_close(it);
+    return rc;
+}
+
 int wc_levels_compute(wc_store *st, int64_t model_id, double window_s, wc_levels_report *out,
                       wc_error *err)
 {
@@ -733,6 +804,8 @@ int wc_levels_compute(wc_store *st, int64_t model_id, double window_s, wc_levels
         rc = walk_all(st, model_id, &p, err);
     if (!rc)
         hand_over(&p, out);
+    if (!rc)
+        rc = load_vms(st, model_id, out, err);
     pass_free(&p);
     if (rc) {
         wc_levels_free(out);
@@ -761,5 +834,6 @@ void wc_levels_free(wc_levels_report *r)
     keyset q = {.n = r->npods, .key = r->pod_uids, .parent = NULL};
     keyset_free(&c);
     keyset_free(&q);
+    free(r->vms);
     memset(r, 0, sizeof *r);
 }

@@ -16,7 +16,11 @@
  *     unattributed — Kepler hands it to the survivors);
  *   processes → containers: Σ processes − Σ containers (processes outside any
  *     container: system daemons, the kubelet, kernel threads);
- *   containers → pods: Σ containers − Σ pods (containers outside pods).
+ *   containers → pods: Σ containers − Σ pods (containers outside pods);
+ *   processes → VMs (level 4, beside the container chain): Σ processes − Σ
+ *     VMs (processes that are no hypervisor, and for the Kepler models the
+ *     hypervisor processes but the last of each VM, whose energy Kepler's
+ *     VM does not take: docs/kepler-model.md §3.4).
  * Invariants, per interval (tick) and zone, each counted with its worst
  * excess: Σ processes ≤ node active; Σ containers ≤ node active; Σ pods ≤
  * node active; Σ processes of a container ≤ that container; Σ containers of
@@ -34,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collector/model/attribution.h"
 #include "collector/store/store.h"
 #include "common/wc_error.h"
 
@@ -46,6 +51,8 @@ enum {
     WC_INV_PODS_LE_NODE,
     WC_INV_PROCS_LE_CONTAINER,
     WC_INV_CONTAINERS_LE_POD,
+    WC_INV_VMS_LE_NODE,            /* checked only on intervals with VM rows */
+    WC_INV_VMS_LE_PROCS,           /* Σ VMs ≤ Σ processes (a VM is its hypervisor processes) */
     WC_INV_COUNT
 };
 
@@ -57,6 +64,7 @@ typedef struct wc_level_window {
     int64_t start_ns, end_ns;      /* monotonic */
     double node_j, idle_j, active_j, process_j, container_j, pod_j;
     double unattributed_j, over_j;
+    double vm_j;                   /* Σ VMs (level 4) */
 } wc_level_window;
 
 /* One invariant over a zone. */
@@ -69,16 +77,27 @@ typedef struct wc_invariant {
 
 /* Totals and series of one zone name. */
 typedef struct wc_level_zone {
-    char zone[32];
+    char zone[WC_ATTR_ZONE_NAME_MAX]; /* every name the attribution writes fits; a longer
+                                         one (a run altered elsewhere) is refused */
     double node_j, idle_j, active_j, process_j, container_j, pod_j;
     double unattr_skipped_j, unattr_missed_j, over_j;
     double containerised_process_j;  /* Σ processes that belong to a container */
+    double vm_j;                   /* Σ VMs (level 4); 0 in a run without VMs */
     wc_invariant inv[WC_INV_COUNT];
     wc_level_window *windows;
     size_t nwindows;
     double *per_process_j, *per_process_cpu_s;     /* per process row id, 0..max_process_id */
     double *per_container_j, *per_container_cpu_s; /* per container index of the report */
 } wc_level_zone;
+
+/* One VM of the model in one zone over the run (work_attr level 4), with
+ * Kepler's labels (collector/store/store_results.h wc_vm_total). */
+typedef struct wc_level_vm {
+    char zone[32];
+    char vm_id[128], vm_name[128], hypervisor[32];
+    double joules, cpu_s;          /* attributed by the model */
+    int64_t processes;             /* hypervisor processes recorded for it */
+} wc_level_vm;
 
 /* The whole analysis for one model. */
 typedef struct wc_levels_report {
@@ -94,6 +113,8 @@ typedef struct wc_levels_report {
     char **pod_uids;               /* sorted */
     int64_t negative_share_rows;   /* process rows with energy and Kepler's negative-share flag */
     int64_t lifetime_delta_rows;   /* ... and with its lifetime-first-delta flag */
+    wc_level_vm *vms;              /* every VM per zone, zone then energy order; NULL none */
+    size_t nvms;
 } wc_levels_report;
 
 /* Computes the levels of model_id with windows of window_s seconds from the

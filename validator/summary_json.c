@@ -159,6 +159,36 @@ static void add_top(cJSON *root, const wc_gap_report *r)
     }
 }
 
+/* levels.vms: each VM of the model (work_attr level 4) with Kepler's labels,
+ * and per zone Σ VMs; absent in a run without VMs. */
+static void add_vms(cJSON *lv, const wc_levels_report *l)
+{
+    if (!l->nvms)
+        return;
+    cJSON *zs = cJSON_AddArrayToObject(lv, "vm_zones");
+    for (size_t i = 0; i < l->nzones; i++) {
+        cJSON *o = cJSON_CreateObject();
+        add_str(o, "zone", l->zones[i].zone);
+        add_num(o, "process_joules", l->zones[i].process_j);
+        add_num(o, "outside_vms_joules", l->zones[i].process_j - l->zones[i].vm_j);
+        add_num(o, "vm_joules", l->zones[i].vm_j);
+        cJSON_AddItemToArray(zs, o);
+    }
+    cJSON *vs = cJSON_AddArrayToObject(lv, "vms");
+    for (size_t i = 0; i < l->nvms; i++) {
+        const wc_level_vm *m = &l->vms[i];
+        cJSON *o = cJSON_CreateObject();
+        add_str(o, "zone", m->zone);
+        add_str(o, "vm_id", m->vm_id);
+        add_str(o, "vm_name", m->vm_name);
+        add_str(o, "hypervisor", m->hypervisor);
+        cJSON_AddNumberToObject(o, "processes", (double)m->processes);
+        add_num(o, "joules", m->joules);
+        add_num(o, "cpu_seconds", m->cpu_s);
+        cJSON_AddItemToArray(vs, o);
+    }
+}
+
 static void add_levels(cJSON *root, const wc_validation *v)
 {
     if (!v->have_levels)
@@ -206,12 +236,15 @@ static void add_levels(cJSON *root, const wc_validation *v)
             add_num(x, "process_joules", w->process_j);
             add_num(x, "container_joules", w->container_j);
             add_num(x, "pod_joules", w->pod_j);
+            if (l->nvms)
+                add_num(x, "vm_joules", w->vm_j);
             add_num(x, "unattributed_joules", w->unattributed_j);
             add_num(x, "over_joules", w->over_j);
             cJSON_AddItemToArray(ws, x);
         }
         cJSON_AddItemToArray(zs, o);
     }
+    add_vms(lv, l);
 }
 
 static void add_bootstrap(cJSON *root, const wc_accuracy_report *a)

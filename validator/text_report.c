@@ -249,6 +249,32 @@ static void print_levels(FILE *out, const wc_validation *v)
     }
 }
 
+/* The VM level (work_attr level 4), only in a run with VMs: Σ VMs per zone,
+ * the gap processes → VMs, then each VM with Kepler's labels. */
+static void print_vms(FILE *out, const wc_validation *v)
+{
+    if (!v->have_levels || !v->levels.nvms)
+        return;
+    const wc_levels_report *l = &v->levels;
+    fprintf(out, "\nVMs (model %s, joules; a VM is its hypervisor processes: kepler models give it its"
+                 " last process's\nenergy, ideal their sum); outside_vms = Σ processes − Σ VMs\n", v->model);
+    fprintf(out, "%-8s %12s %12s %12s\n", "zone", "processes_J", "outside_vms", "vms_J");
+    for (size_t i = 0; i < l->nzones; i++) {
+        const wc_level_zone *z = &l->zones[i];
+        fprintf(out, "%-8s %12.3f %12.3f %12.3f\n", safe(z->zone), z->process_j, z->process_j - z->vm_j,
+                z->vm_j);
+    }
+    char a[160], b[160], c[48];
+    fprintf(out, "%-8s %-38s %-20s %-10s %9s %12s %10s\n", "zone", "vm_id", "vm_name", "hypervisor",
+            "processes", "energy_J", "cpu_s");
+    for (size_t i = 0; i < l->nvms; i++) {
+        const wc_level_vm *m = &l->vms[i];
+        fprintf(out, "%-8s %-38s %-20s %-10s %9lld %12.3f %10.3f\n", safe(m->zone),
+                wc_term_safe(m->vm_id, a, sizeof a), wc_term_safe(m->vm_name, b, sizeof b),
+                wc_term_safe(m->hypervisor, c, sizeof c), (long long)m->processes, m->joules, m->cpu_s);
+    }
+}
+
 /* ---- ground truth and node accuracy (validator/accuracy.h) --------------- */
 
 static void print_truth_delivery(FILE *out, const wc_gap_report *r)
@@ -630,6 +656,7 @@ void wc_text_validation(FILE *out, const wc_validation *v, const char *db_path)
             r->provenance, r->model, r->model);
     print_zone_table(out, r);
     print_levels(out, v);
+    print_vms(out, v);
     print_quirks(out, r);
     print_top(out, r);
     wc_showback_text(out, &v->showback);

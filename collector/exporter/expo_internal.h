@@ -57,7 +57,8 @@ typedef struct expo_parser {
     char dup_name[96];
 } expo_parser;
 
-/* Sets p->err to "SOURCE:LINE:COL: <message>" (COL: 1-based byte column of
+/* Sets p->err to "SOURCE:LINE:COL: <message>" (control bytes of the message
+ * shown as '?'; COL: 1-based byte column of
  * at in the current line) and returns -EINVAL. */
 int expo_fail(expo_parser *p, const char *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -51,6 +51,9 @@ int expo_fail(expo_parser *p, const char *at, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
+    for (char *c = why; *c; c++) /* a byte or name it quotes may be a control byte */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     size_t col = at >= p->ls ? (size_t)(at - p->ls) + 1 : 1;
     return wc_error_set(p->err, -EINVAL, "%s:%zu:%zu: %s", p->source, p->line, col, why);
 }

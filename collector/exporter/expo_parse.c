@@ -92,7 +92,7 @@ static int is_blank(char c)
  * UNIT line keeps the type when the family is already the current one). */
 static int set_family(expo_parser *p, const char *name, size_t n, wc_expo_type t, int keep_type)
 {
-    if (keep_type && p->fam_len == n && !memcmp(p->fam, name, n))
+    if (keep_type && p->fam && p->fam_len == n && !memcmp(p->fam, name, n))
         return 0;
     if (n + 1 > p->fam_cap) {
         char *f = realloc(p->fam, n + 64);
@@ -119,6 +119,8 @@ static int meta_name(expo_parser *p, const char **ps, const char *kw, const char
         int rc = expo_qstring(p, &s, &w, p->le - p->ls, "the quoted metric name", NULL, n);
         if (rc)
             return rc;
+        if (!*n)
+            return expo_fail(p, *ps, "an empty quoted metric name after %s", kw);
         e = s;
     } else if (e == s) {
         char q[32];
@@ -297,8 +299,11 @@ static int label_name(expo_parser *p, sample_buf *b, const char **ps, const char
     const char *s = *ps, *e = expo_name_end(s, p->le, 1);
     *name = b->w;
     *quoted = s < p->le && *s == '"' && is_text(p) && !b->exemplar;
-    if (*quoted)
-        return expo_qstring(p, ps, &b->w, p->le - p->ls, "the quoted name", NULL, n);
+    if (*quoted) {
+        int rc = expo_qstring(p, ps, &b->w, p->le - p->ls, "the quoted name", NULL, n);
+        return rc || *n ? rc : expo_fail(p, s, "an empty quoted name (a metric or label "
+                                               "name has at least one character)");
+    }
     if (e == s) {
         char q[32];
         return expo_fail(p, s, "expected a label name, got '%s'",
@@ -644,6 +649,9 @@ static void warn(expo_parser *p)
                  "%s:%zu: %zu samples repeat a series (same name and labels; the first kept), "
                  "the first of %s",
                  p->source, p->dup_line, st->duplicates, p->dup_name);
+    for (char *c = st->warning; *c; c++) /* a quoted name may hold control bytes */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
 }
 
 wc_expo_format wc_expo_format_of(const char *content_type)

@@ -22,7 +22,7 @@
  * duplicates and the canonical text, as in Prometheus); a backslash not
  * followed by a backslash, a quote or n stands for itself; label values are
  * UTF-8 without NUL bytes; the 0.0.4 text also takes today's quoted UTF-8
- * metric and label names ({"my.name","a.b"="x"}), OpenMetrics does not;
+ * metric and label names ({"my.name","a.b"="x"}; never empty), OpenMetrics does not;
  * OpenMetrics timestamps become ms from their decimal digits (truncated).
  * Columns count bytes. Implementation: expo_parse.c (lines), expo_lex.c
  * (tokens), expo_series.c (series identity, canonical labels).

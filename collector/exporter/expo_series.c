@@ -90,9 +90,14 @@ static int set_resize(expo_set *s, size_t ncap)
     return 0;
 }
 
+/* The smallest table: a body of a few lines (a fuzzer's input, a small
+ * exporter) zeroes 256 bytes, not the 16 KB a fixed 1,024 slots cost per
+ * call; larger bodies are reserved from their length, and the table doubles. */
+#define MIN_SLOTS 16
+
 int expo_set_reserve(expo_set *s, size_t n)
 {
-    size_t cap = 1024;
+    size_t cap = MIN_SLOTS;
     while (cap < 2 * n)
         cap *= 2;
     return cap > s->cap ? set_resize(s, cap) : 0;
@@ -101,7 +106,7 @@ int expo_set_reserve(expo_set *s, size_t n)
 int expo_set_add(expo_set *s, uint64_t hash, int has_ts, int64_t ts_ms, size_t max)
 {
     if ((s->count + 1) * 2 > s->cap && s->count < max &&
-        set_resize(s, s->cap ? s->cap * 2 : 1024))
+        set_resize(s, s->cap ? s->cap * 2 : MIN_SLOTS))
         return -ENOMEM;
     uint64_t h = hash & ~1ULL;
     h = h ? h : 2;

@@ -168,7 +168,8 @@ typedef struct wc_import_gmt_opts {
 
 /* Settings of the new run. */
 typedef struct wc_import_target {
-    const char *db_path;       /* must not exist yet, or be empty (WC_STORE_CREATE) */
+    const char *db_path;       /* must not exist yet, or be empty (WC_STORE_CREATE); NULL:
+                                  parse and check only, fill the summary, write nothing */
     const char *host;          /* NULL: from the data, else "imported" */
     wc_provenance provenance;  /* of the zones: measured (default), estimated, simulated */
     const char *command_line;  /* stored in run.command_line */

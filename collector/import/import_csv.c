@@ -348,6 +348,12 @@ static int zone_cell(imp_run *r, const wc_csv *c, csv_state *cs, size_t i,
         return rc;
     wc_reading *rd = imp_reading(r, r->nticks - 1, (size_t)cs->target[i]);
     if (col->kind == WC_IMPORT_ENERGY) {
+        if (x > UINT64_MAX - cs->acc_uj[i]) /* never wrap silently modulo 2^64 */
+            return wc_error_set(err, -EINVAL,
+                                "%s:%d:%d: column '%s': the energies summed so far pass 2^64 uJ "
+                                "(18.4 TJ): an energy column holds each row's energy since the "
+                                "previous row (a cumulative counter is --counter-col)",
+                                c->path, c->line, idx + 1, col->column);
         cs->acc_uj[i] += x;
         x = cs->acc_uj[i];
     } else if (col->kind == WC_IMPORT_COUNTER) {
@@ -463,7 +469,9 @@ static int row_time(const wc_csv *c, const csv_state *cs, const wc_import_csv_op
     wc_csv_clean(q, sizeof q, cell);
     if (o->time_unit_ns == 0) {
         rc = wc_parse_iso8601_ns(cell, o->iso_offset_s, ns, err);
-    } else if ((rc = wc_parse_epoch_ns(cell, o->time_unit_ns, ns))) {
+    } else if ((rc = wc_parse_epoch_ns(cell, o->time_unit_ns, ns)) == -ERANGE) {
+        rc = wc_error_set(err, -EINVAL, "'%s' is out of range: %s", q, WC_EPOCH_RANGE_TEXT);
+    } else if (rc) {
         wc_error_set(err, rc, "'%s' is not an epoch time (digits[.digits]) in the unit of "
                               "--time-unit", q);
     }

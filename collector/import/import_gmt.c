@@ -213,9 +213,10 @@ static void refuse_note(imp_run *r, const gmt_rows *g, const gmt_row *row, const
 }
 
 /* Turns interval energies into one cumulative counter per zone, leaving out
- * (status -ERANGE) underflows and intervals above the ceiling. */
-static void rapl_accumulate(imp_run *r, const gmt_rows *g, const size_t *tick_of,
-                            double ceiling_w)
+ * (status -ERANGE) underflows and intervals above the ceiling. -EINVAL when
+ * a zone's sum would pass 2^64 uJ (never wrapped silently). */
+static int rapl_accumulate(imp_run *r, const gmt_rows *g, const size_t *tick_of,
+                           double ceiling_w, wc_error *err)
 {
     uint64_t acc[WC_IMPORT_MAX_COLS] = {0};
     int64_t prev[WC_IMPORT_MAX_COLS];
@@ -236,6 +237,11 @@ static void rapl_accumulate(imp_run *r, const gmt_rows *g, const size_t *tick_of
             refuse_note(r, g, row, why, dt_s, watts, &noted);
             continue;
         }
+        if (row->value > UINT64_MAX - acc[row->zone])
+            return wc_error_set(err, -EINVAL,
+                                "%s:%d:2: %s: the interval energies summed so far pass 2^64 uJ "
+                                "(18.4 TJ): not a RAPL log",
+                                g->path, row->line, r->zones[row->zone].raw_name);
         acc[row->zone] += row->value;
         rd->value = acc[row->zone];
     }
@@ -245,6 +251,7 @@ static void rapl_accumulate(imp_run *r, const gmt_rows *g, const size_t *tick_of
         imp_note(r, "refused intervals are stored with status -ERANGE and left out of the counter "
                 "(ceiling %.0f W per zone, --gmt-ceiling-watts)",
              ceiling_w);
+    return 0;
 }
 
 /* Median per-interval power of the accepted package rows (NAN when none). */
@@ -281,9 +288,9 @@ static int import_rapl(imp_run *r, const char *path, double ceiling_w, gmt_rows 
     *tick_of = malloc((g->n ? g->n : 1) * sizeof **tick_of);
     if (!*tick_of)
         return imp_oom(err);
-    if ((rc = rapl_ticks(r, g, *tick_of, err)))
+    if ((rc = rapl_ticks(r, g, *tick_of, err)) ||
+        (rc = rapl_accumulate(r, g, *tick_of, ceiling_w, err)))
         return rc;
-    rapl_accumulate(r, g, *tick_of, ceiling_w);
     snprintf(r->meter_desc, sizeof r->meter_desc,
              "Green Metrics Tool RAPL MSR log %.150s (interval energies accumulated into "
              "counters)",

@@ -35,6 +35,10 @@
  * noise is seeded Gaussian (xorshift64* + Box-Muller), so one seed gives one
  * sequence. Counters are written atomically (temp file + rename), so a reader
  * never sees a half-written number.
+ * The owner holds an exclusive flock on its tree for its life (and marks the
+ * tree once it does); every new simulated node first sweeps $TMPDIR of marked
+ * wattcal-sim-* trees whose lock nobody holds, so a killed run (kill -9
+ * cannot clean up) leaves its 120 KB only until the next start.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -50,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -116,9 +121,11 @@ typedef struct sim_priv {
     int64_t last_mono_ns;             /* time of the previous read's advance */
     int root_made;                    /* mkdtemp succeeded: close/cleanup removes root */
     double max_zone_watts;            /* the model's largest zone power (psys, every CPU busy) */
+    int lock_fd;                      /* root, flock'd while it lives (root_made) */
 } sim_priv;
 
 static const wc_meter_ops SIM_OPS;
+static void release_root(sim_priv *p);
 
 /* ---- parameters ------------------------------------------------------- */
 
@@ -369,11 +376,24 @@ static int make_tree(const sim_priv *p, wc_error *err)
     return rc;
 }
 
-/* Removes the tree (best effort: a vanished file is not an error). */
+/* Made in a tree once its owner holds the lock: only such trees are swept
+ * (a tree being made, or one of an older wattcal that takes no lock, is not). */
+#define SIM_OWNER_MARK ".owner-locks-me"
+
+/* Removes the tree (best effort: a vanished file is not an error), its
+ * owner's mark last: a process killed while removing a tree (its owner at
+ * close, or a sweep) leaves it marked, so the next sweep finishes the job. */
 static void remove_tree(const char *root)
 {
-    if (root[0])
-        (void)wc_remove_tree(root);
+    char path[1024];
+    if (!root[0])
+        return;
+    if (wc_path(path, sizeof path, root, "class") == 0)
+        (void)wc_remove_tree(path);
+    if (wc_path(path, sizeof path, root, SIM_OWNER_MARK) == 0)
+        (void)unlink(path);
+    if (rmdir(root) != 0)
+        (void)wc_remove_tree(root); /* something else in it */
 }
 
 /* ---- the model --------------------------------------------------------- */
@@ -418,26 +438,21 @@ static int table_push(sim_table *t, const sim_proc *e)
     return 0;
 }
 
-/* Reads <dirfd>/<name>/stat; 1 and *out filled when it is a classified
- * process, 0 when not (or gone, unreadable, malformed: a race with exit). */
+/* Reads <dirfd>/<name>/stat (whole or refused, never blocking on a planted
+ * FIFO: wc_pidstat_read_at); 1 and *out filled when it is a classified
+ * process, 0 when not (or gone, unreadable, too long, malformed: a race with
+ * exit, or not a real process). */
 static int read_classified(int dirfd, const char *name, size_t namelen, sim_proc *out)
 {
-    char path[32], text[1024];
+    char path[32], text[WC_PIDSTAT_BUF];
     if (namelen + sizeof "/stat" > sizeof path)
         return 0;
     memcpy(path, name, namelen);
     memcpy(path + namelen, "/stat", sizeof "/stat");
-    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    size_t got = 0;
+    if (wc_pidstat_read_at(dirfd, path, text, sizeof text, &got) != 0 || got == 0)
         return 0;
-    ssize_t n;
-    do
-        n = read(fd, text, sizeof text - 1);
-    while (n < 0 && errno == EINTR);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    text[n] = '\0';
+    ssize_t n = (ssize_t)got;
     /* cheap test first: comm starts right after the first '(' */
     const char *lp = memchr(text, '(', (size_t)n);
     if (!lp || (size_t)(text + n - lp) < 1 + COMM_PREFIX_LEN ||
@@ -675,8 +690,7 @@ static void sim_close(wc_meter *m)
     if (!p)
         return;
     wc_meter_close(&p->rapl);
-    if (p->root_made)
-        remove_tree(p->root);
+    release_root(p);
     free(p->procs.v);
     free(p->scan.v);
     free(p);
@@ -690,18 +704,91 @@ static const wc_meter_ops SIM_OPS = {
     .close = sim_close,
 };
 
-/* Creates the mkdtemp root in $TMPDIR (or /tmp). */
+/* Name of a simulated node's tree in $TMPDIR: the prefix and mkdtemp's six. */
+#define SIM_TREE_PREFIX "wattcal-sim-"
+#define SIM_TREE_NAME_LEN (sizeof SIM_TREE_PREFIX - 1 + 6)
+/* Removes base/name when it is a simulated tree left by a dead owner: a
+ * directory of ours (never a symlink) with the owner's mark and a lock
+ * nobody holds. The owner holds an exclusive flock on its tree for its whole
+ * life and the kernel drops it when the owner dies, kill -9 included; pids
+ * are not trusted (they are reused). */
+static void sweep_one(int base_fd, const char *base, const char *name)
+{
+    struct stat st;
+    if (strncmp(name, SIM_TREE_PREFIX, sizeof SIM_TREE_PREFIX - 1) != 0 ||
+        strlen(name) != SIM_TREE_NAME_LEN ||
+        fstatat(base_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+        st.st_uid != geteuid())
+        return;
+    int fd = openat(base_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char path[1024];
+    if (faccessat(fd, SIM_OWNER_MARK, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+        flock(fd, LOCK_EX | LOCK_NB) == 0 && wc_path(path, sizeof path, base, "%s", name) == 0)
+        remove_tree(path); /* best effort: what stays is swept next time */
+    close(fd); /* drops the lock */
+}
+
+/* Sweeps base of the trees killed wattcal processes left behind. */
+static void sweep_stale_trees(const char *base)
+{
+    DIR *d = opendir(base);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL)
+        sweep_one(dirfd(d), base, de->d_name);
+    closedir(d);
+}
+
+/* Creates the mkdtemp root in $TMPDIR (or /tmp), holds its lock and marks
+ * it (after sweeping the stale trees there). A tree is swept only with the
+ * mark, so a new one is never swept before its owner holds the lock; should
+ * the directory be gone anyway (link count 0), another is made. */
 static int make_root(sim_priv *p, wc_error *err)
 {
     const char *base = getenv("TMPDIR");
-    if (wc_path(p->root, sizeof p->root, base && *base ? base : "/tmp", "wattcal-sim-XXXXXX"))
-        return wc_error_set(err, -ENAMETOOLONG, "simulated node: TMPDIR too long");
-    if (!mkdtemp(p->root)) {
-        int e = errno;
-        return wc_error_set(err, -e, "simulated node: mkdtemp %s: %s", p->root, strerror(e));
+    base = base && *base ? base : "/tmp";
+    sweep_stale_trees(base);
+    for (int attempt = 0; attempt < 8; attempt++) {
+        if (wc_path(p->root, sizeof p->root, base, SIM_TREE_PREFIX "XXXXXX"))
+            return wc_error_set(err, -ENAMETOOLONG, "simulated node: TMPDIR too long");
+        if (!mkdtemp(p->root)) {
+            int e = errno;
+            return wc_error_set(err, -e, "simulated node: mkdtemp %s: %s", p->root, strerror(e));
+        }
+        int fd = open(p->root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            int e = errno;
+            rmdir(p->root);
+            return wc_error_set(err, -e, "simulated node: %s: %s", p->root, strerror(e));
+        }
+        while (flock(fd, LOCK_EX) != 0 && errno == EINTR) /* no flock (ENOLCK): no sweep either */
+            ;
+        struct stat st;
+        int mark = fstat(fd, &st) == 0 && st.st_nlink > 0
+                       ? openat(fd, SIM_OWNER_MARK, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)
+                       : -1;
+        if (mark >= 0) {
+            close(mark);
+            p->lock_fd = fd;
+            p->root_made = 1;
+            return 0;
+        }
+        close(fd);
     }
-    p->root_made = 1;
-    return 0;
+    return wc_error_set(err, -EAGAIN, "simulated node: %s: every new tree was swept away", base);
+}
+
+/* Removes the tree this meter made, then drops its lock. */
+static void release_root(sim_priv *p)
+{
+    if (!p->root_made)
+        return;
+    remove_tree(p->root);
+    close(p->lock_fd);
+    p->root_made = 0;
 }
 
 /* The largest power the model gives any zone: psys with every CPU busy at
@@ -767,8 +854,7 @@ int wc_meter_sim_init(wc_meter *m, const char *procfs_root, const wc_sim_params 
     memcpy(p->procfs_root, proc, strlen(proc) + 1);
     rc = sim_setup(p, err);
     if (rc) {
-        if (p->root_made)
-            remove_tree(p->root);
+        release_root(p);
         free(p->procs.v);
         free(p->scan.v);
         free(p);

@@ -79,15 +79,19 @@ wc_sim_params wc_sim_default_params(void);
 char *wc_sim_params_json(const wc_sim_params *p, char *buf, size_t cap);
 
 /* Initialises m as the simulated node: creates the tree under a fresh
- * mkdtemp() directory (removed by close), with utilisation read from
+ * mkdtemp() directory $TMPDIR/wattcal-sim-XXXXXX (removed by close; locked
+ * while m lives, and the trees of killed owners found there are removed
+ * first), with utilisation read from
  * <procfs_root>/stat. Counters advance on every read by the model over the
  * monotonic time since the previous read; every reading of one read carries
  * the monotonic instant of that advance as its mono_ns (the counters are
  * exact at that instant). A failing /proc/stat read fails every zone of that
- * read (status = -errno), counters unchanged. m->plausible_watts is 1.25 ×
- * the largest zone power the model can give (psys with every CPU busy at the
- * largest class factors) + 10 noise deviations: `record`'s default counter
- * ceiling on the simulated node. Returns 0 or -errno with err set. */
+ * read (status = -errno), counters unchanged. The stressors' <pid>/stat files
+ * are read non-blocking and whole or not at all (wc_pidstat_read_at).
+ * m->plausible_watts is 1.25 × the largest zone power the model can give
+ * (psys with every CPU busy at the largest class factors) + 10 noise
+ * deviations: `record`'s default counter ceiling on the simulated node.
+ * Returns 0 or -errno with err set. */
 int wc_meter_sim_init(wc_meter *m, const char *procfs_root, const wc_sim_params *params,
                       wc_error *err);
 

@@ -6,13 +6,17 @@
  * comm, and it stops tokenising after field 22 (starttime), the last one
  * wattcal needs. comm runs from the FIRST '(' to the LAST ')' (names may hold
  * spaces and parentheses, B16); the fields after it are split on single
- * spaces and numbered as in proc(5) (state is field 3).
+ * spaces and numbered as in proc(5) (state is field 3). wc_pidstat_read_at
+ * is the one read of a stat file both readers of untrusted trees use (the
+ * sampler, the simulated node): non-blocking, bounded, whole or refused.
  */
 #include "collector/procfs/pidstat.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/wc_fs.h"
 
@@ -76,13 +80,15 @@ static int store_field(int field, const char *tok, size_t n, const char *origin,
         out->state = tok[0];
         return 0;
     case 4:
-    case 5:
         if (wc_parse_u64(tok, n, &u) != 0 || u > INT32_MAX)
             return bad_field(origin, field, tok, n, err);
-        if (field == 4)
-            out->ppid = (int32_t)u;
-        else
-            out->pgrp = (int32_t)u;
+        out->ppid = (int32_t)u;
+        return 0;
+    case 5: /* proc(5) %d: -1 is a process without a group (seen on real
+             * machines); any other negative value is refused */
+        if (parse_i64(tok, n, &i) != 0 || i < -1 || i > INT32_MAX)
+            return bad_field(origin, field, tok, n, err);
+        out->pgrp = (int32_t)i;
         return 0;
     case 14:
     case 15:
@@ -193,4 +199,38 @@ int wc_pidstat_parse(const char *text, size_t len, const char *origin,
     if (*p != ' ')
         return wc_error_set(err, -EINVAL, "%s: no space after comm's closing ')'", origin);
     return parse_fields(p + 1, end, origin, out, err);
+}
+
+/* One read(2) of up to n bytes, retried on EINTR: the count or -errno. */
+static ssize_t read_once(int fd, char *buf, size_t n)
+{
+    ssize_t r;
+    do
+        r = read(fd, buf, n);
+    while (r < 0 && errno == EINTR);
+    return r < 0 ? -errno : r;
+}
+
+int wc_pidstat_read_at(int dirfd, const char *rel, char *buf, size_t cap, size_t *len)
+{
+    *len = 0;
+    if (cap < 2)
+        return -EINVAL;
+    buf[0] = '\0';
+    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return -errno;
+    ssize_t r = read_once(fd, buf, cap - 1);
+    if (r == (ssize_t)(cap - 1)) { /* full: one more byte says whether it was all */
+        char more;
+        ssize_t m = read_once(fd, &more, 1);
+        if (m != 0)
+            r = m > 0 ? -EFBIG : m;
+    }
+    close(fd);
+    if (r < 0)
+        return (int)r;
+    buf[r] = '\0';
+    *len = (size_t)r;
+    return 0;
 }

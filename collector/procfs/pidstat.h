@@ -26,6 +26,21 @@ typedef struct wc_pidstat {
     uint64_t starttime;   /* field 22 */
 } wc_pidstat;
 
+/* Size of the buffer a /proc/<pid>/stat is read into: a real line is at most
+ * ~1.2 KB (52 fields of up to 20 digits and a 64-byte comm), so a longer file
+ * is not a process's stat and is refused, never parsed cut. */
+#define WC_PIDSTAT_BUF 2048
+
+/* Reads the stat file rel ("<pid>/stat") below the directory dirfd into buf
+ * (cap bytes, NUL-terminated; *len bytes), whole or not at all: opened
+ * non-blocking (a FIFO planted in an untrusted tree cannot block), one
+ * bounded read (procfs hands the whole line to one read), and a file longer
+ * than cap - 1 bytes is refused with -EFBIG (so the "last ')'" rule never
+ * runs on cut text). Returns 0 (*len 0: empty, a process that just exited),
+ * -EFBIG, or -errno of openat/read (ENOENT, ESRCH: gone; ENOTDIR: rel's
+ * directory is a file; EAGAIN: a FIFO with a writer but no data). */
+int wc_pidstat_read_at(int dirfd, const char *rel, char *buf, size_t cap, size_t *len);
+
 /* Parses one stat line (a trailing newline is optional). Returns 0, or
  * -EINVAL with err naming `origin` and the missing/bad field (e.g. a file
  * truncated before field 22). */

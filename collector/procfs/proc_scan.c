@@ -36,7 +36,7 @@
 #include "common/wc_fs.h"
 
 /* Large enough for any /proc/<pid>/stat (52 fields of <= 20 digits + comm). */
-#define SCAN_STAT_BUF 2048
+#define SCAN_STAT_BUF WC_PIDSTAT_BUF
 /* /proc/<pid>/cgroup of a deeply nested v1 hierarchy fits easily. */
 #define SCAN_CGROUP_BUF 16384
 #define SCAN_INITIAL_SLOTS 1024u
@@ -163,7 +163,8 @@ static void ht_delete_at(wc_proc_scanner *s, size_t i)
 /* ---- reading one process ---------------------------------------------------- */
 
 /* Reads a kept-open stat file from offset 0, whole or refused like
- * read_stat: the byte count, -EFBIG when longer than cap - 1, or -errno. */
+ * wc_pidstat_read_at: the byte count, -EFBIG when longer than cap - 1, or
+ * -errno. */
 static ssize_t pread_whole(int fd, char *buf, size_t cap)
 {
     ssize_t r;
@@ -213,7 +214,8 @@ static ssize_t read_kept(wc_proc_scanner *s, scan_entry *e, const char *rel, cha
 }
 
 /* Opens rel and reads it whole; keeps the descriptor in *kept (a regular
- * file, within the budget) or closes it. Returns as read_stat. */
+ * file, within the budget) or closes it. Returns as pread_whole (0 = empty
+ * read). */
 static ssize_t open_read(wc_proc_scanner *s, const char *rel, char *buf, size_t cap, int *kept)
 {
     *kept = -1;
@@ -224,14 +226,11 @@ static ssize_t open_read(wc_proc_scanner *s, const char *rel, char *buf, size_t 
     ssize_t r;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         r = pread_whole(fd, buf, cap);
-    } else { /* a FIFO or device planted in a fake tree: one plain read, never kept */
-        do
-            r = read(fd, buf, cap - 1);
-        while (r < 0 && errno == EINTR);
-        r = r < 0 ? -errno : r;
-        if (r >= 0)
-            buf[r] = '\0';
-        st.st_mode = 0;
+    } else { /* a FIFO or device planted in a fake tree: the one hardened read, never kept */
+        close(fd);
+        size_t len = 0;
+        int rc = wc_pidstat_read_at(s->dfd, rel, buf, cap, &len);
+        return rc ? rc : (ssize_t)len;
     }
     if (r > 0 && S_ISREG(st.st_mode) && s->fd_kept < s->fd_budget)
         *kept = fd;
@@ -462,7 +461,11 @@ static int scan_one(wc_proc_scanner *s, const char *name, size_t name_len, int32
     }
     if (n < 0) {
         wc_error e = {{0}};
-        wc_error_set(&e, (int)n, "%s/%s/stat: %s", s->root, name, strerror((int)-n));
+        if (n == -EFBIG)
+            wc_error_set(&e, (int)n, "%s/%s/stat: longer than %zu bytes: refused, never parsed "
+                         "cut (a real stat line is shorter)", s->root, name, sizeof buf - 1);
+        else
+            wc_error_set(&e, (int)n, "%s/%s/stat: %s", s->root, name, strerror((int)-n));
         count_error(snap, &e);
         return 0;
     }

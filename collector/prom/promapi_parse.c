@@ -210,6 +210,18 @@ static int grow(void **arr, size_t size, size_t need, size_t *cap)
     return 0;
 }
 
+/* A printable copy of untrusted text for a message: at most cap - 1 bytes,
+ * control bytes (< 0x20, 0x7f) as '?' (an answer may hold terminal escapes).
+ * Returns out. */
+static const char *excerpt(const char *s, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (; s && s[k] && k + 1 < cap; k++)
+        out[k] = (unsigned char)s[k] < 0x20 || s[k] == 0x7f ? '?' : s[k];
+    out[k] = '\0';
+    return out;
+}
+
 static int cmp_label(const void *a, const void *b)
 {
     return strcmp(((const wc_prom_label *)a)->name, ((const wc_prom_label *)b)->name);
@@ -225,32 +237,50 @@ static int labels_of(conv *c, const cJSON *obj, const char **metric, wc_error *e
     if (grow((void **)&c->labels, sizeof *c->labels, (size_t)cJSON_GetArraySize(obj) + 1,
              &c->lcap))
         return wc_error_set(err, -ENOMEM, "%s: out of memory", c->what);
+    char name[64];
+    int named = 0;
     for (const cJSON *l = obj->child; l; l = l->next) {
         if (!cJSON_IsString(l) || !l->string)
             return wc_error_set(err, -EPROTO, "%s: label %s is not a string", c->what,
-                                l->string ? l->string : "?");
+                                excerpt(l->string ? l->string : "?", name, sizeof name));
+        if (strcmp(l->string, "__name__") == 0 && named++)
+            return wc_error_set(err, -EPROTO, "%s: a series names __name__ twice", c->what);
         if (strcmp(l->string, "__name__") == 0)
             *metric = l->valuestring;
         else
             c->labels[c->nlabels++] = (wc_prom_label){l->string, l->valuestring};
     }
     qsort(c->labels, c->nlabels, sizeof *c->labels, cmp_label);
+    for (size_t i = 1; i < c->nlabels; i++) /* JSON allows a key twice; a label set does not */
+        if (strcmp(c->labels[i - 1].name, c->labels[i].name) == 0)
+            return wc_error_set(err, -EPROTO, "%s: a series gives label %s twice", c->what,
+                                excerpt(c->labels[i].name, name, sizeof name));
     return 0;
 }
 
-/* One [time, "value"] pair. */
+/* The last time (s) whose ns since 1970 fit an int64: 2262-04-11. */
+#define LAST_TIME_S 9223372036.854
+
+/* One [time, "value"] pair: 0 <= time <= LAST_TIME_S; the value a number,
+ * NaN or ±Inf as written (a number beyond a double is refused, not Inf). */
 static int point_of(conv *c, const cJSON *pair, wc_prom_point *out, wc_error *err)
 {
     const cJSON *t = cJSON_GetArrayItem(pair, 0), *v = cJSON_GetArrayItem(pair, 1);
-    char *end = NULL;
+    char *end = NULL, text[48];
     if (!cJSON_IsArray(pair) || !cJSON_IsNumber(t) || !cJSON_IsString(v) ||
         !isfinite(t->valuedouble) || t->valuedouble < 0)
         return wc_error_set(err, -EPROTO, "%s: a sample is not [time, \"value\"]", c->what);
+    if (t->valuedouble > LAST_TIME_S)
+        return wc_error_set(err, -EPROTO, "%s: sample time %.17g s is out of range (after "
+                            "2262-04-11, the last instant 64-bit ns hold)", c->what,
+                            t->valuedouble);
     out->t_ms = (int64_t)llround(t->valuedouble * 1000.0);
+    errno = 0;
     out->value = strtod(v->valuestring, &end);
-    if (end == v->valuestring || *end)
-        return wc_error_set(err, -EPROTO, "%s: sample value \"%.40s\" is not a number",
-                            c->what, v->valuestring);
+    if (end == v->valuestring || *end || (errno == ERANGE && isinf(out->value)))
+        return wc_error_set(err, -EPROTO, "%s: sample value \"%s\" is not a number%s",
+                            c->what, excerpt(v->valuestring, text, sizeof text),
+                            errno == ERANGE ? " within the range of a double" : "");
     return 0;
 }
 
@@ -271,10 +301,11 @@ static int points_of(conv *c, const cJSON *item, wc_error *err)
     if (!values)
         return point_of(c, value, &c->points[c->npoints++], err);
     for (const cJSON *pair = values->child; pair; pair = pair->next) {
-        int rc = point_of(c, pair, &c->points[c->npoints], err);
+        wc_prom_point *pt = &c->points[c->npoints];
+        int rc = point_of(c, pair, pt, err);
         if (rc)
             return rc;
-        int64_t t = c->points[c->npoints].t_ms;
+        int64_t t = pt->t_ms;
         if (c->npoints && t <= c->points[c->npoints - 1].t_ms)
             return wc_error_set(err, -EPROTO, "%s: a series has %s samples at %lld.%03lld s "
                                 "(Prometheus answers one per instant, in time order): refused",
@@ -391,8 +422,9 @@ static int walk_result(conv *c, const cJSON *data, int matrix_only, wc_prom_cb c
         return rc ? rc : cb(ctx, &s, err);
     }
     if (strcmp(type->valuestring, "matrix") && strcmp(type->valuestring, "vector"))
-        return wc_error_set(err, -EPROTO, "%s: result type \"%.20s\" (expected a matrix or "
-                            "vector of samples)", c->what, type->valuestring);
+        return wc_error_set(err, -EPROTO, "%s: result type \"%s\" (expected a matrix or "
+                            "vector of samples)", c->what,
+                            excerpt(type->valuestring, (char[24]){0}, 24));
     if (!cJSON_IsArray(result))
         return wc_error_set(err, -EPROTO, "%s: data.result is not an array", c->what);
     int rc0 = unique_series(c, result, err);
@@ -453,7 +485,7 @@ static int error_answer(const cJSON *root, const char *body, size_t len, long ht
     else
         snippet(body, len, text, 200);
     for (char *q = text; *q; q++)
-        if ((unsigned char)*q < 0x20)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f)
             *q = '?';
     int bad_data = cJSON_IsString(type) && strcmp(type->valuestring, "bad_data") == 0;
     int code = http == 401 || http == 403 ? -EACCES : bad_data ? -EINVAL : -EIO;
@@ -471,7 +503,7 @@ static void first_warning(const cJSON *root, char *warning, size_t cap)
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(root, "warnings");
     const cJSON *first = cJSON_IsArray(w) ? cJSON_GetArrayItem(w, 0) : NULL;
     if (warning && cap && cJSON_IsString(first))
-        snprintf(warning, cap, "%s", first->valuestring);
+        excerpt(first->valuestring, warning, cap);
 }
 
 int wc_prom_parse_answer(const char *body, size_t len, long http_status, wc_prom_answer kind,

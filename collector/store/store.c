@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "collector/store/store_internal.h"
 #include "collector/store/store_schema.sql.h"
@@ -178,7 +179,9 @@ static int create_schema(wc_store *st, wc_error *err)
     }
     if (!rc)
         rc = wc_store_exec(st, "COMMIT", err);
-    else
+    if (rc && sqlite3_errcode(st->db) == SQLITE_FULL)
+        rc = -ENOSPC; /* before ROLLBACK resets the error code */
+    if (rc)
         wc_store_exec(st, "ROLLBACK", NULL);
     return rc;
 }
@@ -213,6 +216,58 @@ out:
         fclose(f);
 }
 
+/* The errno of the failed open: SQLite's last system error is the one of its
+ * read-only retry (ENOENT for a file it could not create), so a new file's
+ * directory is asked first (EACCES, EROFS). 0 when none is known. */
+static int open_errno(const wc_store *st)
+{
+    if (st->created) {
+        char dir[sizeof st->path];
+        snprintf(dir, sizeof dir, "%s", st->path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *(slash == dir ? slash + 1 : slash) = '\0';
+        struct stat sb;
+        if (stat(slash ? dir : ".", &sb) != 0)
+            return errno;
+        if (!S_ISDIR(sb.st_mode))
+            return ENOTDIR;
+        if (access(slash ? dir : ".", W_OK | X_OK) != 0)
+            return errno;
+    }
+    return st->db ? sqlite3_system_errno(st->db) : 0;
+}
+
+/* Why sqlite3_open_v2 failed, with the system's reason ("unable to open
+ * database file: Permission denied": a read-only directory) when there is one. */
+static void open_failed(wc_store *st, wc_error *err)
+{
+    int sys = open_errno(st);
+    const char *dir_hint = sys == EACCES || sys == EROFS || sys == EPERM
+                               ? " (wattcal needs a writable directory for the file and the "
+                                 "journal SQLite keeps beside it)"
+                               : "";
+    if (sys)
+        wc_error_set(err, -sys, "%s: cannot open: %s: %s%s", st->path,
+                     st->db ? sqlite3_errmsg(st->db) : "out of memory", strerror(sys), dir_hint);
+    else
+        wc_error_set(err, -EIO, "%s: cannot open: %s", st->path,
+                     st->db ? sqlite3_errmsg(st->db) : "out of memory");
+}
+
+/* A new run: the schema (create_schema switches to WAL once the file is
+ * known to be ours). A full disk is named as such: the run could not start,
+ * nothing was recorded (and wc_store_open removes a file it created). */
+static int start_new_run(wc_store *st, wc_error *err)
+{
+    int rc = create_schema(st, err);
+    if (rc == -ENOSPC)
+        rc = wc_error_set(err, -ENOSPC, "%s: starting a new run: database or disk is full (disk "
+                          "full before the first tick: nothing was recorded%s)", st->path,
+                          st->created ? "; the file is removed" : "");
+    return rc;
+}
+
 wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
 {
     if (!path || !*path) {
@@ -228,12 +283,13 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
     }
     snprintf(st->path, sizeof st->path, "%s", path);
     st->read_only = mode == WC_STORE_READ;
+    struct stat sb;
+    st->created = mode == WC_STORE_CREATE && lstat(path, &sb) != 0 && errno == ENOENT;
     int flags = st->read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
                               : SQLITE_OPEN_READWRITE | (mode == WC_STORE_CREATE ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
-        wc_error_set(err, -EIO, "%s: cannot open: %s", path,
-                     st->db ? sqlite3_errmsg(st->db) : "out of memory");
-        wc_store_close(st);
+        open_failed(st, err);
+        wc_store_discard(st);
         return NULL;
     }
     sqlite3_busy_timeout(st->db, 5000);
@@ -243,7 +299,7 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
         rc = wc_error_set(err, -EROFS, "%s: the file or its medium is read-only", path);
     int version = 0;
     if (!rc)
-        rc = mode == WC_STORE_CREATE ? create_schema(st, err) : read_user_version(st, &version, err);
+        rc = mode == WC_STORE_CREATE ? start_new_run(st, err) : read_user_version(st, &version, err);
     if (!rc && mode != WC_STORE_CREATE &&
         (version < WC_STORE_SCHEMA_MIN_VERSION || version > WC_STORE_SCHEMA_VERSION))
         rc = wc_error_set(err, -EINVAL,
@@ -255,10 +311,33 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
     if (!rc && !st->read_only)
         rc = wc_store_prepare_writer(st, err);
     if (rc) {
-        wc_store_close(st);
+        wc_store_discard(st); /* a file this call created goes too: no empty run left */
         return NULL;
     }
     return st;
+}
+
+void wc_store_remove_files(const char *path)
+{
+    static const char *const SUFFIX[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof SUFFIX / sizeof *SUFFIX; i++) {
+        char p[1100];
+        snprintf(p, sizeof p, "%s%s", path, SUFFIX[i]);
+        unlink(p);
+    }
+}
+
+int wc_store_discard(wc_store *st)
+{
+    if (!st)
+        return 0;
+    int created = st->created;
+    char path[sizeof st->path];
+    memcpy(path, st->path, sizeof path);
+    wc_store_close(st);
+    if (created)
+        wc_store_remove_files(path);
+    return created;
 }
 
 void wc_store_close(wc_store *st)
@@ -354,25 +433,93 @@ int wc_store_ensure_indexes(wc_store *st, wc_error *err)
     return rc;
 }
 
-int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_ns,
-                        int64_t ticks, int clean, wc_error *err)
+/* The steps of wc_store_finish_run, as its messages name them, each with
+ * what the file keeps when it fails. */
+static const char *const FINISH_STEP[3] = {
+    "step 1 of 3, writing the run's end (end times, tick count, clean stop)",
+    "step 2 of 3, building the read-side indexes",
+    "step 3 of 3, moving the WAL journal into the file",
+};
+static const char *const FINISH_KEPT[3] = {
+    "every committed tick; the file is consistent and the run reads as not ended cleanly",
+    "every committed tick and the run's end; the file is consistent, without the read-side "
+    "indexes (validate builds them when it can write, and reads without them otherwise)",
+    "everything (ticks, end, indexes), partly still in the -wal file beside it: keep and copy "
+    "the two files together; opening the run with write access completes the move",
+};
+
+/* err = "<file>: finishing the run: <step> failed: <why>. Kept: ..." (why:
+ * SQLite's message, unless given). */
+static int finish_failed(wc_store *st, int step, const char *why, wc_error *err)
+{
+    int full = sqlite3_errcode(st->db) == SQLITE_FULL;
+    return wc_error_set(err, full ? -ENOSPC : -EIO, "%s: finishing the run: %s failed: %s%s. "
+                        "Kept: %s", st->path, FINISH_STEP[step],
+                        why ? why : sqlite3_errmsg(st->db), full ? " (disk full)" : "",
+                        FINISH_KEPT[step]);
+}
+
+static int finish_end_row(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_ns,
+                          int64_t ticks, int clean, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(st->db,
                            "UPDATE run SET ended_wall_ns=?, ended_mono_ns=?, ticks=?,"
                            " clean_stop=? WHERE id=1",
                            -1, &s, NULL) != SQLITE_OK)
-        return wc_store_fail(st, err, "finishing run");
+        return finish_failed(st, 0, NULL, err);
     sqlite3_bind_int64(s, 1, ended_wall_ns);
     sqlite3_bind_int64(s, 2, ended_mono_ns);
     sqlite3_bind_int64(s, 3, ticks);
     sqlite3_bind_int(s, 4, clean);
-    int rc = sqlite3_step(s);
+    int rc = sqlite3_step(s) == SQLITE_DONE ? 0 : finish_failed(st, 0, NULL, err);
     sqlite3_finalize(s);
-    if (rc != SQLITE_DONE)
-        return wc_store_fail(st, err, "finishing run");
-    rc = wc_store_ensure_indexes(st, err);
+    return rc;
+}
+
+/* Every index or none: one transaction (rolled back on failure); the
+ * exporter tables' indexes with the others where those tables exist. */
+static int finish_indexes(wc_store *st, wc_error *err)
+{
+    if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+        return finish_failed(st, 1, NULL, err);
+    int has_exporter = wc_store_has_object(st, "exporter_sample");
+    if (has_exporter >= 0 && sqlite3_exec(st->db, WC_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK &&
+        (has_exporter == 0 ||
+         sqlite3_exec(st->db, WC_EXPORTER_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK) &&
+        sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+        return 0;
+    int rc = finish_failed(st, 1, NULL, err); /* before ROLLBACK resets the error */
+    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+/* WAL to a rollback journal; 0 only when the file says "delete" after it
+ * (SQLite keeps WAL without an error when it cannot switch). */
+static int finish_journal(wc_store *st, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db, "PRAGMA journal_mode=DELETE", -1, &s, NULL) != SQLITE_OK)
+        return finish_failed(st, 2, NULL, err);
+    int rc = 0;
+    if (sqlite3_step(s) != SQLITE_ROW) {
+        rc = finish_failed(st, 2, NULL, err);
+    } else {
+        const unsigned char *mode = sqlite3_column_text(s, 0);
+        if (!mode || strcmp((const char *)mode, "delete") != 0)
+            rc = finish_failed(st, 2, "the journal stayed in WAL mode", err);
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_ns,
+                        int64_t ticks, int clean, wc_error *err)
+{
+    int rc = finish_end_row(st, ended_wall_ns, ended_mono_ns, ticks, clean, err);
     if (!rc)
-        rc = wc_store_exec(st, "PRAGMA journal_mode=DELETE", err);
+        rc = finish_indexes(st, err);
+    if (!rc)
+        rc = finish_journal(st, err);
     return rc;
 }

@@ -55,11 +55,22 @@ typedef enum wc_store_mode {
  * regular file (a FIFO, device, socket: refused before any read, never a
  * hang), -EISDIR for a directory; WRITE and READ check user_version (-EBUSY
  * when another process holds the database locked for 5 s). Returns NULL with
- * err naming the file. */
+ * err naming the file and, when the system gave one, its reason ("Permission
+ * denied": a read-only directory); a file a failed CREATE made is removed. */
 wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err);
 
 /* Closes the store (checkpoints WAL). Safe on NULL. */
 void wc_store_close(wc_store *st);
+
+/* Closes the store and, when it created its file (WC_STORE_CREATE on an
+ * absent path), removes the file with its -wal, -shm and -journal: a run
+ * that failed before anything worth keeping (a start that failed) leaves no
+ * empty file behind. A failed wc_store_open does this itself. Returns 1 when
+ * the file was removed, 0 otherwise. Safe on NULL. */
+int wc_store_discard(wc_store *st);
+
+/* Unlinks path and its -wal, -shm and -journal files (those that exist). */
+void wc_store_remove_files(const char *path);
 
 /* Begins/commits the per-tick transaction. Returns 0 or -EIO (-ENOSPC for a
  * full disk: the previous ticks stay intact). */
@@ -80,8 +91,11 @@ int wc_store_ensure_calibration(wc_store *st, wc_error *err);
 int wc_store_ensure_indexes(wc_store *st, wc_error *err);
 
 /* Marks the run's end (wall and monotonic ns, ticks, clean=1 for a clean stop),
- * builds the indexes and switches the file from WAL to a rollback journal so
- * it can later be read from read-only media without -wal/-shm files. */
+ * builds the indexes (all or none, one transaction) and switches the file from
+ * WAL to a rollback journal so it can later be read from read-only media
+ * without -wal/-shm files. Returns 0, or -ENOSPC (disk full) / -EIO with err
+ * naming the step that failed (1 the end row, 2 the indexes, 3 the journal)
+ * and what the file keeps: it is consistent and readable after any of them. */
 int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_ns,
                         int64_t ticks, int clean, wc_error *err);
 

@@ -35,6 +35,7 @@ struct wc_store {
     sqlite3_stmt *q[Q_COUNT];
     sqlite3_stmt *proc_batch;    /* PROC_BATCH-row form of Q_PROC_SAMPLE */
     int read_only;               /* opened with WC_STORE_READ: no statements prepared */
+    int created;                 /* WC_STORE_CREATE made the file (it was absent) */
     struct wc_exporter_cache *exporter; /* store_exporter.c: its statements and series ids,
                                            made on first use (NULL until then) */
     struct wc_store_delta *delta; /* store_delta.c: which process samples a tick writes */

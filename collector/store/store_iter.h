@@ -31,7 +31,8 @@ typedef enum wc_iter_kind {
     WC_ITER_TENANT_TOTALS,        /* key, energy */
     WC_ITER_TENANT_ROWS,          /* tick_id, key, energy */
     WC_ITER_EXPORTER_SAMPLE,      /* series_id, scrape_id, mono, wall, value, ts_ms */
-    WC_ITER_CGROUP_CPU            /* cgroup_id, tick_id, mono, usage_ns, status */
+    WC_ITER_CGROUP_CPU,           /* cgroup_id, tick_id, mono, usage_ns, status */
+    WC_ITER_VM_TOTALS             /* zone, vm_id, vm_name, hypervisor, energy, cpu, processes */
 } wc_iter_kind;
 
 struct wc_store_iter {

@@ -11,6 +11,7 @@
  *   a model's zones, node rows and per-zone totals        store_levels.c
  *   a model's workload rows, as one stream                store_levels.c
  *   tenant energy per key or per tick (diff, report)      store_tenants.c
+ *   each VM's energy and labels (validate, attribute)     store_tenants.c
  *   the energy a model gave a workload's processes        store_phases.c
  *   calibration fits (and store one)                      store_calibration.c
  *
@@ -135,6 +136,22 @@ int wc_store_tenant_rows_open(wc_store *st, int64_t model_id, wc_attr_level leve
 /* Next row of a totals, top or per-tick tenant iterator. Returns 1, 0 at the
  * end, < 0 with err. */
 int wc_store_tenant_next(wc_store_iter *it, wc_tenant_row *row, wc_error *err);
+
+/* One VM of a model (work_attr level 4, keyed by vm_id) over the run in one
+ * zone, with the labels of its latest hypervisor process (the process
+ * table's vm_name and hypervisor, collector/procfs/cmdline.h). Strings live
+ * until the next call; "" when the process table has none. */
+typedef struct wc_vm_total {
+    const char *zone, *vm_id, *vm_name, *hypervisor;
+    double energy_uj, cpu_s;      /* attributed by the model; its CPU seconds */
+    int64_t processes;            /* hypervisor processes recorded with this vm_id */
+} wc_vm_total;
+
+/* Every VM of a model per zone, ordered by zone (first attributed first),
+ * then energy descending, then vm_id; terminated rows (flag 4096) left out.
+ * No rows in a run without VMs. Next: 1, 0 at the end, < 0 with err. */
+int wc_store_vm_totals_open(wc_store *st, int64_t model_id, wc_store_iter **it, wc_error *err);
+int wc_store_vm_total_next(wc_store_iter *it, wc_vm_total *row, wc_error *err);
 
 /* ---- a workload's processes (store_phases.c) ----------------------------- */
 

@@ -4,12 +4,13 @@
  * totals and per-tick rows of work_attr for `wattcal diff`
  * (validator/diff.c), and the top tenants and their per-tick rows for the
  * report's stacked figure (reports/figures.c). Each query is the one its
- * reader ran before it moved here, streamed through a wc_store_iter.
+ * reader ran before it moved here, streamed through a wc_store_iter; and
+ * each VM's total with its labels (validate's levels, `wattcal attribute`).
  */
 #include "collector/store/store_iter.h"
 #include "collector/store/store_results.h"
 
-/* diff: per-tick rows of a level (every row but the Kepler models'
+/* diff, exporter second opinion: per-tick rows of a level (every row but the Kepler models'
  * terminated workloads, flag 4096: they hold no interval energy). */
 static const char *level_rows_sql(wc_attr_level l)
 {
@@ -19,6 +20,9 @@ static const char *level_rows_sql(wc_attr_level l)
                " zone = ? AND (COALESCE(flags, 0) & 4096) = 0";
     case WC_LEVEL_CONTAINER:
         return "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ? AND level = 2 AND"
+               " zone = ? AND (COALESCE(flags, 0) & 4096) = 0";
+    case WC_LEVEL_VM:
+        return "SELECT tick_id, key, energy_uj FROM work_attr WHERE model_id = ? AND level = 4 AND"
                " zone = ? AND (COALESCE(flags, 0) & 4096) = 0";
     default:
         return "SELECT w.tick_id, p.comm, w.energy_uj FROM work_attr w JOIN process p ON"
@@ -36,6 +40,9 @@ static const char *level_totals_sql(wc_attr_level l)
                " zone = ? AND key != '' GROUP BY key";
     case WC_LEVEL_CONTAINER:
         return "SELECT key, SUM(energy_uj) FROM work_attr WHERE model_id = ? AND level = 2 AND"
+               " zone = ? AND key != '' GROUP BY key";
+    case WC_LEVEL_VM:
+        return "SELECT key, SUM(energy_uj) FROM work_attr WHERE model_id = ? AND level = 4 AND"
                " zone = ? AND key != '' GROUP BY key";
     default:
         return "SELECT p.comm, SUM(w.energy_uj) FROM work_attr w JOIN process p ON"
@@ -116,5 +123,42 @@ int wc_store_tenant_next(wc_store_iter *it, wc_tenant_row *row, wc_error *err)
     row->tick_id = per_tick ? sqlite3_column_int64(s, 0) : 0;
     row->key = wc_store_col_str(s, per_tick);
     row->energy_uj = sqlite3_column_double(s, per_tick + 1);
+    return 1;
+}
+
+/* VMs: per (zone, vm_id) totals, labels from the latest process with that
+ * vm_id (the same VM keeps one name; a later one wins if it changed). */
+static const char VM_TOTALS[] =
+    "WITH v AS (SELECT zone, key, SUM(energy_uj) AS e, SUM(cpu_delta_s) AS c, MIN(rowid) AS r"
+    " FROM work_attr WHERE model_id = ?1 AND level = 4 AND (COALESCE(flags, 0) & 4096) = 0"
+    " GROUP BY zone, key),"
+    " z AS (SELECT zone, MIN(r) AS zr FROM v GROUP BY zone)"
+    " SELECT v.zone, v.key,"
+    " COALESCE((SELECT vm_name FROM process WHERE vm_id = v.key ORDER BY id DESC LIMIT 1), ''),"
+    " COALESCE((SELECT hypervisor FROM process WHERE vm_id = v.key ORDER BY id DESC LIMIT 1), ''),"
+    " v.e, v.c, (SELECT COUNT(*) FROM process WHERE vm_id = v.key)"
+    " FROM v JOIN z ON z.zone = v.zone ORDER BY z.zr, v.e DESC, v.key";
+
+int wc_store_vm_totals_open(wc_store *st, int64_t model_id, wc_store_iter **it, wc_error *err)
+{
+    int rc = wc_store_iter_open(st, VM_TOTALS, WC_ITER_VM_TOTALS, "reading VM attribution", it, err);
+    if (!rc)
+        sqlite3_bind_int64((*it)->s, 1, model_id);
+    return rc;
+}
+
+int wc_store_vm_total_next(wc_store_iter *it, wc_vm_total *row, wc_error *err)
+{
+    int rc = wc_store_iter_step(it, WC_ITER_VM_TOTALS, err);
+    if (rc != 1)
+        return rc;
+    sqlite3_stmt *s = it->s;
+    row->zone = wc_store_col_str(s, 0);
+    row->vm_id = wc_store_col_str(s, 1);
+    row->vm_name = wc_store_col_str(s, 2);
+    row->hypervisor = wc_store_col_str(s, 3);
+    row->energy_uj = sqlite3_column_double(s, 4);
+    row->cpu_s = sqlite3_column_double(s, 5);
+    row->processes = sqlite3_column_int64(s, 6);
     return 1;
 }

@@ -46,18 +46,28 @@ static char lower(char c)
     return (char)tolower((unsigned char)c);
 }
 
-/* Case-insensitive search of lit in s; returns its offset or -1. */
+static int ci_starts(slice s, const char *lit);
+
+/* Case-insensitive search of lit in s; returns its offset or -1. Candidates
+ * are the places of lit's first letter in either case, found with memchr
+ * (each case's next place looked up once): linear, and fast on long text. */
 static long ci_find(slice s, const char *lit)
 {
     size_t m = strlen(lit);
     if (m == 0 || m > s.n)
         return m == 0 ? 0 : -1;
-    for (size_t i = 0; i + m <= s.n; i++) {
-        size_t k = 0;
-        while (k < m && lower(s.p[i + k]) == lower(lit[k]))
-            k++;
-        if (k == m)
-            return (long)i;
+    char a = lower(lit[0]), b = (char)toupper((unsigned char)lit[0]);
+    const char *end = s.p + s.n - m + 1; /* the last candidate is end - 1 */
+    const char *na = memchr(s.p, a, (size_t)(end - s.p));
+    const char *nb = a == b ? NULL : memchr(s.p, b, (size_t)(end - s.p));
+    while (na || nb) {
+        const char *at = !nb || (na && na < nb) ? na : nb;
+        if (ci_starts((slice){at, s.n - (size_t)(at - s.p)}, lit))
+            return (long)(at - s.p);
+        if (at == na)
+            na = memchr(at + 1, a, (size_t)(end - at - 1));
+        else
+            nb = memchr(at + 1, b, (size_t)(end - at - 1));
     }
     return -1;
 }
@@ -245,19 +255,39 @@ static const failure_class FAILURE_CLASSES[] = {
      TRANSPORT_PATTERNS},
 };
 
-/* First line of text containing pattern, copied clean; 0 when none. */
-static int find_line_with(const char *text, size_t len, const char *pattern, char *buf,
-                          size_t cap)
+/* First line of text containing pattern, copied clean; 0 when none. low is
+ * text lower-cased (or NULL: then each line is searched case-insensitively,
+ * which is slower). */
+static int find_line_with(const char *text, size_t len, const char *low, const char *pattern,
+                          char *buf, size_t cap)
 {
-    size_t pos = 0;
-    slice line;
-    while (next_line(text, len, &pos, &line)) {
-        if (ci_find(line, pattern) >= 0) {
-            copy_clean(trim(line), buf, cap);
-            return 1;
+    if (!low) {
+        size_t pos = 0;
+        slice line;
+        while (next_line(text, len, &pos, &line)) {
+            if (ci_find(line, pattern) >= 0) {
+                copy_clean(trim(line), buf, cap);
+                return 1;
+            }
         }
+        return 0;
     }
-    return 0;
+    char pat[64];
+    size_t m = strlen(pattern);
+    if (m == 0 || m >= sizeof pat)
+        return 0;
+    for (size_t i = 0; i < m; i++)
+        pat[i] = lower(pattern[i]);
+    const char *at = memmem(low, len, pat, m); /* a pattern never spans lines */
+    if (!at)
+        return 0;
+    size_t start = (size_t)(at - low), end = start;
+    while (start > 0 && text[start - 1] != '\n')
+        start--;
+    while (end < len && text[end] != '\n')
+        end++;
+    copy_clean(trim((slice){text + start, end - start}), buf, cap);
+    return 1;
 }
 
 int wc_ipmi_classify_failure(const char *text, size_t len, const char *what, wc_error *err)
@@ -265,12 +295,21 @@ int wc_ipmi_classify_failure(const char *text, size_t len, const char *what, wc_
     char line[160];
     if (!text)
         len = 0;
-    for (size_t c = 0; c < sizeof FAILURE_CLASSES / sizeof FAILURE_CLASSES[0]; c++) {
+    /* Lower-cased once, then one memmem per pattern: linear in the output
+     * with a small constant (it was a byte-by-byte search per pattern). */
+    char *low = len ? malloc(len) : NULL;
+    for (size_t i = 0; low && i < len; i++)
+        low[i] = lower(text[i]);
+    int rc = 0;
+    for (size_t c = 0; !rc && c < sizeof FAILURE_CLASSES / sizeof FAILURE_CLASSES[0]; c++) {
         const failure_class *fc = &FAILURE_CLASSES[c];
-        for (const char *const *p = fc->patterns; *p; p++)
-            if (find_line_with(text, len, *p, line, sizeof line))
-                return wc_error_set(err, fc->code, "%s: %s: %s", what, fc->reason, line);
+        for (const char *const *p = fc->patterns; !rc && *p; p++)
+            if (find_line_with(text, len, low, *p, line, sizeof line))
+                rc = wc_error_set(err, fc->code, "%s: %s: %s", what, fc->reason, line);
     }
+    free(low);
+    if (rc)
+        return rc;
     if (!wc_ipmi_first_line(text, len, line, sizeof line))
         return wc_error_set(err, -EPROTO, "%s: empty output", what);
     return wc_error_set(err, -EPROTO, "%s: unsupported format (not ipmitool, FreeIPMI or "
@@ -512,30 +551,36 @@ typedef struct dcmi_fields {
     int stopped;
 } dcmi_fields;
 
-/* Index of the DCMI key equal to `key` (blank runs ignored), or -1. */
+/* Index of the DCMI key equal to `key` (blank runs ignored), or -1. The keys
+ * of DCMI_KEYS are already normal (single spaces, no '_' or '-'), so the key
+ * is normalised once and compared case-insensitively. */
 static int dcmi_key_index(slice key)
 {
-    char norm[96], want[96];
+    char norm[96];
     normalise_name(key, norm, sizeof norm);
-    for (size_t i = 0; i < N_DCMI_KEYS; i++) {
-        normalise_name((slice){DCMI_KEYS[i].key, strlen(DCMI_KEYS[i].key)}, want, sizeof want);
-        if (strcmp(norm, want) == 0)
+    slice n = {norm, strlen(norm)};
+    for (size_t i = 0; i < N_DCMI_KEYS; i++)
+        if (ci_eq(n, DCMI_KEYS[i].key))
             return (int)i;
-    }
     return -1;
 }
 
-/* Offset in v of a DCMI key glued after a blank run ("...CEST    Sampling
- * period: 00065530"), or -1. */
+/* Offset in v of the first DCMI key glued after a blank run ("...CEST
+ * Sampling period: 00065530"), or -1. One forward pass that stops at the
+ * first key, so a line of many glued keys is read in linear time (it used
+ * to search every key to the end of the line for each one it took). */
 static long glued_key_offset(slice v)
 {
-    long best = -1;
-    for (size_t i = 0; i < N_DCMI_KEYS; i++) {
-        long at = ci_find(v, DCMI_KEYS[i].key);
-        if (at > 0 && is_blank(v.p[at - 1]) && (best < 0 || at < best))
-            best = at;
+    for (size_t i = 1; i < v.n; i++) {
+        if (!is_blank(v.p[i - 1]) || is_blank(v.p[i]))
+            continue;
+        slice at = {v.p + i, v.n - i};
+        char c = lower(v.p[i]);
+        for (size_t k = 0; k < N_DCMI_KEYS; k++)
+            if (lower(DCMI_KEYS[k].key[0]) == c && ci_starts(at, DCMI_KEYS[k].key))
+                return (long)i;
     }
-    return best;
+    return -1;
 }
 
 static void dcmi_take_line(dcmi_fields *f, slice line)

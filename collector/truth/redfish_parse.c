@@ -212,7 +212,7 @@ int wc_redfish_link_path(const char *link, char *out, size_t cap, wc_error *err)
     for (size_t i = 0; i < n; i++)
         if (!url_char_ok((unsigned char)link[i]))
             return bad_link(err, link, "holds characters not allowed in a URL path");
-    while (n > 1 && link[n - 1] == '/')
+    while (n > 9 && link[n - 1] == '/') /* "/redfish/" keeps its slash: a path it accepts */
         n--;
     for (size_t i = 0; i + 2 <= n; i++) {
         if (link[i] == '/' && link[i + 1] == '.' &&

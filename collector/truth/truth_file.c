@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/wc_clock.h"
 #include "common/wc_fs.h"
@@ -132,26 +133,31 @@ int wc_parse_epoch_ns(const char *s, int64_t unit_ns, int64_t *out_ns)
         return -EINVAL;
     const char *p = s;
     int64_t whole = 0;
+    int range = 0; /* well-formed so far but too large: told apart from malformed */
     for (; is_digit(*p); p++) {
-        if (whole > (INT64_MAX - 9) / 10)
-            return -EINVAL;
-        whole = whole * 10 + (*p - '0');
+        int d = *p - '0';
+        if (range || whole > (INT64_MAX - d) / 10)
+            range = 1;
+        else
+            whole = whole * 10 + d;
     }
     if (whole > INT64_MAX / unit_ns)
-        return -EINVAL;
-    int64_t ns = whole * unit_ns;
+        range = 1;
+    int64_t ns = range ? 0 : whole * unit_ns, frac = 0;
     if (*p == '.') {
         int64_t place = unit_ns / 10;
         if (!is_digit(p[1]))
             return -EINVAL;
         for (p++; is_digit(*p); p++) {
-            ns += (*p - '0') * place; /* cannot overflow: < unit_ns in total */
+            frac += (*p - '0') * place; /* < unit_ns in total: cannot overflow */
             place /= 10;
         }
     }
     if (*p != '\0')
         return -EINVAL;
-    *out_ns = ns;
+    if (range || frac > INT64_MAX - ns) /* "9223372036.9" s: the fraction passes INT64_MAX */
+        return -ERANGE;
+    *out_ns = ns + frac;
     return 0;
 }
 
@@ -289,15 +295,65 @@ int wc_parse_iso8601_ns(const char *s, const int *default_offset_s, int64_t *out
 
 /* ---------------------------------------------------------------- rows */
 
+/* The window's first size; it grows (doubling) only for a longer line. */
+#define CSV_CHUNK ((size_t)64 << 10)
+
+/* Reads more of the file behind the unread bytes, first moving them to the
+ * front and, when they fill the whole window (a line longer than it), doubling
+ * the window up to WC_CSV_MAX_LINE. 0, or -errno / -EINVAL with err set. */
+static int csv_fill(wc_csv *c, wc_error *err)
+{
+    if (c->pos > 0) {
+        memmove(c->buf, c->buf + c->pos, c->len - c->pos);
+        c->len -= c->pos;
+        c->pos = 0;
+    }
+    if (c->len == c->cap) {
+        if (c->cap >= WC_CSV_MAX_LINE)
+            return wc_error_set(err, -EINVAL, "%s:%d: line longer than %zu MiB (not a text log)",
+                                c->path, c->line + 1, WC_CSV_MAX_LINE >> 20);
+        size_t cap = c->cap * 2 < WC_CSV_MAX_LINE ? c->cap * 2 : WC_CSV_MAX_LINE;
+        char *nb = realloc(c->buf, cap + 1);
+        if (!nb)
+            return wc_error_set(err, -ENOMEM, "%s: out of memory", c->path);
+        c->buf = nb;
+        c->cap = cap;
+    }
+    for (;;) {
+        ssize_t r = read(c->fd, c->buf + c->len, c->cap - c->len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return wc_error_set(err, -errno, "%s: read: %s", c->path, strerror(errno));
+        if (r == 0)
+            c->eof = 1;
+        c->len += (size_t)r;
+        return 0;
+    }
+}
+
 int wc_csv_open(wc_csv *c, const char *path, char delim, wc_error *err)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->path, sizeof c->path, "%s", path);
     c->delim = delim;
     c->comments = 1;
-    int rc = wc_read_all(path, &c->buf, &c->len, err);
-    if (rc)
+    int fd = wc_open_regular(path, err);
+    if (fd < 0)
+        return fd;
+    c->fd = fd;
+    c->cap = CSV_CHUNK;
+    if (!(c->buf = malloc(c->cap + 1))) {
+        close(fd);
+        return wc_error_set(err, -ENOMEM, "%s: out of memory", path);
+    }
+    int rc = 0;
+    while (!rc && c->len < 3 && !c->eof)
+        rc = csv_fill(c, err);
+    if (rc) {
+        wc_csv_close(c);
         return rc;
+    }
     /* A UTF-8 byte order mark (spreadsheet exports) is not part of the first cell. */
     if (c->len >= 3 && memcmp(c->buf, "\xEF\xBB\xBF", 3) == 0)
         c->pos = 3;
@@ -306,6 +362,8 @@ int wc_csv_open(wc_csv *c, const char *path, char delim, wc_error *err)
 
 void wc_csv_close(wc_csv *c)
 {
+    if (c->buf)
+        close(c->fd);
     free(c->buf);
     c->buf = NULL;
 }
@@ -406,20 +464,42 @@ static int split_delimited(wc_csv *c, char *p, wc_error *err)
     }
 }
 
-int wc_csv_next(wc_csv *c, wc_error *err)
+/* The next physical line in the window, read on when it is not whole yet:
+ * 1 with *line (NUL-terminated in place, c->pos past it) and *had_nl, 0 at
+ * the end of the file, or an error of csv_fill. */
+static int csv_line(wc_csv *c, char **line, int *had_nl, wc_error *err)
 {
-    while (c->pos < c->len) {
-        char *line = c->buf + c->pos;
-        char *nl = memchr(line, '\n', c->len - c->pos);
+    for (;;) {
+        char *start = c->buf + c->pos;
+        char *nl = memchr(start, '\n', c->len - c->pos);
+        if (!nl && !c->eof) {
+            int rc = csv_fill(c, err);
+            if (rc)
+                return rc;
+            continue;
+        }
+        if (c->pos >= c->len)
+            return 0;
         char *end = nl ? nl : c->buf + c->len;
         c->pos = (size_t)(end - c->buf) + (nl ? 1 : 0);
-        c->line++;
         *end = '\0';
-        if (strlen(line) != (size_t)(end - line))
+        *line = start;
+        *had_nl = nl != NULL;
+        if (strlen(start) != (size_t)(end - start))
             return wc_error_set(err, -EINVAL, "%s:%d: NUL byte in a text line", c->path,
-                                c->line);
-        if (end > line && end[-1] == '\r')
+                                c->line + 1);
+        if (end > start && end[-1] == '\r')
             end[-1] = '\0';
+        return 1;
+    }
+}
+
+int wc_csv_next(wc_csv *c, wc_error *err)
+{
+    char *line = NULL;
+    int nl = 0, got;
+    while ((got = csv_line(c, &line, &nl, err)) == 1) {
+        c->line++;
         const char *q = line;
         while (is_blank(*q))
             q++;
@@ -438,7 +518,7 @@ int wc_csv_next(wc_csv *c, wc_error *err)
         }
         return rc ? rc : 1;
     }
-    return 0;
+    return got;
 }
 
 int wc_csv_find(const wc_csv *c, const char *name, int case_insensitive)
@@ -452,29 +532,32 @@ int wc_csv_find(const wc_csv *c, const char *name, int case_insensitive)
 
 /* ---------------------------------------------------------------- samples */
 
-/* A growing array of samples. */
-typedef struct sample_vec {
-    wc_truth_sample *v;
-    size_t n, cap;
-} sample_vec;
+/* Where the parsed samples go, one at a time, and what the checks across
+ * lines need: the log is streamed, never held whole. */
+typedef struct sample_out {
+    wc_truth_file_sink sink;
+    void *ctx;
+    size_t n;                /* samples handed to the sink so far */
+    int64_t prev_wall_ns;    /* time of the previous sample (n > 0) */
+} sample_out;
 
-static wc_truth_sample *push_sample(sample_vec *sv, wc_error *err)
+/* A fresh sample: values NAN, status ok. */
+static void sample_init(wc_truth_sample *t)
 {
-    if (sv->n == sv->cap) {
-        size_t cap = sv->cap ? sv->cap * 2 : 256;
-        wc_truth_sample *nv = realloc(sv->v, cap * sizeof *nv);
-        if (!nv) {
-            wc_error_set(err, -ENOMEM, "out of memory reading a truth log");
-            return NULL;
-        }
-        sv->v = nv;
-        sv->cap = cap;
-    }
-    wc_truth_sample *t = &sv->v[sv->n++];
     memset(t, 0, sizeof *t);
     t->watts = t->min_watts = t->max_watts = t->avg_watts = NAN;
     t->status = WC_TRUTH_OK;
-    return t;
+}
+
+/* Hands a finished sample to the sink. */
+static int emit_sample(sample_out *so, const wc_truth_sample *t, wc_error *err)
+{
+    int rc = so->sink(so->ctx, t, err);
+    if (rc)
+        return rc;
+    so->n++;
+    so->prev_wall_ns = t->poll_wall_ns;
+    return 0;
 }
 
 static void mark_unavailable(wc_truth_sample *t, int line, const char *why)
@@ -485,14 +568,13 @@ static void mark_unavailable(wc_truth_sample *t, int line, const char *why)
 }
 
 /* Stamps the time and refuses a time going backwards. */
-static int set_time(const wc_csv *c, sample_vec *sv, wc_truth_sample *t, int64_t wall_ns,
+static int set_time(const wc_csv *c, const sample_out *so, wc_truth_sample *t, int64_t wall_ns,
                     int col, wc_error *err)
 {
-    if (sv->n > 1 && wall_ns < sv->v[sv->n - 2].poll_wall_ns)
+    if (so->n > 0 && wall_ns < so->prev_wall_ns)
         return wc_error_set(err, -EINVAL,
                             "%s:%d:%d: time goes backwards (%.3f s before the previous line)",
-                            c->path, c->line, col,
-                            (double)(sv->v[sv->n - 2].poll_wall_ns - wall_ns) / 1e9);
+                            c->path, c->line, col, (double)(so->prev_wall_ns - wall_ns) / 1e9);
     t->poll_wall_ns = t->device_ts_ns = wall_ns;
     return 0;
 }
@@ -544,8 +626,11 @@ static int parse_time_cell(const wc_csv *c, int col, const file_format *ff, int6
         rc = wc_parse_iso8601_ns(cell, ff->have_offset ? &ff->offset_s : NULL, ns, err);
     else if ((rc = wc_parse_epoch_ns(cell, WC_NS_PER_S, ns))) {
         char q[QUOTE_CAP];
-        wc_error_set(err, rc, "'%s' is neither ISO 8601 nor epoch seconds",
-                     wc_csv_clean(q, sizeof q, cell));
+        wc_csv_clean(q, sizeof q, cell);
+        if (rc == -ERANGE)
+            rc = wc_error_set(err, -EINVAL, "'%s' is out of range: %s", q, WC_EPOCH_RANGE_TEXT);
+        else
+            wc_error_set(err, rc, "'%s' is neither ISO 8601 nor epoch seconds", q);
     }
     if (rc)
         return wc_error_prefix(err, rc, "%s:%d:%d: column 'time': ", c->path, c->line,
@@ -626,20 +711,19 @@ static int find_csv_columns(const wc_csv *c, csv_cols *k, wc_error *err)
     return 0;
 }
 
-static int csv_row(const wc_csv *c, const csv_cols *k, const file_format *ff, sample_vec *sv,
+static int csv_row(const wc_csv *c, const csv_cols *k, const file_format *ff, sample_out *so,
                    wc_error *err)
 {
     if (c->nfields < k->need)
         return wc_error_set(err, -EINVAL, "%s:%d: %zu cells, the header needs at least %zu",
                             c->path, c->line, c->nfields, k->need);
-    wc_truth_sample *t = push_sample(sv, err);
-    if (!t)
-        return -ENOMEM;
+    wc_truth_sample sample, *t = &sample;
+    sample_init(t);
     int64_t ns = 0;
     const char *why = "empty watts cell";
     int empty = 0, rc = parse_time_cell(c, k->time, ff, &ns, err);
     if (!rc)
-        rc = set_time(c, sv, t, ns, k->time + 1, err);
+        rc = set_time(c, so, t, ns, k->time + 1, err);
     if (!rc)
         rc = parse_number_cell(c, k->watts, "watts", &t->watts, &empty, err);
     if (!rc && !empty && (rc = classify_watts(c, k->watts, "column 'watts'", t->watts, &why,
@@ -661,10 +745,10 @@ static int csv_row(const wc_csv *c, const csv_cols *k, const file_format *ff, sa
     snprintf(t->path, sizeof t->path, "csv:watts");
     if (empty)
         mark_unavailable(t, c->line, why);
-    return 0;
+    return emit_sample(so, t, err);
 }
 
-static int parse_csv_log(wc_csv *c, const file_format *ff, sample_vec *sv, wc_error *err)
+static int parse_csv_log(wc_csv *c, const file_format *ff, sample_out *so, wc_error *err)
 {
     int rc = wc_csv_next(c, err);
     if (rc <= 0)
@@ -673,7 +757,7 @@ static int parse_csv_log(wc_csv *c, const file_format *ff, sample_vec *sv, wc_er
     if ((rc = find_csv_columns(c, &k, err)))
         return rc;
     while ((rc = wc_csv_next(c, err)) == 1)
-        if ((rc = csv_row(c, &k, ff, sv, err)))
+        if ((rc = csv_row(c, &k, ff, so, err)))
             return rc;
     return rc;
 }
@@ -730,7 +814,7 @@ static int ptd_watts(const wc_csv *c, wc_truth_sample *t, wc_error *err)
     return 0;
 }
 
-static int ptd_row(const wc_csv *c, const file_format *ff, sample_vec *sv, wc_error *err)
+static int ptd_row(const wc_csv *c, const file_format *ff, sample_out *so, wc_error *err)
 {
     if (c->nfields < 1 || strcmp(c->fields[0], "Time") != 0)
         return wc_error_set(err, -EINVAL,
@@ -740,27 +824,26 @@ static int ptd_row(const wc_csv *c, const file_format *ff, sample_vec *sv, wc_er
     if (c->nfields < 4 || strcmp(c->fields[2], "Watts") != 0)
         return wc_error_set(err, -EINVAL, "%s:%d:3: expected 'Watts' after the time",
                             c->path, c->line);
-    wc_truth_sample *t = push_sample(sv, err);
-    if (!t)
-        return -ENOMEM;
+    wc_truth_sample sample, *t = &sample;
+    sample_init(t);
     int64_t ns = 0;
     int rc = parse_ptd_time(c, ff, &ns, err);
     if (!rc)
-        rc = set_time(c, sv, t, ns, 2, err);
+        rc = set_time(c, so, t, ns, 2, err);
     if (!rc)
         rc = ptd_watts(c, t, err);
     if (rc)
         return rc;
     const char *mark = ptd_mark(c);
     snprintf(t->path, sizeof t->path, "ptd:Watts%s%.120s", *mark ? " mark=" : "", mark);
-    return 0;
+    return emit_sample(so, t, err);
 }
 
-static int parse_ptd_log(wc_csv *c, const file_format *ff, sample_vec *sv, wc_error *err)
+static int parse_ptd_log(wc_csv *c, const file_format *ff, sample_out *so, wc_error *err)
 {
     int rc;
     while ((rc = wc_csv_next(c, err)) == 1)
-        if ((rc = ptd_row(c, ff, sv, err)))
+        if ((rc = ptd_row(c, ff, so, err)))
             return rc;
     return rc;
 }
@@ -771,11 +854,11 @@ int wc_truth_file_check_format(const char *format, wc_error *err)
     return parse_format(format, &ff, err);
 }
 
-int wc_truth_file_parse(const char *path, const char *format, wc_truth_sample **out,
-                        size_t *n, wc_error *err)
+int wc_truth_file_each(const char *path, const char *format, wc_truth_file_sink sink, void *ctx,
+                       size_t *n, wc_error *err)
 {
-    *out = NULL;
-    *n = 0;
+    if (n)
+        *n = 0;
     file_format ff;
     int rc = parse_format(format, &ff, err);
     if (rc)
@@ -784,11 +867,44 @@ int wc_truth_file_parse(const char *path, const char *format, wc_truth_sample **
     if ((rc = wc_csv_open(&c, path, ',', err)))
         return rc;
     c.require_newline = 1;
-    sample_vec sv = {0};
-    rc = ff.ptd ? parse_ptd_log(&c, &ff, &sv, err) : parse_csv_log(&c, &ff, &sv, err);
-    if (!rc && sv.n == 0)
+    sample_out so = {.sink = sink, .ctx = ctx};
+    rc = ff.ptd ? parse_ptd_log(&c, &ff, &so, err) : parse_csv_log(&c, &ff, &so, err);
+    if (!rc && so.n == 0)
         rc = wc_error_set(err, -ENODATA, "%s: no reading in the file", path);
     wc_csv_close(&c);
+    if (n)
+        *n = so.n;
+    return rc;
+}
+
+/* The sink of wc_truth_file_parse: an array grown by doubling. */
+typedef struct sample_vec {
+    wc_truth_sample *v;
+    size_t n, cap;
+} sample_vec;
+
+static int collect_sample(void *ctx, const wc_truth_sample *t, wc_error *err)
+{
+    sample_vec *sv = ctx;
+    if (sv->n == sv->cap) {
+        size_t cap = sv->cap ? sv->cap * 2 : 256;
+        wc_truth_sample *nv = realloc(sv->v, cap * sizeof *nv);
+        if (!nv)
+            return wc_error_set(err, -ENOMEM, "out of memory reading a truth log");
+        sv->v = nv;
+        sv->cap = cap;
+    }
+    sv->v[sv->n++] = *t;
+    return 0;
+}
+
+int wc_truth_file_parse(const char *path, const char *format, wc_truth_sample **out,
+                        size_t *n, wc_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    sample_vec sv = {0};
+    int rc = wc_truth_file_each(path, format, collect_sample, &sv, NULL, err);
     if (rc) {
         free(sv.v);
         return rc;
@@ -798,10 +914,29 @@ int wc_truth_file_parse(const char *path, const char *format, wc_truth_sample **
     return 0;
 }
 
+/* a + b and a - b, saturated to the int64 range (a log time far from the run's). */
+static int64_t add_sat(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b)
+        return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b)
+        return INT64_MIN;
+    return a + b;
+}
+
+static int64_t sub_sat(int64_t a, int64_t b)
+{
+    if (b < 0 && a > INT64_MAX + b)
+        return INT64_MAX;
+    if (b > 0 && a < INT64_MIN + b)
+        return INT64_MIN;
+    return a - b;
+}
+
 void wc_truth_file_align(wc_truth_sample *s, size_t n, int64_t run_wall_ns, int64_t run_mono_ns)
 {
     for (size_t i = 0; i < n; i++)
-        s[i].poll_mono_ns = run_mono_ns + (s[i].poll_wall_ns - run_wall_ns);
+        s[i].poll_mono_ns = add_sat(run_mono_ns, sub_sat(s[i].poll_wall_ns, run_wall_ns));
 }
 
 /* ------------------------------------------------- the check at the start */
@@ -887,7 +1022,8 @@ int wc_truth_file_check_start(const char *path, const char *format, int max_line
     keep_complete_lines(&c, max_lines);
     c.require_newline = 1;
     sample_vec sv = {0};
-    rc = ff.ptd ? parse_ptd_log(&c, &ff, &sv, err) : parse_csv_log(&c, &ff, &sv, err);
+    sample_out so = {.sink = collect_sample, .ctx = &sv};
+    rc = ff.ptd ? parse_ptd_log(&c, &ff, &so, err) : parse_csv_log(&c, &ff, &so, err);
     if (rc == -ENODATA) /* nothing written yet: judged when the run ends */
         rc = 0;
     if (!rc && all_below_one_watt(&sv))

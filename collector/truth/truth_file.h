@@ -55,15 +55,29 @@
 #include "collector/truth/truth.h"
 #include "common/wc_error.h"
 
-/* Parses the log at path in the given format into a malloc'd array *out of *n
- * samples (caller frees with free()). Each sample: poll_wall_ns = device_ts_ns =
- * the reading's time (ns since the Unix epoch, UTC); poll_mono_ns = 0 until
- * wc_truth_file_align maps it onto a run; watts in W (NAN with status
- * UNAVAILABLE and a reason when the log has no reading); window_s/window_known
- * from a window_s column; path "csv:watts" or "ptd:Watts mark=LABEL".
+/* Receives one parsed sample (valid during the call only). Returns 0 to go
+ * on, or a negative errno with err set to stop the parse with it. */
+typedef int (*wc_truth_file_sink)(void *ctx, const wc_truth_sample *s, wc_error *err);
+
+/* Parses the log at path in the given format, handing each sample to sink in
+ * file order as its line is read: memory stays bounded however long the log
+ * (wc_csv's window; nothing is kept per line). Each sample: poll_wall_ns =
+ * device_ts_ns = the reading's time (ns since the Unix epoch, UTC);
+ * poll_mono_ns = 0 until wc_truth_file_align maps it onto a run; watts in W
+ * (NAN with status UNAVAILABLE and a reason when the log has no reading);
+ * window_s/window_known from a window_s column; path "csv:watts" or
+ * "ptd:Watts mark=LABEL". *n (may be NULL) counts the samples handed over.
  * Returns 0; -errno reading the file (err names it); -EINVAL for an unknown
- * format or a malformed line (err: "FILE:LINE:COLUMN: ..."); -ENODATA when the
- * file holds no reading. *out is NULL and *n 0 on error. */
+ * format or a malformed line (err: "FILE:LINE:COLUMN: ..."), after the sink
+ * has had the lines before it (the caller discards them: the recorder writes
+ * them in one transaction it rolls back); -ENODATA when the file holds no
+ * reading; the sink's error. */
+int wc_truth_file_each(const char *path, const char *format, wc_truth_file_sink sink, void *ctx,
+                       size_t *n, wc_error *err);
+
+/* wc_truth_file_each into a malloc'd array *out of *n samples (caller frees
+ * with free()): for short logs and tests, as it holds every sample (~500
+ * bytes each). *out is NULL and *n 0 on error. */
 int wc_truth_file_parse(const char *path, const char *format, wc_truth_sample **out,
                         size_t *n, wc_error *err);
 
@@ -86,7 +100,7 @@ int wc_truth_file_check_format(const char *format, wc_error *err);
 
 /* Sets poll_mono_ns of every sample from its wall time, using one (wall, mono)
  * pair of the run (e.g. run.started_wall_ns/started_mono_ns):
- * mono = run_mono_ns + (poll_wall_ns - run_wall_ns). */
+ * mono = run_mono_ns + (poll_wall_ns - run_wall_ns), saturated to int64. */
 void wc_truth_file_align(wc_truth_sample *s, size_t n, int64_t run_wall_ns, int64_t run_mono_ns);
 
 /* --- shared text parsers (also used by the importers of collector/import/) --- */
@@ -115,9 +129,16 @@ char *wc_csv_clean(char *buf, size_t cap, const char *s);
 
 /* Parses a Unix epoch time "digits[.digits]" in units of unit_ns (1e9 for
  * seconds, 1e6 ms, 1e3 µs, 1 ns) into ns, exactly (digits below 1 ns are
- * truncated). Returns 0, or -EINVAL for a malformed, negative or out-of-range
- * value (> year 2262). */
+ * truncated). Returns 0; -EINVAL for a malformed or negative value; -ERANGE
+ * for a well-formed one past what int64 ns hold (WC_EPOCH_RANGE_TEXT), its
+ * fraction included ("9223372036.9" s). */
 int wc_parse_epoch_ns(const char *s, int64_t unit_ns, int64_t *out_ns);
+
+/* Why an epoch time is refused with -ERANGE; the wall-log parser and `import
+ * --csv` both say it after "'CELL' is out of range: ". */
+#define WC_EPOCH_RANGE_TEXT \
+    "after 2262-04-11T23:47:16Z, the last instant 64-bit nanoseconds since 1970 hold"
+
 
 /* Parses a UTC offset "Z", "+HH:MM", "-HH:MM", "+HHMM" or "+HH" into seconds
  * east of UTC. Returns 0 or -EINVAL. */
@@ -134,12 +155,20 @@ int wc_parse_iso8601_ns(const char *s, const int *default_offset_s, int64_t *out
 /* (wc_days_from_civil lives in common/wc_clock.h.) */
 
 #define WC_CSV_MAX_FIELDS 256
+/* Longest line a wc_csv reads (bytes, newline excluded); a longer one is
+ * refused ("FILE:LINE: line longer than 4 MiB"). */
+#define WC_CSV_MAX_LINE ((size_t)4 << 20)
 
-/* A delimited text file read whole and walked one logical row at a time. */
+/* A delimited text file walked one logical row at a time in bounded memory:
+ * a window of the file (64 KiB, grown to the longest line seen, at most
+ * WC_CSV_MAX_LINE) is read as rows are consumed, so a log of any length
+ * streams through. */
 typedef struct wc_csv {
     char path[512];
-    char *buf;                      /* the whole file, split in place */
-    size_t len, pos;
+    int fd;                         /* the open file (valid while buf is non-NULL) */
+    char *buf;                      /* the window; the current row is split in place */
+    size_t cap, len, pos;           /* window size, bytes in it, next unread byte */
+    int eof;                        /* the file has been read to its end */
     char delim;                     /* ',' for CSV; ' ' splits on runs of blanks */
     int comments;                   /* 1: lines whose first non-blank is '#' are skipped */
     int require_newline;            /* 1: a row without a terminating newline (the
@@ -147,27 +176,30 @@ typedef struct wc_csv {
                                        cut short by a copy) is refused; set after
                                        wc_csv_open (which leaves it 0) */
     int line;                       /* 1-based line number of the current row */
-    char *fields[WC_CSV_MAX_FIELDS];/* the current row's cells (unquoted, trimmed) */
+    char *fields[WC_CSV_MAX_FIELDS];/* the current row's cells (unquoted, trimmed), valid
+                                       until the next wc_csv_next */
     size_t nfields;
 } wc_csv;
 
-/* Reads the file at path. delim ',' (or ';', '\t') for CSV, ' ' for
+/* Opens the file at path (a regular file: wc_open_regular, so a FIFO is
+ * refused, never waited on). delim ',' (or ';', '\t') for CSV, ' ' for
  * whitespace-separated logs. Returns 0 or -errno with err naming the file. */
 int wc_csv_open(wc_csv *c, const char *path, char delim, wc_error *err);
 
 /* Advances to the next row that is neither blank nor a # comment and splits it
  * into c->fields. Returns 1 with a row, 0 at the end, -EINVAL for a malformed
- * row (unterminated quote, more than WC_CSV_MAX_FIELDS cells; with
- * require_newline, a last row without its newline: "FILE:LINE:COLUMN:
- * truncated last line (no newline at end of file)", COLUMN the cell it cuts)
- * with err "FILE:LINE: ...". */
+ * row (unterminated quote, more than WC_CSV_MAX_FIELDS cells, a NUL byte, a
+ * line longer than WC_CSV_MAX_LINE; with require_newline, a last row without
+ * its newline: "FILE:LINE:COLUMN: truncated last line (no newline at end of
+ * file)", COLUMN the cell it cuts) with err "FILE:LINE: ...", -errno when
+ * the file cannot be read. */
 int wc_csv_next(wc_csv *c, wc_error *err);
 
 /* Index of the cell equal to name in the current row (the header), -1 when
  * absent. case_insensitive: ASCII case folded. */
 int wc_csv_find(const wc_csv *c, const char *name, int case_insensitive);
 
-/* Frees the buffer. Safe on a zeroed struct. */
+/* Closes the file and frees the window. Safe on a zeroed struct and twice. */
 void wc_csv_close(wc_csv *c);
 
 #endif

@@ -44,7 +44,10 @@ TOOLS=$(pwd)/tests/tools
 RX=
 
 # the placeholders: the runbook's own tolerance, short runs on a simulated node
+NODE_TOLERANCE=$(sed -n 's/^NODE_TOLERANCE=\([^ ]*\).*/\1/p' "$RUNBOOK")
+[ -n "$NODE_TOLERANCE" ] || fail "runbook.md defines no NODE_TOLERANCE"
 TOLERANCE=$(sed -n 's/^TOLERANCE=\([^ ]*\).*/\1/p' "$RUNBOOK")
+TOLERANCE=$(printf '%s' "$TOLERANCE" | sed "s/\$NODE_TOLERANCE/$NODE_TOLERANCE/")
 [ -n "$TOLERANCE" ] || fail "runbook.md defines no TOLERANCE"
 TRUTH="sim:lag=1,window=2,period=1,eff=0.85,base=30"
 LONG=15s

@@ -28,6 +28,11 @@ of its processes (a pod's = its container's), the same CPU /proc shows, so
 kernel accounts it (pod i: (PODS - i) / (PODS (PODS + 1) / 2) of the pods'
 CPU). A finished pod's files are removed with its processes.
 
+With --vms it adds three QEMU processes outside any container, with a
+libvirt-style DIR/<pid>/cmdline (NUL-separated): VM "vm-a" (-uuid VM_A)
+runs as pids 3000 (0.4 CPUs) and 3001 (0.2 CPUs), VM "vm-b" (-uuid VM_B)
+as pid 3010 (0.3 CPUs); collector/procfs/cmdline.h detects them as kvm VMs.
+
 Prints READY once the tree is complete; exits on SIGTERM/SIGINT or after
 --max-seconds.
 """
@@ -39,6 +44,8 @@ import threading
 import time
 
 HZ = 100  # USER_HZ: /proc times are in 1/100 s
+VM_A = "11111111-2222-4333-8444-555555555555"
+VM_B = "66666666-7777-4888-8999-aaaaaaaaaaaa"
 
 
 def uid(i):
@@ -54,6 +61,20 @@ class Proc:
         self.pid, self.comm, self.rate, self.cgroup = pid, comm, rate, cgroup
         self.start = start        # starttime, ticks since boot
         self.utime = self.stime = 0.0
+        self.cmdline = None       # NUL-separated args, written once when set
+
+
+def qemu(pid, rate, vm_uuid, name):
+    p = Proc(pid, "qemu-system-x86", rate, "0::/system.slice/libvirtd.service", pid)
+    args = ["/usr/bin/qemu-system-x86_64", "-name", "guest=%s,debug-threads=on" % name,
+            "-uuid", vm_uuid, "-machine", "pc-q35-8.2,accel=kvm", "-m", "2048"]
+    p.cmdline = "\0".join(args) + "\0"
+    return p
+
+
+def vm_procs():
+    return [qemu(3000, 0.4, VM_A, "vm-a"), qemu(3001, 0.2, VM_A, "vm-a"),
+            qemu(3010, 0.3, VM_B, "vm-b")]
 
 
 WORKER_CG = "0::/system.slice/worker.service"
@@ -108,6 +129,8 @@ def write_tree(root, procs, ncpus, elapsed, retired):
         if not os.path.exists(os.path.join(d, "cgroup")):
             write(os.path.join(d, "cgroup"), p.cgroup + "\n")
             write(os.path.join(d, "comm"), p.comm + "\n")
+            if p.cmdline is not None:
+                write(os.path.join(d, "cmdline"), p.cmdline)
 
 
 def cgroup_dirs(p):
@@ -158,9 +181,10 @@ def main():
     ap.add_argument("--sysfs-root", help="also write cgroup v2 cpu.stat files below this root")
     ap.add_argument("--reuse-pid-at", type=float,
                     help="seconds: worker pid 61 exits and a new worker takes its pid")
+    ap.add_argument("--vms", action="store_true", help="add two QEMU VMs (three processes)")
     a = ap.parse_args()
     os.makedirs(a.root, exist_ok=True)
-    procs = build(a.pods, a.reuse_pid_at is not None)
+    procs = build(a.pods, a.reuse_pid_at is not None) + (vm_procs() if a.vms else [])
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())

@@ -416,3 +416,23 @@ Test(pidstat, process_group)
     cr_assert_eq(wc_pidstat_parse(bad, sizeof bad - 1, "bad", &ps, &err), -EINVAL);
     cr_assert(strstr(err.msg, "pgrp") != NULL, "%s", err.msg);
 }
+
+/* proc(5) prints pgrp with %d: a process without a group (seen on real
+ * machines) reads -1 and is parsed, not refused (other negatives are:
+ * process_group); ppid stays unsigned. */
+Test(pidstat, a_negative_pgrp_is_parsed)
+{
+    const char *t = "27884 (worker) S 1 -1 -1 0 -1 4194304 10 0 0 0 7 3 0 0 20 0 1 0 "
+                    "1361 0 0\n";
+    wc_pidstat st;
+    wc_error err = {{0}};
+    cr_assert_eq(wc_pidstat_parse(t, strlen(t), "27884/stat", &st, &err), 0, "%s", err.msg);
+    cr_assert_eq(st.pgrp, -1);
+    cr_assert_eq(st.ppid, 1);
+    cr_assert_eq(st.utime, 7);
+    cr_assert_eq(st.starttime, 1361);
+    const char *bad = "27884 (worker) S -1 -1 -1 0 -1 4194304 10 0 0 0 7 3 0 0 20 0 1 0 "
+                      "1361 0 0\n";
+    cr_assert_lt(wc_pidstat_parse(bad, strlen(bad), "27884/stat", &st, &err), 0,
+                 "a negative ppid is refused");
+}

@@ -298,6 +298,41 @@ Test(promapi_answer, callback_stops_the_walk)
     cr_assert_str_eq(err.msg, "stopped");
 }
 
+/* What the fuzzer of tests/fuzz/fuzz_prom_api.c found (issue 16): answers a
+ * server must not be believed on. */
+Test(promapi_answer, refuses_what_a_series_cannot_be)
+{
+    seen v;
+    wc_error err = {{0}};
+    static const struct {
+        const char *result, *why;
+    } bad[] = {
+        {"{\"metric\":{},\"values\":[[20,\"1\"],[10,\"2\"]]}",
+         "has unordered samples at 10.000 s"},
+        {"{\"metric\":{},\"values\":[[10,\"1\"],[10,\"2\"]]}",
+         "has two samples at 10.000 s"},
+        {"{\"metric\":{\"a\":\"1\",\"a\":\"2\"},\"value\":[1,\"1\"]}", "gives label a twice"},
+        {"{\"metric\":{\"__name__\":\"x\",\"__name__\":\"y\"},\"value\":[1,\"1\"]}",
+         "__name__ twice"},
+        {"{\"metric\":{},\"value\":[1e300,\"1\"]}", "is out of range (after 2262-04-11"},
+        {"{\"metric\":{},\"value\":[1,\"1e999\"]}", "\"1e999\" is not a number within the range"},
+        {"{\"metric\":{\"b\\u001b[2J\":1},\"value\":[1,\"1\"]}", "label b?[2J is not a string"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char body[512];
+        snprintf(body, sizeof body, "{\"status\":\"success\",\"data\":{\"resultType\":"
+                 "\"matrix\",\"result\":[%s]}}", bad[i].result);
+        cr_assert_eq(parse(body, 200, WC_PROM_RESULT, &v, NULL, &err), -EPROTO, "%s", body);
+        cr_assert(strstr(err.msg, bad[i].why), "%s: %s", body, err.msg);
+        cr_assert_eq(v.n, 0, "nothing handed on");
+    }
+    char warning[128];
+    cr_assert_eq(parse("{\"status\":\"success\",\"warnings\":[\"store \\u001b[2J down\"],"
+                       "\"data\":{\"resultType\":\"vector\",\"result\":[]}}", 200,
+                       WC_PROM_RESULT, &v, warning, &err), 0);
+    cr_assert_str_eq(warning, "store ?[2J down", "a warning's control bytes shown as '?'");
+}
+
 /* ---- opening: URLs and credentials (no request is sent) -------------------- */
 
 static int open_with(const char *url, const char *token_file, const char *user,
