@@ -1,33 +1,64 @@
 /*
- * bench_sampler.c — `make bench`: the sampler's tick cost and SQLite ingest.
+ * bench_sampler.c — `make bench`, part 1: what one tick of the recorder
+ * costs beside the floor and beside prometheus-process-exporter, and SQLite
+ * ingest (issue 15).
  *
- * 1. Tick cost at ~100 / 1,000 / 5,000 processes (sleeping children are
- *    spawned to reach each count) measured side by side, in alternation, with
- *    the floor: a minimal loop that only lists /proc and opens+reads+closes
- *    each /proc/<pid>/stat. Medians of 21 rounds and their ratio (target
- *    ≤ 1.3×). The tick is what `record` does per tick before SQLite: the
- *    process scan plus /proc/stat.
- * 2. SQLite ingest of process rows (one transaction per tick of 5,000
- *    processes, as `record` writes them): rows/s (target ≥ 1 M/s).
- * Figures are printed; nothing here asserts timings.
+ * At ~100 / 1,000 / 5,000 processes (sleeping children are spawned to reach
+ * each count), side by side, each as the median of its repetitions with the
+ * min–max and the ratio to the floor:
+ *  - floor: list /proc and open+read+close every /proc/<pid>/stat (this
+ *    thread's CPU time per pass, ROUNDS passes);
+ *  - pread floor: the same listing with each stat file kept open and re-read
+ *    with pread (RLIMIT_NOFILE raised to its hard limit first);
+ *  - `wattcal record`, the WHOLE PROCESS (scan, /proc/stat, meter, model,
+ *    SQLite): with --meter rapl over a fake powercap tree (the repository's
+ *    fixture tests/fixtures/sysfs/node, or $WATTCAL_BENCH_SYSFS) and with
+ *    --meter sim. CPU per tick = (CPU of a long run − CPU of a short run) /
+ *    (their tick difference), from wait4's rusage and the runs' tick rows,
+ *    so start-up (every process's cgroup and exe read once) cancels out;
+ *    RECORD_REPS pairs. Also the long run's peak RSS and the CPU share of one
+ *    core it would take at a 1 s interval;
+ *  - one scrape of prometheus-process-exporter (/usr/bin, Debian's package)
+ *    with every process grouped by comm, started on a free 127.0.0.1 port
+ *    with its own config, scraped once to warm up, then SCRAPES times: its
+ *    CPU per scrape (utime+stime from its /proc/<pid>/stat, 10 ms steps) and
+ *    the wall time of the request; stopped afterwards. Skipped (a line says
+ *    so) when it is not installed.
+ * Then SQLite ingest of process rows (one transaction per tick of 5,000
+ * processes whose counters all change, as `record` writes them): rows/s.
+ * Figures are printed; nothing here asserts timings. Knobs: WATTCAL_BIN
+ * (default ./wattcal), WATTCAL_BENCH_SYSFS.
  */
+#include <curl/curl.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "collector/procfs/pidstat.h"
 #include "collector/procfs/proc_scan.h"
 #include "collector/procfs/procstat.h"
 #include "collector/store/store.h"
+#include "collector/store/store_read.h"
 #include "common/wc_clock.h"
 
+extern char **environ;
+
 #define ROUNDS 21
+#define RECORD_REPS 3
+#define SCRAPES 5
+#define PE_BIN "/usr/bin/prometheus-process-exporter"
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -35,10 +66,37 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int64_t median(int64_t *v, int n)
+/* Median, min and max of n values (sorted in place). */
+typedef struct figure {
+    int64_t med, min, max;
+    int ok;
+} figure;
+
+static figure summarize(int64_t *v, int n)
 {
+    figure f = {0, 0, 0, n > 0};
+    if (n <= 0)
+        return f;
     qsort(v, (size_t)n, sizeof *v, cmp_i64);
-    return v[n / 2];
+    f.med = v[n / 2];
+    f.min = v[0];
+    f.max = v[n - 1];
+    return f;
+}
+
+static int64_t thread_cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The pid of a /proc entry, 0 for other names. */
+static int entry_pid(const char *name)
+{
+    if (name[0] < '1' || name[0] > '9')
+        return 0;
+    return atoi(name);
 }
 
 /* The floor: list /proc, open+read+close every <pid>/stat, nothing else. */
@@ -52,7 +110,7 @@ static size_t floor_pass(void)
     char path[300], buf[1024];
     size_t n = 0;
     while ((e = readdir(d))) {
-        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+        if (!entry_pid(e->d_name))
             continue;
         snprintf(path, sizeof path, "%s/stat", e->d_name);
         int fd = openat(dfd, path, O_RDONLY | O_CLOEXEC);
@@ -64,6 +122,69 @@ static size_t floor_pass(void)
     }
     closedir(d);
     return n;
+}
+
+/* The pread floor's open files, by pid (-1: none). */
+typedef struct pfloor {
+    int *fd;
+    size_t cap;
+} pfloor;
+
+/* Room for pid in p->fd. Returns 0 or -ENOMEM. */
+static int pfloor_room(pfloor *p, size_t pid)
+{
+    if (pid < p->cap)
+        return 0;
+    size_t cap = p->cap ? p->cap : 4096;
+    while (cap <= pid)
+        cap *= 2;
+    int *nf = realloc(p->fd, cap * sizeof *nf);
+    if (!nf)
+        return -ENOMEM;
+    for (size_t i = p->cap; i < cap; i++)
+        nf[i] = -1;
+    p->fd = nf;
+    p->cap = cap;
+    return 0;
+}
+
+/* The pread floor: list /proc, pread each kept-open <pid>/stat (opened the
+ * first time its pid is listed, closed when a read fails). */
+static size_t pread_pass(pfloor *p)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    int dfd = dirfd(d);
+    struct dirent *e;
+    char path[300], buf[1024];
+    size_t n = 0;
+    while ((e = readdir(d))) {
+        int pid = entry_pid(e->d_name);
+        if (!pid || pfloor_room(p, (size_t)pid))
+            continue;
+        int *fd = &p->fd[pid];
+        if (*fd < 0) {
+            snprintf(path, sizeof path, "%s/stat", e->d_name);
+            *fd = openat(dfd, path, O_RDONLY | O_CLOEXEC);
+        }
+        if (*fd >= 0 && pread(*fd, buf, sizeof buf, 0) > 0) {
+            n++;
+        } else if (*fd >= 0) {
+            close(*fd);
+            *fd = -1;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+static void pfloor_free(pfloor *p)
+{
+    for (size_t i = 0; i < p->cap; i++)
+        if (p->fd[i] >= 0)
+            close(p->fd[i]);
+    free(p->fd);
 }
 
 static size_t count_processes(void) { return floor_pass(); }
@@ -93,6 +214,223 @@ static void reap(pid_t *pids, size_t n)
     free(pids);
 }
 
+/* The two floors, alternating, ROUNDS passes each. */
+static void bench_floors(figure *open_f, figure *pread_f, size_t *seen)
+{
+    int64_t to[ROUNDS], tp[ROUNDS];
+    pfloor p = {0};
+    pread_pass(&p); /* opens every file once */
+    for (int r = 0; r < ROUNDS; r++) {
+        int64_t t0 = thread_cpu_ns();
+        *seen = floor_pass();
+        int64_t t1 = thread_cpu_ns();
+        pread_pass(&p);
+        int64_t t2 = thread_cpu_ns();
+        to[r] = t1 - t0;
+        tp[r] = t2 - t1;
+    }
+    pfloor_free(&p);
+    *open_f = summarize(to, ROUNDS);
+    *pread_f = summarize(tp, ROUNDS);
+}
+
+static const char *wattcal_bin(void)
+{
+    const char *b = getenv("WATTCAL_BIN");
+    return b && *b ? b : "./wattcal";
+}
+
+/* Spawns argv with stdout and stderr to /dev/null; waits; rusage into *ru.
+ * Returns the exit status, or -1. */
+static int run_quiet(char *const argv[], struct rusage *ru)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc)
+        return -1;
+    int status = 0;
+    if (wait4(pid, &status, 0, ru) != pid)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int64_t tv_ns(struct timeval t) { return (int64_t)t.tv_sec * 1000000000 + t.tv_usec * 1000; }
+
+/* One `wattcal record` of dur on meter: its CPU (ns), ticks and peak RSS (KiB). */
+static int record_once(const char *meter, const char *dur, int64_t *cpu, int64_t *ticks,
+                       long *rss_kib)
+{
+    char db[] = "/tmp/wattcal-bench-rec-XXXXXX";
+    int fd = mkstemp(db);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    unlink(db);
+    const char *sysfs = getenv("WATTCAL_BENCH_SYSFS");
+    char *argv[] = {(char *)wattcal_bin(), "record", "--db", db, "--meter", (char *)meter,
+                    "--interval", "200ms", "--duration", (char *)dur, "--quiet",
+                    "--sysfs-root", (char *)(sysfs && *sysfs ? sysfs : "tests/fixtures/sysfs/node"),
+                    NULL};
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    int rc = run_quiet(argv, &ru) == 0 ? 0 : -1;
+    *cpu = tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime);
+    *rss_kib = ru.ru_maxrss;
+    wc_error err = {{0}};
+    wc_store *st = rc ? NULL : wc_store_open(db, WC_STORE_READ, &err);
+    if (!st || wc_store_count_rows(st, WC_TABLE_TICK, ticks, &err))
+        rc = -1;
+    wc_store_close(st);
+    unlink(db);
+    return rc;
+}
+
+/* The recorder's CPU per tick on meter (RECORD_REPS short/long pairs). */
+static figure bench_record(const char *meter, long *rss_kib)
+{
+    int64_t v[RECORD_REPS];
+    int n = 0;
+    *rss_kib = 0;
+    for (int r = 0; r < RECORD_REPS; r++) {
+        int64_t c1 = 0, t1 = 0, c2 = 0, t2 = 0;
+        long rss1 = 0, rss2 = 0;
+        if (record_once(meter, "1s", &c1, &t1, &rss1) || record_once(meter, "4s", &c2, &t2, &rss2) ||
+            t2 <= t1)
+            continue;
+        v[n++] = (c2 - c1) / (t2 - t1);
+        *rss_kib = rss2 > *rss_kib ? rss2 : *rss_kib;
+    }
+    return summarize(v, n);
+}
+
+/* A free TCP port on 127.0.0.1 (bound, read, released), or 0. */
+static int free_port(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int port = 0;
+    if (s >= 0 && bind(s, (struct sockaddr *)&a, sizeof a) == 0 &&
+        getsockname(s, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    if (s >= 0)
+        close(s);
+    return port;
+}
+
+/* utime + stime of pid in ns (USER_HZ 100), or -1. */
+static int64_t proc_cpu_ns(pid_t pid)
+{
+    char path[64], buf[2048];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    wc_pidstat ps;
+    if (n <= 0 || wc_pidstat_parse(buf, (size_t)n, path, &ps, NULL))
+        return -1;
+    return (int64_t)(ps.utime + ps.stime) * 10000000;
+}
+
+static size_t discard(char *p, size_t size, size_t n, void *u)
+{
+    (void)p;
+    *(size_t *)u += size * n;
+    return size * n;
+}
+
+/* One GET of url: 0 on HTTP 200, the wall time in *ns. */
+static int scrape(const char *url, int64_t *ns)
+{
+    CURL *c = curl_easy_init();
+    if (!c)
+        return -1;
+    size_t bytes = 0;
+    long code = 0;
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &bytes);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+    curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+    int64_t t0 = wc_mono_ns();
+    CURLcode rc = curl_easy_perform(c);
+    *ns = wc_mono_ns() - t0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+    curl_easy_cleanup(c);
+    return rc == CURLE_OK && code == 200 && bytes > 0 ? 0 : -1;
+}
+
+/* Starts the exporter on port with every process grouped by comm. */
+static pid_t pe_start(const char *cfg, int port)
+{
+    FILE *f = fopen(cfg, "w");
+    if (!f)
+        return -1;
+    fputs("process_names:\n  - name: \"{{.Comm}}\"\n    cmdline:\n    - '.+'\n", f);
+    if (fclose(f))
+        return -1;
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
+    char *argv[] = {PE_BIN, "-config.path", (char *)cfg, "-web.listen-address", addr, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    int rc = posix_spawn(&pid, PE_BIN, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc ? -1 : pid;
+}
+
+/* prometheus-process-exporter: CPU per scrape and wall time per scrape. */
+static int bench_exporter(figure *cpu, figure *wall)
+{
+    char cfg[] = "/tmp/wattcal-bench-pe-XXXXXX";
+    int fd = mkstemp(cfg), port = free_port();
+    if (fd < 0 || !port)
+        return -1;
+    close(fd);
+    pid_t pid = pe_start(cfg, port);
+    char url[96];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/metrics", port);
+    int64_t w = 0, vc[SCRAPES], vw[SCRAPES];
+    int up = 0, n = 0;
+    for (int i = 0; pid > 0 && i < 100 && !(up = scrape(url, &w) == 0); i++)
+        usleep(100000); /* bounded: 10 s to come up (the first scrape warms it up) */
+    for (int i = 0; up && i < SCRAPES; i++) {
+        int64_t c0 = proc_cpu_ns(pid);
+        if (scrape(url, &vw[n]) == 0 && c0 >= 0)
+            vc[n] = proc_cpu_ns(pid) - c0, n++;
+    }
+    if (pid > 0) {
+        kill(pid, SIGTERM);
+        waitpid(pid, NULL, 0);
+    }
+    unlink(cfg);
+    *cpu = summarize(vc, n);
+    *wall = summarize(vw, n);
+    return up && n ? 0 : -1;
+}
+
+static void print_fig(const char *what, figure f, int64_t floor_ns, const char *extra)
+{
+    if (!f.ok) {
+        printf("    %-34s (failed)\n", what);
+        return;
+    }
+    printf("    %-34s %9.3f ms  (%.3f-%.3f)  %6.2fx%s\n", what, f.med / 1e6, f.min / 1e6,
+           f.max / 1e6, (double)f.med / (double)floor_ns, extra);
+    fflush(stdout);
+}
+
+/* Every figure at about `target` processes. */
 static int bench_ticks(size_t target)
 {
     size_t base = count_processes();
@@ -101,35 +439,30 @@ static int bench_ticks(size_t target)
     if (!pids)
         return -1;
     usleep(200000);
-    wc_error err = {{0}};
-    wc_proc_scanner *s = wc_proc_scanner_new("/proc", &err);
-    wc_proc_snapshot snap;
-    memset(&snap, 0, sizeof snap);
-    if (!s || wc_proc_scan(s, &snap, &err)) { /* warm-up: identities read once */
-        fprintf(stderr, "bench: %s\n", err.msg);
-        reap(pids, extra);
-        return -1;
-    }
-    int64_t tf[ROUNDS], tt[ROUNDS];
+    figure fo, fp, cpu, wall;
     size_t seen = 0;
-    for (int r = 0; r < ROUNDS; r++) {
-        int64_t t0 = wc_mono_ns();
-        seen = floor_pass();
-        int64_t t1 = wc_mono_ns();
-        wc_procstat ps;
-        memset(&ps, 0, sizeof ps);
-        wc_proc_scan(s, &snap, &err);
-        wc_procstat_read("/proc", &ps, &err);
-        int64_t t2 = wc_mono_ns();
-        wc_procstat_free(&ps);
-        tf[r] = t1 - t0;
-        tt[r] = t2 - t1;
+    bench_floors(&fo, &fp, &seen);
+    printf("  %zu processes (CPU per tick or scrape: median (min-max), ratio to the floor)\n", seen);
+    print_fig("floor: open+read+close each stat", fo, fo.med, "");
+    print_fig("floor: pread of kept-open stat", fp, fo.med, "");
+    static const char *const meters[2] = {"rapl", "sim"};
+    for (int m = 0; m < 2; m++) {
+        long rss = 0;
+        figure r = bench_record(meters[m], &rss);
+        char what[64], more[96];
+        snprintf(what, sizeof what, "wattcal record --meter %s", meters[m]);
+        snprintf(more, sizeof more, "  peak RSS %.1f MiB, %.2f %% of a core at 1 s", rss / 1024.0,
+                 r.med / 1e7);
+        print_fig(what, r, fo.med, more);
     }
-    int64_t mf = median(tf, ROUNDS), mt = median(tt, ROUNDS);
-    printf("  %6zu processes: tick %8.3f ms   floor %8.3f ms   ratio %.2fx   (scan saw %zu)\n",
-           seen, mt / 1e6, mf / 1e6, (double)mt / (double)mf, snap.count);
-    wc_proc_snapshot_free(&snap);
-    wc_proc_scanner_free(s);
+    if (access(PE_BIN, X_OK) != 0)
+        printf("    process-exporter: skipped (%s not installed)\n", PE_BIN);
+    else if (bench_exporter(&cpu, &wall) == 0) {
+        char more[64];
+        snprintf(more, sizeof more, "  wall %.0f ms", wall.med / 1e6);
+        print_fig("process-exporter scrape (by comm)", cpu, fo.med, more);
+    } else
+        printf("    process-exporter: did not answer on 127.0.0.1\n");
     reap(pids, extra);
     return 0;
 }
@@ -197,10 +530,19 @@ static int bench_ingest(void)
 
 int main(void)
 {
-    printf("wattcal bench: sampler tick vs floor (median of %d alternating rounds)\n", ROUNDS);
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) { /* the pread floor keeps every stat open */
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    printf("wattcal bench: the recorder's tick beside the floors and process-exporter"
+           " (floors: %d alternating passes; record: %d pairs of 1 s/4 s runs at 200 ms;"
+           " exporter: %d scrapes)\n", ROUNDS, RECORD_REPS, SCRAPES);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
     static const size_t targets[] = {100, 1000, 5000};
     for (size_t i = 0; i < 3; i++)
         if (bench_ticks(targets[i]))
             return 1;
+    curl_global_cleanup();
     return bench_ingest() ? 1 : 0;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "collector/meter/counter.h"
+#include "collector/meter/meter_sim.h"
 #include "collector/meter/meter_table.h"
 #include "collector/procfs/proc_scan.h"
 #include "collector/procfs/procstat.h"
@@ -593,17 +594,27 @@ static int write_beside(recording *r, int64_t tick_id, wc_error *err)
     return rc;
 }
 
-/* Reads the meter, /proc/stat and every process for one tick; a failed zone
- * or /proc/stat is not fatal (its status is stored with the tick). */
-static int read_tick(recording *r, int *cpu_ok, int64_t *scan_ns, wc_error *err)
+/* Reads the meter's zones into the tick's readings, counting failures. */
+static void read_meter(recording *r)
 {
     wc_error why = {{0}};
     if (wc_meter_read(&r->meter, r->readings, &why) != 0)
         warn_once(&r->warned_meter, &why);
     for (size_t i = 0; i < r->meter.nzones; i++)
         r->res->meter_errors += r->readings[i].status != 0;
+}
+
+/* Reads the meter, /proc/stat and every process for one tick; a failed zone
+ * or /proc/stat is not fatal (its status is stored with the tick). A
+ * simulated node is read last, fed this scan (wc_meter_sim_feed): it then
+ * makes no second pass over /proc (issue 15). */
+static int read_tick(recording *r, int *cpu_ok, int64_t *scan_ns, wc_error *err)
+{
+    int sim = r->meter.ops && !strcmp(r->meter.ops->kind, "sim");
+    if (!sim)
+        read_meter(r);
     wc_procstat_free(&r->stat);
-    why.msg[0] = '\0';
+    wc_error why = {{0}};
     *cpu_ok = wc_procstat_read(r->opts->procfs_root, &r->stat, &why) == 0;
     if (!*cpu_ok)
         warn_once(&r->warned_cpu, &why);
@@ -615,6 +626,10 @@ static int read_tick(recording *r, int *cpu_ok, int64_t *scan_ns, wc_error *err)
     r->res->scan_errors += (int64_t)r->snap.errors;
     if (r->snap.errors)
         warn_once(&r->warned_scan, &r->snap.first_error);
+    if (sim) {
+        wc_meter_sim_feed(&r->meter, &r->snap, *cpu_ok ? &r->stat.total : NULL, r->stat.ncpus);
+        read_meter(r);
+    }
     return 0;
 }
 

@@ -9,7 +9,8 @@ set -eu
 # clang and its libFuzzer runtime (libclang-rt-14-dev on Debian 12): `make fuzz`.
 PKGS="gcc make pkg-config libsqlite3-dev sqlite3 libcurl4-openssl-dev libcriterion-dev \
 libgsl-dev libcjson-dev libyaml-dev gnuplot-nox ipmitool openipmi python3 stress-ng procps chromium \
-prometheus libmicrohttpd-dev libcrypt-dev curl yamllint python3-yaml clang libclang-rt-14-dev"
+prometheus libmicrohttpd-dev libcrypt-dev curl yamllint python3-yaml clang libclang-rt-14-dev \
+prometheus-process-exporter"
 DEMO_PKGS="gcc make pkg-config libsqlite3-dev libcurl4-openssl-dev libgsl-dev libcjson-dev \
 libyaml-dev libmicrohttpd-dev libcrypt-dev gnuplot-nox python3"
 case "${1:-test}" in

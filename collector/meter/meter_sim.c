@@ -23,7 +23,9 @@
  *   package_i = package_idle + package_per_cpu × (Σ_c factor_c × busy_c + other)/2 + noise
  *   dram_i    = dram_idle + dram_per_cpu × (Σ_c dram_factor_c × busy_c + other)/2 + noise
  *   psys      = Σ package + Σ dram + psys_base + noise
- * The classes come from one scan of <procfs_root>/[0-9]* /stat per advance:
+ * The classes come from the sampler's scan when the recorder hands it over
+ * (wc_meter_sim_feed: no second pass over /proc, issue 15), else from one
+ * scan of <procfs_root>/[0-9]* /stat per advance:
  * one openat+read per pid, a prefix test on the comm before any parsing, and
  * only classified processes kept, in two reused tables (previous and
  * current scan) sorted by (pid, starttime) so a reused pid is a new process.
@@ -112,6 +114,10 @@ typedef struct sim_priv {
     double class_busy[WC_SIM_NCLASSES]; /* busy CPUs per class, same interval */
     double other_busy;                /* busy_cpus less the classified ones, >= 0 */
     sim_table procs, scan;            /* previous scan; the one being built */
+    const wc_proc_snapshot *fed;      /* wc_meter_sim_feed: the next advance's processes ... */
+    int fed_cpu;                      /* ... and /proc/stat (1: fed_busy/total/ncpus hold it) */
+    uint64_t fed_busy, fed_total;
+    size_t fed_ncpus;
     int64_t last_mono_ns;             /* time of the previous read's advance */
     int root_made;                    /* mkdtemp succeeded: close/cleanup removes root */
     double max_zone_watts;            /* the model's largest zone power (psys, every CPU busy) */
@@ -493,6 +499,28 @@ static int scan_procs(sim_priv *p)
     return rc;
 }
 
+/* The sampler's scan (wc_meter_sim_feed) into p->scan (sorted), classified
+ * by each sample's comm of that scan as scan_procs classifies by the stat's:
+ * the same table without a second pass over the directory. 0 or -ENOMEM. */
+static int scan_fed(sim_priv *p, const wc_proc_snapshot *snap)
+{
+    p->scan.n = 0;
+    for (size_t i = 0; i < snap->count; i++) {
+        const wc_proc_sample *x = &snap->samples[i];
+        int cls = wc_sim_class_of_comm(x->comm);
+        if (cls < 0)
+            continue;
+        sim_proc e = {.pid = x->id->pid, .starttime = x->id->starttime,
+                      .ticks = x->utime + x->stime, .cls = cls};
+        int rc = table_push(&p->scan, &e);
+        if (rc)
+            return rc;
+    }
+    if (p->scan.n > 1)
+        qsort(p->scan.v, p->scan.n, sizeof *p->scan.v, proc_cmp);
+    return 0;
+}
+
 /* CPU ticks each class used between the previous scan and p->scan. */
 static void class_ticks(const sim_priv *p, uint64_t ticks[WC_SIM_NCLASSES])
 {
@@ -514,14 +542,17 @@ static void class_ticks(const sim_priv *p, uint64_t ticks[WC_SIM_NCLASSES])
  * listed only loses the split: every CPU counts as unclassified. */
 static int update_busy(sim_priv *p, wc_error *err)
 {
-    uint64_t busy, total;
-    size_t ncpus;
-    int rc = read_ticks(p->procfs_root, &busy, &total, &ncpus, err);
+    uint64_t busy = p->fed_busy, total = p->fed_total;
+    size_t ncpus = p->fed_ncpus;
+    int rc = p->fed_cpu ? 0 : read_ticks(p->procfs_root, &busy, &total, &ncpus, err);
+    const wc_proc_snapshot *fed = p->fed;
+    p->fed = NULL; /* one feed, one advance */
+    p->fed_cpu = 0;
     if (rc)
         return rc;
     if (total == p->prev_total_ticks && busy == p->prev_busy_ticks)
         return 0;
-    int scanned = scan_procs(p) == 0;
+    int scanned = (fed ? scan_fed(p, fed) : scan_procs(p)) == 0;
     if (total > p->prev_total_ticks && busy >= p->prev_busy_ticks) {
         double dtotal = (double)(total - p->prev_total_ticks);
         double frac = (double)(busy - p->prev_busy_ticks) / dtotal;
@@ -870,5 +901,21 @@ int wc_meter_sim_class_busy(const wc_meter *m, double busy[WC_SIM_NCLASSES], dou
         *other = p->other_busy;
     if (nclassified)
         *nclassified = p->procs.n;
+    return 0;
+}
+
+int wc_meter_sim_feed(wc_meter *m, const wc_proc_snapshot *snap, const wc_cpu_times *total,
+                      size_t ncpus)
+{
+    if (!m || m->ops != &SIM_OPS || !m->priv)
+        return -EINVAL;
+    sim_priv *p = m->priv;
+    p->fed = snap;
+    p->fed_cpu = total != NULL;
+    if (total) {
+        p->fed_busy = wc_cpu_busy_ticks(total);
+        p->fed_total = wc_cpu_total_ticks(total);
+        p->fed_ncpus = ncpus;
+    }
     return 0;
 }

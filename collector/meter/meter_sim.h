@@ -27,6 +27,8 @@
 #include <stdint.h>
 
 #include "collector/meter/meter.h"
+#include "collector/procfs/proc_scan.h"
+#include "collector/procfs/procstat.h"
 
 /* Workload classes the model tells apart (by comm, see above). */
 typedef enum wc_sim_class {
@@ -104,6 +106,16 @@ const char *wc_meter_sim_root(const wc_meter *m);
  * For tests and deterministic replays. Returns 0, -EINVAL (not a sim meter,
  * negative dt) or -errno from /proc/stat or the tree, with err set. */
 int wc_meter_sim_advance(wc_meter *m, int64_t dt_ns, wc_error *err);
+
+/* Hands the simulated node the sampler's scan of this tick, so its next
+ * read (or advance) takes the per-process CPU time and the class of each
+ * process (by snap->samples[i].comm) from snap, and the /proc/stat interval
+ * from total (the aggregate cpu line) and ncpus, instead of a second pass
+ * over <procfs_root> (issue 15). snap must stay valid until that read; one
+ * feed serves one read; a read without a feed scans by itself; total NULL
+ * keeps its own /proc/stat read. Returns 0 or -EINVAL (not a sim meter). */
+int wc_meter_sim_feed(wc_meter *m, const wc_proc_snapshot *snap, const wc_cpu_times *total,
+                      size_t ncpus);
 
 /* The model's latest interval: busy CPUs of each class and of unclassified
  * work (what multiplies the factors), and the number of classified

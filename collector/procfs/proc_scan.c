@@ -3,10 +3,18 @@
  *
  * The recorder calls wc_proc_scan once per tick; attribution consumes the
  * samples and the store writes new identities. The steady-state cost per
- * process is the floor the benchmark measures, one openat+read+close of
- * <pid>/stat into a stack buffer, plus an in-place parse and a lookup in an
- * open-addressing hash (linear probing, backward-shift deletion) keyed by
- * pid. Nothing is allocated per process per scan: identities are allocated
+ * process is one pread of its <pid>/stat, kept open since the process was
+ * first seen (issue 15: about half the open+read+close floor make bench
+ * measures), plus an in-place parse and a lookup in an open-addressing hash
+ * (linear probing, backward-shift deletion) keyed by pid. Kept files stay
+ * within RLIMIT_NOFILE (raised to its hard limit) less a reserve; beyond it,
+ * or when it is too low, a stat is opened, read and closed every scan. A
+ * kept file is trusted only while it speaks for its pid: on a real procfs a
+ * dead process's fd reads ESRCH (a reused pid's old fd too: it names the
+ * old task), on a fake tree the file is re-checked with fstatat each scan
+ * (a replaced <pid>/stat would otherwise be read from the unlinked inode);
+ * either way the scanner then opens <pid>/stat by name, and a process that
+ * exited between readdir and read is counted as vanished. Nothing is allocated per process per scan: identities are allocated
  * once when a (pid, starttime) is first seen, the snapshot's arrays are
  * reused. Identities not seen in a scan go to snap->gone and to the
  * scanner's `dying` list, which is freed at the start of the next scan.
@@ -19,6 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "collector/procfs/pidstat.h"
@@ -29,12 +40,19 @@
 /* /proc/<pid>/cgroup of a deeply nested v1 hierarchy fits easily. */
 #define SCAN_CGROUP_BUF 16384
 #define SCAN_INITIAL_SLOTS 1024u
+/* Descriptors left to the rest of the process (SQLite, meters, HTTP clients,
+ * cgroup reads) when the scanner keeps stat files open. */
+#define SCAN_FD_RESERVE 128
+#define PROC_SUPER_MAGIC_ 0x9fa0 /* statfs f_type of a real procfs */
 
 /* One identity plus the scanner's bookkeeping. */
 typedef struct scan_entry {
     wc_proc_identity id;
     uint64_t seen_gen;   /* generation of the last scan that saw it */
     size_t live_index;   /* position in scanner->live */
+    int fd;              /* its <pid>/stat kept open (-1: none) */
+    dev_t dev;           /* and that file's identity (fake trees: re-checked per scan) */
+    ino_t ino;
 } scan_entry;
 
 /* One hash slot; e == NULL means empty. */
@@ -59,6 +77,9 @@ struct wc_proc_scanner {
     unsigned bits;       /* log2(cap) */
     entry_vec live;      /* identities in the table */
     entry_vec dying;     /* gone in the last scan; freed at the next one */
+    size_t fd_budget;    /* stat files that may stay open (0: open+read+close each) */
+    size_t fd_kept;      /* stat files open now */
+    int real_proc;       /* the root is a procfs: a dead process's fd reads ESRCH */
     char cgbuf[SCAN_CGROUP_BUF];
 };
 
@@ -141,17 +162,98 @@ static void ht_delete_at(wc_proc_scanner *s, size_t i)
 
 /* ---- reading one process ---------------------------------------------------- */
 
-/* Reads <pid>/stat below the root with one open+read+close, whole or
- * refused (wc_pidstat_read_at). Returns the byte count, or -errno / -EFBIG
- * (0 = empty read). */
-static ssize_t read_stat(int dfd, const char *name, size_t name_len, char *buf, size_t cap)
+/* Reads a kept-open stat file from offset 0, whole or refused like
+ * wc_pidstat_read_at: the byte count, -EFBIG when longer than cap - 1, or
+ * -errno. */
+static ssize_t pread_whole(int fd, char *buf, size_t cap)
 {
-    char rel[32];
-    memcpy(rel, name, name_len);
-    memcpy(rel + name_len, "/stat", sizeof "/stat");
-    size_t len = 0;
-    int rc = wc_pidstat_read_at(dfd, rel, buf, cap, &len);
-    return rc ? rc : (ssize_t)len;
+    ssize_t r;
+    do
+        r = pread(fd, buf, cap - 1, 0);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+        return -errno;
+    char more;
+    if ((size_t)r == cap - 1 && pread(fd, &more, 1, (off_t)(cap - 1)) != 0)
+        return -EFBIG;
+    buf[r] = '\0';
+    return r;
+}
+
+static void drop_fd(wc_proc_scanner *s, scan_entry *e)
+{
+    if (e->fd < 0)
+        return;
+    close(e->fd);
+    e->fd = -1;
+    s->fd_kept--;
+}
+
+/* Reads e's kept-open stat file. -EBADF when there is none or it no longer
+ * says anything about pid: on a real procfs a dead process's fd fails
+ * (ESRCH), on a fake tree the file under <pid>/ was replaced or removed
+ * (checked by fstatat every scan: the old fd would read the unlinked file
+ * forever). The caller then opens <pid>/stat by name. */
+static ssize_t read_kept(wc_proc_scanner *s, scan_entry *e, const char *rel, char *buf,
+                         size_t cap)
+{
+    if (e->fd < 0)
+        return -EBADF;
+    struct stat st;
+    if (!s->real_proc &&
+        (fstatat(s->dfd, rel, &st, 0) != 0 || st.st_ino != e->ino || st.st_dev != e->dev)) {
+        drop_fd(s, e);
+        return -EBADF;
+    }
+    ssize_t n = pread_whole(e->fd, buf, cap);
+    if (n <= 0 && n != -EFBIG) {
+        drop_fd(s, e); /* gone (or its pid reused): the name decides */
+        return -EBADF;
+    }
+    return n;
+}
+
+/* Opens rel and reads it whole; keeps the descriptor in *kept (a regular
+ * file, within the budget) or closes it. Returns as pread_whole (0 = empty
+ * read). */
+static ssize_t open_read(wc_proc_scanner *s, const char *rel, char *buf, size_t cap, int *kept)
+{
+    *kept = -1;
+    int fd = openat(s->dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    ssize_t r;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        r = pread_whole(fd, buf, cap);
+    } else { /* a FIFO or device planted in a fake tree: the one hardened read, never kept */
+        close(fd);
+        size_t len = 0;
+        int rc = wc_pidstat_read_at(s->dfd, rel, buf, cap, &len);
+        return rc ? rc : (ssize_t)len;
+    }
+    if (r > 0 && S_ISREG(st.st_mode) && s->fd_kept < s->fd_budget)
+        *kept = fd;
+    else
+        close(fd);
+    return r;
+}
+
+/* Gives the descriptor open_read kept to pid's entry of this scan (or closes it). */
+static void adopt_fd(wc_proc_scanner *s, int32_t pid, int fd)
+{
+    if (fd < 0)
+        return;
+    scan_entry *e = s->slots[ht_find(s, pid)].e;
+    struct stat st;
+    if (!e || e->fd >= 0 || e->seen_gen != s->gen || fstat(fd, &st) != 0) {
+        close(fd);
+        return;
+    }
+    e->fd = fd;
+    e->dev = st.st_dev;
+    e->ino = st.st_ino;
+    s->fd_kept++;
 }
 
 /* Records a per-process failure; only the first is described. */
@@ -216,6 +318,7 @@ static scan_entry *new_entry(wc_proc_scanner *s, int32_t pid, const wc_pidstat *
     e->id.ppid = ps->ppid;
     e->id.pgid = ps->pgrp;
     e->id.store_id = -1;
+    e->fd = -1;
     memcpy(e->id.comm, ps->comm, sizeof e->id.comm);
     read_exe(s, pid, e->id.exe, sizeof e->id.exe);
     read_cgroup(s, &e->id, snap);
@@ -231,6 +334,7 @@ static scan_entry *new_entry(wc_proc_scanner *s, int32_t pid, const wc_pidstat *
 static int retire(wc_proc_scanner *s, scan_entry *e, wc_proc_snapshot *snap)
 {
     live_remove(s, e);
+    drop_fd(s, e);
     if (vec_push(&s->dying, e) != 0) {
         free(e); /* cannot be kept for one more scan: not listed as gone */
         return -ENOMEM;
@@ -265,6 +369,9 @@ static int push_sample(wc_proc_snapshot *snap, const scan_entry *e, const wc_pid
     p->stime = ps->stime;
     p->num_threads = ps->num_threads;
     p->is_new = is_new;
+    size_t clen = strnlen(ps->comm, sizeof p->comm - 1); /* cut, not an error */
+    memcpy(p->comm, ps->comm, clen);
+    p->comm[clen] = '\0';
     return 0;
 }
 
@@ -324,12 +431,28 @@ static void malformed(const wc_proc_scanner *s, const char *name, const char *bu
     count_error(snap, &e);
 }
 
+/* Reads <pid>/stat: through the entry's kept-open file when there is one
+ * that still speaks for pid, else by name (keeping the new descriptor in
+ * *fd when it may stay open). Returns as pread_whole (0 = empty read). */
+static ssize_t read_pid_stat(wc_proc_scanner *s, const char *name, size_t name_len, int32_t pid,
+                             char *buf, size_t cap, int *fd)
+{
+    char rel[32];
+    memcpy(rel, name, name_len);
+    memcpy(rel + name_len, "/stat", sizeof "/stat");
+    *fd = -1;
+    scan_entry *e = s->slots[ht_find(s, pid)].e;
+    ssize_t n = e ? read_kept(s, e, rel, buf, cap) : -EBADF;
+    return n != -EBADF ? n : open_read(s, rel, buf, cap, fd);
+}
+
 /* Samples one numeric directory entry. Only out-of-memory is returned. */
 static int scan_one(wc_proc_scanner *s, const char *name, size_t name_len, int32_t pid,
                     wc_proc_snapshot *snap)
 {
     char buf[SCAN_STAT_BUF];
-    ssize_t n = read_stat(s->dfd, name, name_len, buf, sizeof buf);
+    int fd = -1;
+    ssize_t n = read_pid_stat(s, name, name_len, pid, buf, sizeof buf, &fd);
     if (n == -ENOTDIR)
         return 0; /* a numeric file, not a process directory (fixture trees) */
     if (n == 0 || (n < 0 && is_vanished((int)-n))) {
@@ -348,10 +471,14 @@ static int scan_one(wc_proc_scanner *s, const char *name, size_t name_len, int32
     }
     wc_pidstat ps;
     if (wc_pidstat_parse(buf, (size_t)n, NULL, &ps, NULL) != 0) {
+        if (fd >= 0)
+            close(fd);
         malformed(s, name, buf, (size_t)n, snap);
         return 0;
     }
-    return account(s, pid, &ps, snap);
+    int rc = account(s, pid, &ps, snap);
+    adopt_fd(s, pid, fd);
+    return rc;
 }
 
 /* The pid of a /proc entry name, or 0 when it is not a process directory. */
@@ -407,6 +534,29 @@ static void reset_snapshot(wc_proc_snapshot *snap)
     snap->gone_count = 0;
 }
 
+/* How many stat files may stay open: RLIMIT_NOFILE's soft limit raised to
+ * its hard limit, less SCAN_FD_RESERVE for the rest of the process; 0 (every
+ * stat opened, read and closed per scan, as before) when that leaves none.
+ * Whether the root is a real procfs decides how a kept file is checked.
+ * Descriptors then go above FD_SETSIZE: nothing in wattcal uses select(2)
+ * (libmicrohttpd runs with MHD_USE_AUTO, epoll; libcurl polls). */
+static void set_fd_budget(wc_proc_scanner *s)
+{
+    struct rlimit rl = {0, 0};
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        rl.rlim_cur = 0;
+    else if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    rlim_t soft = rl.rlim_cur;
+    s->fd_budget = soft != RLIM_INFINITY && soft <= 2 * SCAN_FD_RESERVE
+                       ? 0 : (size_t)(soft == RLIM_INFINITY ? 1u << 20 : soft - SCAN_FD_RESERVE);
+    struct statfs fs;
+    s->real_proc = fstatfs(s->dfd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC_;
+}
+
 /* ---- public API ----------------------------------------------------------- */
 
 wc_proc_scanner *wc_proc_scanner_new(const char *procfs_root, wc_error *err)
@@ -426,6 +576,7 @@ wc_proc_scanner *wc_proc_scanner_new(const char *procfs_root, wc_error *err)
         return NULL;
     }
     s->dfd = dirfd(s->dir);
+    set_fd_budget(s);
     if (ht_alloc(s, 10) != 0) {
         wc_error_set(err, -ENOMEM, "process scanner: out of memory");
         wc_proc_scanner_free(s);
@@ -473,8 +624,10 @@ void wc_proc_scanner_free(wc_proc_scanner *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->live.n; i++)
+    for (size_t i = 0; i < s->live.n; i++) {
+        drop_fd(s, s->live.v[i]);
         free(s->live.v[i]);
+    }
     free_dying(s);
     free(s->live.v);
     free(s->dying.v);
@@ -483,4 +636,11 @@ void wc_proc_scanner_free(wc_proc_scanner *s)
         closedir(s->dir);
     free(s->root);
     free(s);
+}
+
+size_t wc_proc_scanner_kept_fds(const wc_proc_scanner *s, size_t *budget)
+{
+    if (budget)
+        *budget = s->fd_budget;
+    return s->fd_kept;
 }

@@ -5,8 +5,9 @@
  * and reads each /proc/<pid>/stat. Processes are identified by (pid,
  * starttime): a pid with a new starttime is a new process (pid reuse). comm,
  * exe and cgroup are read only the first time a (pid, starttime) is seen, so
- * the steady-state cost is one open+read+close per process (make bench
- * compares it with exactly that floor). A process vanishing between readdir
+ * the steady-state cost is one pread per process of its stat file, kept open
+ * across scans (make bench compares it with the open+read+close floor; see
+ * proc_scan.c for the descriptor budget and how a kept file is checked). A process vanishing between readdir
  * and read is normal and silently skipped; other failures are counted and the
  * first one described, and the scan goes on.
  *
@@ -50,6 +51,9 @@ typedef struct wc_proc_sample {
     uint64_t utime, stime;
     int64_t num_threads;
     int is_new;             /* 1 when this (pid, starttime) was first seen in this scan */
+    char comm[32];          /* comm as of THIS scan (id->comm is the first-seen one; a worker
+                             * renames itself after exec), cut to 31 bytes: what the simulated
+                             * node classifies by (wc_meter_sim_feed) */
 } wc_proc_sample;
 
 /* The result of one scan; samples are in readdir order. Zero-initialise it
@@ -82,7 +86,13 @@ int wc_proc_scan(wc_proc_scanner *s, wc_proc_snapshot *snap, wc_error *err);
 /* Frees the snapshot's arrays (not the identities, which the scanner owns). */
 void wc_proc_snapshot_free(wc_proc_snapshot *snap);
 
-/* Frees the scanner and every identity it holds. */
+/* Stat files the scanner keeps open now (re-read with pread each scan), and
+ * in *budget (when not NULL) how many it may keep: RLIMIT_NOFILE less a
+ * reserve, 0 when the limit is too low (then every stat is opened, read and
+ * closed per scan). */
+size_t wc_proc_scanner_kept_fds(const wc_proc_scanner *s, size_t *budget);
+
+/* Frees the scanner and every identity it holds (closing its kept files). */
 void wc_proc_scanner_free(wc_proc_scanner *s);
 
 #endif

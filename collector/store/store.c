@@ -348,6 +348,7 @@ void wc_store_close(wc_store *st)
         sqlite3_finalize(st->q[i]);
     sqlite3_finalize(st->proc_batch);
     wc_store_exporter_free(st);
+    wc_store_delta_free(st);
     if (st->db)
         sqlite3_close(st->db);
     free(st);
@@ -364,12 +365,14 @@ int wc_store_commit(wc_store *st, wc_error *err)
         if (sqlite3_errcode(st->db) == SQLITE_FULL)
             rc = wc_store_fail(st, err, "committing tick");
         wc_store_exec(st, "ROLLBACK", NULL);
+        wc_store_delta_reset(st);
     }
     return rc;
 }
 
 int wc_store_rollback(wc_store *st)
 {
+    wc_store_delta_reset(st);
     return sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 
@@ -384,7 +387,8 @@ static int add_field_report_columns(wc_store *st, wc_error *err)
                                           {"process", "vm_id", "TEXT"},
                                           {"process", "vm_name", "TEXT"},
                                           {"process", "hypervisor", "TEXT"},
-                                          {"process", "vm_since", "TEXT"}};
+                                          {"process", "vm_since", "TEXT"},
+                                          {"tick", "proc_delta", "INTEGER"}};
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
         int has = wc_store_has_column(st, cols[i][0], cols[i][1]);
         if (has < 0)

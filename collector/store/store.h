@@ -176,8 +176,16 @@ int wc_store_put_tick(wc_store *st, int64_t seq, int64_t mono_ns, int64_t boot_n
 int wc_store_put_zone_samples(wc_store *st, int64_t tick_id, int64_t first_zone_id,
                               const wc_reading *r, size_t n, wc_error *err);
 
-/* Inserts the processes new in this snapshot (setting their store_id) and one
- * cumulative CPU row per process; marks gone processes' last tick. */
+/* Keyframe period of the process samples: a complete tick every this many
+ * ticks (store_delta.c); 1 writes every tick complete (the format before
+ * version 5's delta ticks; tests compare the two). */
+#define WC_STORE_KEYFRAME_TICKS 3600
+void wc_store_set_keyframe_every(wc_store *st, int64_t ticks);
+
+/* Inserts the processes new in this snapshot (setting their store_id) and
+ * their cumulative CPU rows: on a keyframe one per process, else only those
+ * whose counters changed (store_delta.c; docs/schema.md); marks gone
+ * processes' last tick. */
 int wc_store_put_processes(wc_store *st, int64_t tick_id, const wc_proc_snapshot *snap,
                            wc_error *err);
 

@@ -38,7 +38,32 @@ struct wc_store {
     int created;                 /* WC_STORE_CREATE made the file (it was absent) */
     struct wc_exporter_cache *exporter; /* store_exporter.c: its statements and series ids,
                                            made on first use (NULL until then) */
+    struct wc_store_delta *delta; /* store_delta.c: which process samples a tick writes */
 };
+
+/* store_delta.c (the keyframe rule is in its file comment). Creates the
+ * cache of a store opened for writing: 0 or -ENOMEM. */
+int wc_store_delta_init(wc_store *st);
+
+/* Frees it (safe when there is none). */
+void wc_store_delta_free(wc_store *st);
+
+/* Forgets every written counter and makes the next tick a keyframe: called
+ * when a transaction is rolled back (its rows are not in the file). */
+void wc_store_delta_reset(wc_store *st);
+
+/* Marks tick_id a delta tick (tick.proc_delta = 1; the statement is
+ * prepared on first use: a run opened for writing may predate the column).
+ * Returns 0 or wc_store_fail. */
+int wc_store_delta_mark(wc_store *st, int64_t tick_id, wc_error *err);
+
+/* Chooses this tick's process rows: forgets snap's gone processes, sets
+ * *keyframe (1: every process gets a row) and keeps the rows to write for
+ * wc_store_delta_rows. Returns 0 or -ENOMEM. */
+int wc_store_delta_select(wc_store *st, const wc_proc_snapshot *snap, int *keyframe);
+
+/* The rows chosen by the last wc_store_delta_select (n of them, scan order). */
+const wc_proc_sample *const *wc_store_delta_rows(const wc_store *st, size_t *n);
 
 /* Prepares the writer's statements (q[] and proc_batch) of a store opened
  * for writing (store_write.c). Returns 0 or wc_store_fail. */

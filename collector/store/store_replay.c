@@ -5,13 +5,16 @@
  *
  * The source streams three cursors in step, all in insertion (rowid) order,
  * which is the recording order: tick, zone_sample, and proc_sample joined
- * with process; memory stays proportional to one tick. The sink writes each
+ * with process; memory stays proportional to one tick. A delta tick's
+ * complete process list is rebuilt from the processes alive before it
+ * (collector/store/store_delta.c, docs/schema.md). The sink writes each
  * tick's rows with wc_store_put_attribution inside the one transaction that
  * first cleared the model's old rows.
  */
 #include "collector/store/store_replay.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +25,18 @@
 static const char TICKS_SQL[] =
     "SELECT id, mono_ns, boot_ns, cpu_user, cpu_nice, cpu_system, cpu_idle,"
     " cpu_iowait, cpu_irq, cpu_softirq, cpu_steal, cpu_guest,"
-    " cpu_guest_nice, cpu_ok FROM tick ORDER BY id";
+    " cpu_guest_nice, cpu_ok, nprocs, %s FROM tick ORDER BY id";
 static const char ZONES_SQL[] =
     "SELECT tick_id, zone_id, value, status FROM zone_sample ORDER BY rowid";
 static const char PROCS_SQL[] =
     "SELECT ps.tick_id, p.id, p.pid, p.starttime, ps.utime + ps.stime,"
-    " p.container_id, p.pod_uid, p.runtime_monitor, p.vm_id, p.vm_since FROM proc_sample ps"
+    " p.container_id, p.pod_uid, p.runtime_monitor, p.vm_id, p.vm_since, p.last_tick_id"
+    " FROM proc_sample ps"
     " JOIN process p ON p.id = ps.process_id ORDER BY ps.rowid";
 /* A run recorded before the VM columns: no process is a VM. */
 static const char PROCS_NO_VM_SQL[] =
     "SELECT ps.tick_id, p.id, p.pid, p.starttime, ps.utime + ps.stime,"
-    " p.container_id, p.pod_uid, p.runtime_monitor, '', '' FROM proc_sample ps"
+    " p.container_id, p.pod_uid, p.runtime_monitor, '', '', p.last_tick_id FROM proc_sample ps"
     " JOIN process p ON p.id = ps.process_id ORDER BY ps.rowid";
 
 /* A zone of the run the models attribute: its counter zones, or — on a node
@@ -44,7 +48,23 @@ typedef struct zone_meta {
     int gauge;
 } zone_meta;
 
-/* The source's cursors and the current tick's inputs. */
+/* One process as the model sees it on a tick, with its row id and the last
+ * tick it was alive (INT64_MAX while it was at the end of the run). */
+typedef struct proc_ent {
+    wc_attr_proc_in in;
+    int64_t id, last_tick;
+    char keys[3][128];           /* container id, pod uid and vm id */
+} proc_ent;
+
+/* A growable list of processes. */
+typedef struct proc_list {
+    proc_ent *v;
+    size_t n, cap;
+} proc_list;
+
+/* The source's cursors and the current tick's inputs. A keyframe tick's
+ * processes are its rows in scan order; a delta tick's (tick.proc_delta = 1,
+ * store_delta.c) are the live list, in pid order, updated by its rows. */
 typedef struct replay_src {
     wc_store *st;
     sqlite3_stmt *t, *z, *p;
@@ -53,10 +73,10 @@ typedef struct replay_src {
     int64_t *zone_ids;           /* zone_meta i is zone row zone_ids[i] */
     size_t nzones;
     wc_attr_zone_in *zone_in;
-    wc_attr_proc_in *procs;
-    int64_t *proc_ids;
-    char (*keys)[3][128];        /* container id, pod uid and vm id per process */
-    size_t nprocs, cap;
+    proc_list rows, live;        /* this tick's rows; the processes alive (by pid) */
+    wc_attr_proc_in *procs;      /* the tick's input ... */
+    int64_t *proc_ids;           /* ... and row ids */
+    size_t cap;
 } replay_src;
 
 /* Room for one more zone. Returns 0 or -ENOMEM. */
@@ -132,59 +152,127 @@ static int64_t zone_index(const replay_src *r, int64_t zone_id)
     return lo < r->nzones && r->zone_ids[lo] == zone_id ? (int64_t)lo : -1;
 }
 
-/* Room for one more process. Returns 0 or -ENOMEM. */
-static int grow_procs(replay_src *r, wc_error *err)
+/* Appends the process row under the cursor to the tick's rows. */
+static int push_row(replay_src *r, sqlite3_stmt *p, wc_error *err)
 {
-    if (r->nprocs < r->cap)
-        return 0;
-    size_t cap = r->cap ? r->cap * 2 : 256;
-    wc_attr_proc_in *np = realloc(r->procs, cap * sizeof *np);
-    if (np)
-        r->procs = np;
-    int64_t *ni = realloc(r->proc_ids, cap * sizeof *ni);
-    if (ni)
-        r->proc_ids = ni;
-    char(*nk)[3][128] = realloc(r->keys, cap * sizeof *nk);
-    if (nk)
-        r->keys = nk;
-    if (!np || !ni || !nk)
+    proc_list *l = &r->rows;
+    if (wc_store_grow((void **)&l->v, sizeof *l->v, l->n, &l->cap, 256))
         return wc_error_set(err, -ENOMEM, "out of memory");
-    r->cap = cap;
-    return 0;
-}
-
-static int push_proc(replay_src *r, sqlite3_stmt *p, wc_error *err)
-{
-    int rc = grow_procs(r, err);
-    if (rc)
-        return rc;
-    size_t i = r->nprocs++;
-    r->proc_ids[i] = sqlite3_column_int64(p, 1);
-    r->procs[i].pid = sqlite3_column_int(p, 2);
-    r->procs[i].starttime = (uint64_t)sqlite3_column_int64(p, 3);
-    r->procs[i].cpu_ticks = (uint64_t)sqlite3_column_int64(p, 4);
+    proc_ent *e = &l->v[l->n++];
+    e->id = sqlite3_column_int64(p, 1);
+    e->in.pid = sqlite3_column_int(p, 2);
+    e->in.starttime = (uint64_t)sqlite3_column_int64(p, 3);
+    e->in.cpu_ticks = (uint64_t)sqlite3_column_int64(p, 4);
     const unsigned char *cid = sqlite3_column_text(p, 5);
     const unsigned char *pod = sqlite3_column_text(p, 6);
     int monitor = sqlite3_column_int(p, 7);
-    snprintf(r->keys[i][0], 65, "%s", (!monitor && cid) ? (const char *)cid : "");
-    snprintf(r->keys[i][1], 65, "%s", pod ? (const char *)pod : "");
+    snprintf(e->keys[0], sizeof e->keys[0], "%s", (!monitor && cid) ? (const char *)cid : "");
+    snprintf(e->keys[1], sizeof e->keys[1], "%s", pod ? (const char *)pod : "");
     const unsigned char *vm = sqlite3_column_text(p, 8);
-    snprintf(r->keys[i][2], sizeof r->keys[i][2], "%s", vm ? (const char *)vm : "");
+    snprintf(e->keys[2], sizeof e->keys[2], "%s", vm ? (const char *)vm : "");
     const unsigned char *since = sqlite3_column_text(p, 9);
-    if (wc_vm_since_parse((const char *)since, &r->procs[i].vm_since) != 0)
+    if (wc_vm_since_parse((const char *)since, &e->in.vm_since) != 0)
         return wc_error_set(err, -EINVAL, "%s: process %lld: vm_since \"%s\" is no Kepler "
-                            "release", r->st->path, (long long)r->proc_ids[i], since);
+                            "release", r->st->path, (long long)e->id, since);
+    e->last_tick = sqlite3_column_type(p, 10) == SQLITE_NULL ? INT64_MAX
+                                                             : sqlite3_column_int64(p, 10);
     return 0;
 }
 
-/* Points the process inputs at their key strings (after reallocs settle). */
-static void link_keys(replay_src *r)
+static int cmp_pid(const void *a, const void *b)
 {
-    for (size_t i = 0; i < r->nprocs; i++) {
-        r->procs[i].container_id = r->keys[i][0];
-        r->procs[i].pod_uid = r->keys[i][1];
-        r->procs[i].vm_id = r->keys[i][2];
+    const proc_ent *x = a, *y = b;
+    return (x->in.pid > y->in.pid) - (x->in.pid < y->in.pid);
+}
+
+/* Index of pid in the live list (sorted by pid), or where it would go. */
+static size_t live_find(const proc_list *l, int32_t pid)
+{
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (l->v[mid].in.pid < pid)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    return lo;
+}
+
+/* Room for n processes in l. Returns 0 or -ENOMEM. */
+static int list_reserve(proc_list *l, size_t n, wc_error *err)
+{
+    if (n <= l->cap)
+        return 0;
+    proc_ent *v = realloc(l->v, n * sizeof *v);
+    if (!v)
+        return wc_error_set(err, -ENOMEM, "out of memory");
+    l->v = v;
+    l->cap = n;
+    return 0;
+}
+
+/* A keyframe: the live list becomes the tick's rows, sorted by pid. */
+static int live_from_rows(replay_src *r, wc_error *err)
+{
+    int rc = list_reserve(&r->live, r->rows.n, err);
+    if (rc)
+        return rc;
+    memcpy(r->live.v, r->rows.v, r->rows.n * sizeof *r->rows.v);
+    r->live.n = r->rows.n;
+    qsort(r->live.v, r->live.n, sizeof *r->live.v, cmp_pid);
+    return 0;
+}
+
+/* A delta tick: drops the processes that ended before tick_id, then applies
+ * the tick's rows (a changed process or a new one). */
+static int live_apply(replay_src *r, int64_t tick_id, wc_error *err)
+{
+    proc_list *l = &r->live;
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].last_tick >= tick_id)
+            l->v[k++] = l->v[i];
+    l->n = k;
+    int rc = list_reserve(l, l->n + r->rows.n, err);
+    for (size_t j = 0; !rc && j < r->rows.n; j++) {
+        const proc_ent *e = &r->rows.v[j];
+        size_t i = live_find(l, e->in.pid);
+        if (i < l->n && l->v[i].in.pid == e->in.pid && l->v[i].id != e->id)
+            return wc_error_set(err, -EINVAL, "%s: tick %" PRId64 ": pid %d is process rows %" PRId64
+                                " and %" PRId64 " at once", r->st->path, tick_id, (int)e->in.pid,
+                                l->v[i].id, e->id);
+        if (i == l->n || l->v[i].in.pid != e->in.pid) {
+            memmove(&l->v[i + 1], &l->v[i], (l->n - i) * sizeof *l->v);
+            l->n++;
+        }
+        l->v[i] = *e;
+    }
+    return rc;
+}
+
+/* The model's input from list l (its keys stay in l until the next tick). */
+static int emit(replay_src *r, const proc_list *l, wc_error *err)
+{
+    if (l->n > r->cap) {
+        wc_attr_proc_in *np = realloc(r->procs, l->n * sizeof *np);
+        if (np)
+            r->procs = np;
+        int64_t *ni = realloc(r->proc_ids, l->n * sizeof *ni);
+        if (ni)
+            r->proc_ids = ni;
+        if (!np || !ni)
+            return wc_error_set(err, -ENOMEM, "out of memory");
+        r->cap = l->n;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        r->procs[i] = l->v[i].in;
+        r->procs[i].container_id = l->v[i].keys[0];
+        r->procs[i].pod_uid = l->v[i].keys[1];
+        r->procs[i].vm_id = l->v[i].keys[2];
+        r->proc_ids[i] = l->v[i].id;
+    }
+    return 0;
 }
 
 /* The tick row's times and /proc/stat counters into in. */
@@ -221,6 +309,31 @@ static void read_zones(replay_src *r, int64_t tick_id)
     }
 }
 
+/* This tick's processes (rows read up to the next tick) into the input. */
+static int read_procs(replay_src *r, int64_t tick_id, size_t *n, wc_error *err)
+{
+    r->rows.n = 0;
+    int rc = 0;
+    for (; !rc && r->prc == SQLITE_ROW && sqlite3_column_int64(r->p, 0) == tick_id;
+         r->prc = sqlite3_step(r->p))
+        rc = push_row(r, r->p, err);
+    if (!rc && ((r->zrc != SQLITE_ROW && r->zrc != SQLITE_DONE) ||
+                (r->prc != SQLITE_ROW && r->prc != SQLITE_DONE)))
+        rc = wc_store_fail(r->st, err, "replay: reading samples");
+    if (rc)
+        return rc;
+    int delta = sqlite3_column_int(r->t, 15) == 1;
+    rc = delta ? live_apply(r, tick_id, err) : live_from_rows(r, err);
+    const proc_list *l = delta ? &r->live : &r->rows;
+    int64_t want = sqlite3_column_int64(r->t, 14);
+    if (!rc && delta && want != (int64_t)l->n)
+        rc = wc_error_set(err, -EINVAL, "%s: tick %" PRId64 ": %zu processes rebuilt from the"
+                          " delta rows, the tick says %" PRId64 " (a damaged run)",
+                          r->st->path, tick_id, l->n, want);
+    *n = l->n;
+    return rc ? rc : emit(r, l, err);
+}
+
 /* wc_replay_source.next over the three cursors. */
 static int src_next(void *ctx, wc_replay_tick *out, wc_error *err)
 {
@@ -233,21 +346,14 @@ static int src_next(void *ctx, wc_replay_tick *out, wc_error *err)
     out->tick_id = sqlite3_column_int64(r->t, 0);
     read_tick(r->t, &out->in);
     read_zones(r, out->tick_id);
-    r->nprocs = 0;
-    int rc = 0;
-    for (; !rc && r->prc == SQLITE_ROW && sqlite3_column_int64(r->p, 0) == out->tick_id;
-         r->prc = sqlite3_step(r->p))
-        rc = push_proc(r, r->p, err);
-    if (!rc && ((r->zrc != SQLITE_ROW && r->zrc != SQLITE_DONE) ||
-                (r->prc != SQLITE_ROW && r->prc != SQLITE_DONE)))
-        rc = wc_store_fail(r->st, err, "replay: reading samples");
+    size_t n = 0;
+    int rc = read_procs(r, out->tick_id, &n, err);
     if (rc)
         return rc;
-    link_keys(r);
     out->in.zones = r->zone_in;
     out->in.nzones = r->nzones;
     out->in.procs = r->procs;
-    out->in.nprocs = r->nprocs;
+    out->in.nprocs = n;
     out->proc_ids = r->proc_ids;
     return 1;
 }
@@ -267,7 +373,10 @@ static int sink_put(void *ctx, const wc_replay_tick *t, const wc_attr_out *out, 
 /* Prepares the three cursors and reads the first zone and process rows. */
 static int src_open(replay_src *r, wc_error *err)
 {
-    int rc = wc_store_prepare(r->st, TICKS_SQL, &r->t, err, "replay: preparing queries");
+    char sql[512];
+    snprintf(sql, sizeof sql, TICKS_SQL, wc_store_has_column(r->st, "tick", "proc_delta") == 1
+                                             ? "proc_delta" : "NULL");
+    int rc = wc_store_prepare(r->st, sql, &r->t, err, "replay: preparing queries");
     if (!rc)
         rc = wc_store_prepare(r->st, ZONES_SQL, &r->z, err, "replay: preparing queries");
     int has_vm = rc ? 0 : wc_store_has_column(r->st, "process", "vm_since");
@@ -293,7 +402,8 @@ static void src_free(replay_src *r)
     free(r->zone_in);
     free(r->procs);
     free(r->proc_ids);
-    free(r->keys);
+    free(r->rows.v);
+    free(r->live.v);
 }
 
 /* Clears the model's rows and replays into it (inside the transaction). */

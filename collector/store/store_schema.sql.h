@@ -23,7 +23,7 @@ static const char WC_SCHEMA_SQL[] =
     " cpu_user INTEGER, cpu_nice INTEGER, cpu_system INTEGER, cpu_idle INTEGER,"
     " cpu_iowait INTEGER, cpu_irq INTEGER, cpu_softirq INTEGER, cpu_steal INTEGER,"
     " cpu_guest INTEGER, cpu_guest_nice INTEGER, cpu_ok INTEGER, nprocs INTEGER, scan_ns INTEGER,"
-    " util_pct REAL);"
+    " util_pct REAL, proc_delta INTEGER);"
     "CREATE TABLE zone_sample("
     " tick_id INTEGER, zone_id INTEGER, value INTEGER, status INTEGER);"
     "CREATE TABLE process("
@@ -142,10 +142,10 @@ static const char WC_EXPORTER_INDEX_SQL[] =
     " resp_mono_ns);";
 
 /* Indexes built when a run finishes (or by readers on a run killed early):
- * keeping them out of the recording path keeps ingest fast. */
+ * keeping them out of the recording path keeps ingest fast. proc_sample has
+ * no tick index (replay reads it in rowid order; older runs keep theirs). */
 static const char WC_INDEX_SQL[] =
     "CREATE INDEX IF NOT EXISTS zone_sample_tick ON zone_sample(tick_id);"
-    "CREATE INDEX IF NOT EXISTS proc_sample_tick ON proc_sample(tick_id);"
     "CREATE INDEX IF NOT EXISTS proc_sample_process ON proc_sample(process_id);"
     "CREATE INDEX IF NOT EXISTS node_attr_model ON node_attr(model_id, tick_id);"
     "CREATE INDEX IF NOT EXISTS work_attr_model ON work_attr(model_id, level, tick_id);"

@@ -48,6 +48,8 @@ static const char *const QUERIES[Q_COUNT] = {
 
 int wc_store_prepare_writer(wc_store *st, wc_error *err)
 {
+    if (wc_store_delta_init(st))
+        return wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
     for (int i = 0; i < Q_COUNT; i++)
         if (sqlite3_prepare_v3(st->db, QUERIES[i], -1, SQLITE_PREPARE_PERSISTENT, &st->q[i],
                                NULL) != SQLITE_OK)
@@ -317,24 +319,30 @@ static int put_new_identities(wc_store *st, int64_t tick_id, const wc_proc_snaps
     return 0;
 }
 
+/* Writes the rows store_delta.c chose (all, or the changed ones) and marks
+ * a delta tick as one. */
 static int put_samples(wc_store *st, int64_t tick_id, const wc_proc_snapshot *snap,
                        wc_error *err)
 {
-    size_t i = 0;
-    for (; i + PROC_BATCH <= snap->count; i += PROC_BATCH) {
+    int keyframe = 1;
+    if (wc_store_delta_select(st, snap, &keyframe))
+        return wc_error_set(err, -ENOMEM, "%s: out of memory writing process samples", st->path);
+    size_t n = 0, i = 0;
+    const wc_proc_sample *const *rows = wc_store_delta_rows(st, &n);
+    for (; i + PROC_BATCH <= n; i += PROC_BATCH) {
         for (int j = 0; j < PROC_BATCH; j++)
-            bind_proc_sample(st->proc_batch, j * 5, tick_id, &snap->samples[i + (size_t)j]);
+            bind_proc_sample(st->proc_batch, j * 5, tick_id, rows[i + (size_t)j]);
         int rc = step_reset(st, st->proc_batch, err, "writing process samples");
         if (rc)
             return rc;
     }
-    for (; i < snap->count; i++) {
-        bind_proc_sample(st->q[Q_PROC_SAMPLE], 0, tick_id, &snap->samples[i]);
+    for (; i < n; i++) {
+        bind_proc_sample(st->q[Q_PROC_SAMPLE], 0, tick_id, rows[i]);
         int rc = step_reset(st, st->q[Q_PROC_SAMPLE], err, "writing process samples");
         if (rc)
             return rc;
     }
-    return 0;
+    return keyframe ? 0 : wc_store_delta_mark(st, tick_id, err);
 }
 
 int wc_store_put_processes(wc_store *st, int64_t tick_id, const wc_proc_snapshot *snap,
