@@ -53,4 +53,10 @@ int wc_truth_ipmi_init(wc_truth_source *s, const char *target, wc_error *err);
 int wc_truth_redfish_init(wc_truth_source *s, const char *url, wc_error *err);
 int wc_truth_sim_init(wc_truth_source *s, const char *args, wc_error *err);
 
+/* For a truth spec "sim" or "sim:PARAMS": the simulated BMC's warm-up (lag +
+ * window, s: no reading before it) and how long a recording must last for
+ * min_n distinct readings (lag + window + min_n x period: one period of
+ * margin). Returns 1 for a valid sim spec (outputs set), else 0. */
+int wc_truth_sim_timing(const char *spec, int min_n, double *warmup_s, double *min_record_s);
+
 #endif
