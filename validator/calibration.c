@@ -15,6 +15,7 @@
 #include "collector/meter/counter.h"
 #include "collector/store/store_read.h"
 #include "collector/store/store_results.h"
+#include "collector/truth/truth_table.h"
 #include "common/wc_clock.h"
 #include "common/wc_text.h"
 
@@ -126,8 +127,11 @@ static int fit_pairs(wc_calibration *c, const double *x, const double *y, const 
                      int weighted, const wc_boot_cfg *boot, char *notes, size_t cap)
 {
     if (p->n < MIN_FIT_POINTS) {
-        note(notes, cap, "%s %s: only %zu aligned point(s), at least %d needed", wc_cal_kind_name(c->kind),
-             c->target, p->n, MIN_FIT_POINTS);
+        char hint[200] = "";
+        if (c->kind == WC_CAL_TRUTH_METER) /* a short simulated recording: say how long */
+            wc_truth_sim_record_hint(c->target, MIN_FIT_POINTS, hint, sizeof hint);
+        note(notes, cap, "%s %s: only %zu aligned point(s), at least %d needed%s",
+             wc_cal_kind_name(c->kind), c->target, p->n, MIN_FIT_POINTS, hint);
         return 0;
     }
     double *w = malloc(p->n * sizeof *w);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "collector/import/import.h"
+#include "collector/truth/truth_table.h"
 #include "validator/calibration.h"
 #include "tests/unit/support/test_support.h"
 
@@ -129,4 +130,27 @@ Test(cal_refuse, absurd_intercepts_and_intervals_are_refused_with_numbers)
     c.fit.c0 = 60, c.fit.t0_lo = 59, c.fit.t0_hi = 61;
     cr_assert_eq(wc_calibration_usable(&c, 400, why, sizeof why), 1, "%s", why);
     cr_assert_str_eq(why, "");
+}
+
+/* NU2 item 2: how long a simulated recording must last, from the sim BMC's
+ * own parameters (collector/truth/truth_sim.c) and WC_CHECK_MIN_N. */
+Test(cal_refuse, sim_bmc_timing_says_how_long_to_record)
+{
+    double warm, min;
+    cr_assert_eq(wc_truth_sim_timing("sim", 5, &warm, &min), 1);
+    cr_assert_float_eq(warm, 12.0, 1e-9); /* lag 2 + window 10 */
+    cr_assert_float_eq(min, 37.0, 1e-9);  /* + 5 readings x period 5 */
+    cr_assert_eq(wc_truth_sim_timing("sim:lag=1,window=4,period=2", 5, &warm, &min), 1);
+    cr_assert_float_eq(warm, 5.0, 1e-9);
+    cr_assert_float_eq(min, 15.0, 1e-9);
+    cr_assert_eq(wc_truth_sim_timing("ipmi:local", 5, &warm, &min), 0);
+    cr_assert_eq(wc_truth_sim_timing("simx", 5, &warm, &min), 0);
+    cr_assert_eq(wc_truth_sim_timing("sim:lag=-1", 5, &warm, &min), 0, "bad parameters: no advice");
+    char msg[300] = "INSUFFICIENT: n=4 < 5 pairs";
+    wc_truth_sim_record_hint("sim", 5, msg, sizeof msg);
+    cr_assert_str_eq(msg, "INSUFFICIENT: n=4 < 5 pairs; the simulated BMC's first reading comes after"
+                          " ~12 s, then one every 5 s: record at least 37 s for 5 readings");
+    char other[64] = "unchanged";
+    wc_truth_sim_record_hint("redfish:https://bmc", 5, other, sizeof other);
+    cr_assert_str_eq(other, "unchanged");
 }
