@@ -90,7 +90,8 @@ int wc_calibration_usable(const wc_calibration *c, double ceiling_w, char *why, 
 {
     const wc_linfit *f = &c->fit;
     const char *c0 = c->kind == WC_CAL_ZONE_UTIL ? "P_idle" : "b";
-    double ceil_w = ceiling_w > 0 ? ceiling_w : WC_DEFAULT_CEILING_WATTS;
+    double ceil_w = (ceiling_w > 0 ? ceiling_w : WC_DEFAULT_CEILING_WATTS) *
+                    (c->kind == WC_CAL_TRUTH_METER ? WC_CAL_TRUTH_CEILINGS : 1);
     /* a stored row keeps standard errors, not t intervals: ±1.96 se then */
     int t = f->t0_hi > f->t0_lo;
     double w0 = t ? f->t0_hi - f->t0_lo : 3.92 * f->se0, w1 = t ? f->t1_hi - f->t1_lo : 3.92 * f->se1;
@@ -106,13 +107,14 @@ int wc_calibration_usable(const wc_calibration *c, double ceiling_w, char *why, 
         snprintf(r, sizeof r, "R^2 %.4f < %.2f: the input explains almost none of the power", f->r2,
                  WC_CAL_MIN_R2);
     else if (!(w0 <= ceil_w))
-        snprintf(r, sizeof r, "the 95 %% interval of %s is %.4g W wide, beyond the run's ceiling %g W",
-                 c0, w0, ceil_w);
+        snprintf(r, sizeof r, "the 95 %% interval of %s is %.4g W wide, beyond %g W (the run's ceiling%s)",
+                 c0, w0, ceil_w, c->kind == WC_CAL_TRUTH_METER ? " x the wall's zones and losses" : "");
     else if (c->kind == WC_CAL_ZONE_UTIL && !(w1 <= ceil_w))
         snprintf(r, sizeof r, "the 95 %% interval of k is %.4g W wide, beyond the run's ceiling %g W",
                  w1, ceil_w);
     else if (fabs(f->c0) > ceil_w)
-        snprintf(r, sizeof r, "%s = %.4f W is beyond the run's ceiling %g W", c0, f->c0, ceil_w);
+        snprintf(r, sizeof r, "%s = %.4f W is beyond %g W (the run's ceiling%s)", c0, f->c0, ceil_w,
+                 c->kind == WC_CAL_TRUTH_METER ? " x the wall's zones and losses" : "");
     else if (c->kind == WC_CAL_ZONE_UTIL && hi0 < 0)
         snprintf(r, sizeof r, "P_idle = %.4f W is negative (95 %% interval [%.4f, %.4f] W)", f->c0,
                  lo0, hi0);

@@ -81,11 +81,15 @@ typedef struct wc_cal_opts {
  * (issue NU2: `P_idle -1.8e13 ± 1.5e14 W`, R² 0.001, was stored and scored).
  * Not usable when: R^2 < WC_CAL_MIN_R2; the t-based 95 % interval of the
  * intercept (W) or of k (W) is wider than ceiling_w (the run's counter
- * ceiling, run.ceiling_watts); the intercept (P_idle or b, W) is below zero
+ * ceiling, run.ceiling_watts; x WC_CAL_TRUTH_CEILINGS for b); the intercept
+ * (P_idle or b, W) is below zero
  * beyond its interval or above ceiling_w; or, for a zone fit whose residuals
  * are at hand, the utilisation spans less than WC_CAL_MIN_UTIL_RANGE.
  * Returns 1 usable, 0 not (why: the reason with the numbers). */
 #define WC_CAL_MIN_R2 0.1
+/* A truth fit's b is wall power: several zones, platform and PSU loss, so its
+ * bounds are this many per-zone ceilings. */
+#define WC_CAL_TRUTH_CEILINGS 4
 #define WC_CAL_MIN_UTIL_RANGE 0.05
 int wc_calibration_usable(const wc_calibration *c, double ceiling_w, char *why, size_t cap);
 

@@ -116,7 +116,7 @@ Test(cal_refuse, absurd_intercepts_and_intervals_are_refused_with_numbers)
                         .r2 = 0.9};
     char why[320];
     cr_assert_eq(wc_calibration_usable(&c, 400, why, sizeof why), 0);
-    cr_assert_not_null(strstr(why, "interval of P_idle is 6.2e+14 W wide, beyond the run's ceiling 400 W"),
+    cr_assert_not_null(strstr(why, "interval of P_idle is 6.2e+14 W wide, beyond 400 W (the run's ceiling)"),
                        "%s", why);
     /* negative beyond its interval */
     c.fit.c0 = -20, c.fit.t0_lo = -25, c.fit.t0_hi = -15;
@@ -125,7 +125,7 @@ Test(cal_refuse, absurd_intercepts_and_intervals_are_refused_with_numbers)
     /* beyond the ceiling */
     c.fit.c0 = 450, c.fit.t0_lo = 449, c.fit.t0_hi = 451;
     cr_assert_eq(wc_calibration_usable(&c, 400, why, sizeof why), 0);
-    cr_assert_not_null(strstr(why, "P_idle = 450.0000 W is beyond the run's ceiling 400 W"), "%s", why);
+    cr_assert_not_null(strstr(why, "P_idle = 450.0000 W is beyond 400 W (the run's ceiling)"), "%s", why);
     /* a sound fit: 60 W idle, 40 W per busy fraction */
     c.fit.c0 = 60, c.fit.t0_lo = 59, c.fit.t0_hi = 61;
     cr_assert_eq(wc_calibration_usable(&c, 400, why, sizeof why), 1, "%s", why);
