@@ -68,9 +68,10 @@ static const wc_cli_spec CALIBRATE_SPEC = {
     .col = 26,
     .footer =
         "exit codes: 0 fitted (or applied), 2 usage or input error, 3 nothing could be\n"
-        "fitted (no utilisation, no ground truth, too few points) or a fit was refused as\n"
-        "not identified (R^2 < 0.1, utilisation spread < 0.05, 95 % interval wider than\n"
-        "the run's ceiling, P_idle negative or beyond it): it is not stored",
+        "fitted (no utilisation, no ground truth, too few points) or every fit was refused\n"
+        "as not identified (R^2 < 0.1, utilisation spread < 0.05, 95 % interval wider\n"
+        "than the run's ceiling, P_idle negative or beyond it); a refused fit is never\n"
+        "stored and gives no estimate, the usable ones are",
 };
 
 typedef struct calibrate_cli {
@@ -176,7 +177,8 @@ static void print_fit(const wc_calibration *c)
         printf("  REFUSED (not stored, no estimate): %s\n", wc_term_safe(c->why, n, sizeof n));
 }
 
-/* Stores the usable fits; returns the exit code (3 when one was refused). */
+/* Stores the usable fits; returns the exit code (3 when every fit was
+ * refused: nothing stored; the refusals are printed either way). */
 static int store_fits(wc_store *st, wc_calibration *fits, size_t n)
 {
     wc_error err = {{0}};
@@ -196,7 +198,7 @@ static int store_fits(wc_store *st, wc_calibration *fits, size_t n)
     if (refused)
         printf("%zu fit(s) REFUSED as not identified (see above): not stored; record longer under a"
                " load that varies (e.g. `wattcal run quick`) and calibrate again\n", refused);
-    return refused ? WC_EXIT_NO_DATA : WC_EXIT_OK;
+    return refused == n ? WC_EXIT_NO_DATA : WC_EXIT_OK;
 }
 
 static int do_fit(calibrate_cli *c, wc_store *st)
@@ -235,9 +237,11 @@ static int do_fit(calibrate_cli *c, wc_store *st)
     }
     if (!rc && !c->no_store)
         exit_code = store_fits(st, fits, n);
+    size_t refused = 0;
     for (size_t i = 0; !rc && c->no_store && i < n; i++)
-        if (fits[i].unusable)
-            exit_code = WC_EXIT_NO_DATA; /* refused, as when storing */
+        refused += fits[i].unusable != 0;
+    if (!rc && c->no_store && n && refused == n)
+        exit_code = WC_EXIT_NO_DATA; /* every fit refused, as when storing */
     if (!rc && c->no_store)
         printf("(--no-store: nothing written)\n");
     else if (!rc && exit_code == WC_EXIT_OK)
