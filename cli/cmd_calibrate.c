@@ -68,7 +68,10 @@ static const wc_cli_spec CALIBRATE_SPEC = {
     .col = 26,
     .footer =
         "exit codes: 0 fitted (or applied), 2 usage or input error, 3 nothing could be\n"
-        "fitted (no utilisation, no ground truth, too few points)",
+        "fitted (no utilisation, no ground truth, too few points) or every fit was refused\n"
+        "as not identified (R^2 < 0.1, utilisation spread < 0.05, 95 % interval wider\n"
+        "than the run's ceiling, P_idle negative or beyond it); a refused fit is never\n"
+        "stored and gives no estimate, the usable ones are",
 };
 
 typedef struct calibrate_cli {
@@ -170,6 +173,32 @@ static void print_fit(const wc_calibration *c)
            boot_ci(f, f->b0_lo, f->b0_hi, b0, sizeof b0), f->t0_lo, f->t0_hi, "", "", "", c1, f->c1, f->se1,
            boot_ci(f, f->b1_lo, f->b1_hi, b1, sizeof b1), f->t1_lo, f->t1_hi, f->r2, f->rmse);
     printf("  %s\n", wc_term_safe(c->note, n, sizeof n));
+    if (c->unusable)
+        printf("  REFUSED (not stored, no estimate): %s\n", wc_term_safe(c->why, n, sizeof n));
+}
+
+/* Stores the usable fits; returns the exit code (3 when every fit was
+ * refused: nothing stored; the refusals are printed either way). */
+static int store_fits(wc_store *st, wc_calibration *fits, size_t n)
+{
+    wc_error err = {{0}};
+    size_t refused = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (fits[i].unusable) {
+            refused++;
+            continue;
+        }
+        if (wc_calibration_store(st, &fits[i], &err)) {
+            wc_cli_error("calibrate", err.msg);
+            return WC_EXIT_USAGE;
+        }
+        printf("stored as calibration #%lld (%s %s)\n", (long long)fits[i].id,
+               wc_cal_kind_name(fits[i].kind), fits[i].target);
+    }
+    if (refused)
+        printf("%zu fit(s) REFUSED as not identified (see above): not stored; record longer under a"
+               " load that varies (e.g. `wattcal run quick`) and calibrate again\n", refused);
+    return refused == n ? WC_EXIT_NO_DATA : WC_EXIT_OK;
 }
 
 static int do_fit(calibrate_cli *c, wc_store *st)
@@ -206,15 +235,13 @@ static int do_fit(calibrate_cli *c, wc_store *st)
         for (size_t i = 0; i < n; i++)
             print_fit(&fits[i]);
     }
-    for (size_t i = 0; !rc && !c->no_store && i < n; i++) {
-        if (wc_calibration_store(st, &fits[i], &err)) {
-            wc_cli_error("calibrate", err.msg);
-            exit_code = WC_EXIT_USAGE;
-            break;
-        }
-        printf("stored as calibration #%lld (%s %s)\n", (long long)fits[i].id,
-               wc_cal_kind_name(fits[i].kind), fits[i].target);
-    }
+    if (!rc && !c->no_store)
+        exit_code = store_fits(st, fits, n);
+    size_t refused = 0;
+    for (size_t i = 0; !rc && c->no_store && i < n; i++)
+        refused += fits[i].unusable != 0;
+    if (!rc && c->no_store && n && refused == n)
+        exit_code = WC_EXIT_NO_DATA; /* every fit refused, as when storing */
     if (!rc && c->no_store)
         printf("(--no-store: nothing written)\n");
     else if (!rc && exit_code == WC_EXIT_OK)

@@ -25,6 +25,7 @@
 #include "collector/store/store.h"
 #include "collector/truth/truth_file.h"
 #include "collector/truth/truth_poller.h"
+#include "collector/truth/truth_table.h"
 #include "common/wc_clock.h"
 #include "common/wc_fs.h"
 #include "common/wc_text.h"
@@ -507,15 +508,26 @@ static double node_watts(recording *r, int64_t dt_ns)
 }
 
 /* "  truth SPEC ok N/M[ FAILING]" per polled source (file: logs come at the
- * end) into buf. */
-static void truth_progress(const recording *r, char *buf, size_t cap)
+ * end) into buf; a simulated BMC before its first reading is due (its
+ * documented warm-up, lag + window, plus a second) is "warming up", not
+ * FAILING. */
+static void truth_progress(const recording *r, int64_t elapsed_ns, char *buf, size_t cap)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < r->ntruth; i++)
-        wc_append(buf, cap, &used, "  truth %.24s ok %lld/%lld%s", r->truth[i].spec,
-                  (long long)r->truth_ok[i], (long long)r->truth_polls[i],
-                  r->truth_polls[i] >= 3 && r->truth_ok[i] == 0 ? " FAILING" : "");
+    for (size_t i = 0; i < r->ntruth; i++) {
+        double warm_s = 0, min_s;
+        int warming = r->truth_ok[i] == 0 &&
+                      wc_truth_sim_timing(r->truth[i].spec, 1, &warm_s, &min_s) &&
+                      elapsed_ns / 1e9 < warm_s + 1;
+        if (warming)
+            wc_append(buf, cap, &used, "  truth %.24s warming up (first reading after ~%.0f s)",
+                      r->truth[i].spec, warm_s);
+        else
+            wc_append(buf, cap, &used, "  truth %.24s ok %lld/%lld%s", r->truth[i].spec,
+                      (long long)r->truth_ok[i], (long long)r->truth_polls[i],
+                      r->truth_polls[i] >= 3 && r->truth_ok[i] == 0 ? " FAILING" : "");
+    }
 }
 
 /* "12.0/60 s, ETA 48 s" against the planned length, or "12.0 s" without one. */
@@ -549,7 +561,7 @@ static void progress(recording *r, int64_t elapsed_ns, int64_t dt_ns)
         if (label[0])
             snprintf(phase, sizeof phase, "phase %s  ", label);
     }
-    truth_progress(r, truth, sizeof truth);
+    truth_progress(r, elapsed_ns, truth, sizeof truth);
     fprintf(stderr, "\r\033[Kwattcal record: %s%s  %s  %zu processes", phase, tbuf, wbuf,
             r->snap.count);
     wc_fputs_safe(truth, stderr);

@@ -52,7 +52,8 @@ echo "scraping a REPLAY exporter (the reference model's rows served as Kepler /m
     --exporter "kepler:http://127.0.0.1:$port/metrics"
 stop_replay
 echo
-"$bin" calibrate --db "$db"
+# exit 3: a fit was refused as not identified (this machine busy, the load flat): said above
+"$bin" calibrate --db "$db" || [ $? -eq 3 ]
 echo
 rc=0
 # The node check reads the raw meter here: the wall fit was made on this very run, and an

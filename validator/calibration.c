@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/meter/counter.h"
 #include "collector/store/store_read.h"
 #include "collector/store/store_results.h"
+#include "collector/truth/truth_table.h"
 #include "common/wc_clock.h"
 #include "common/wc_text.h"
 
@@ -73,14 +75,65 @@ static int keep_points(wc_calibration *c, const double *x, const double *y, cons
     return 0;
 }
 
+/* The span of the zone fit's utilisation (residual x), or NAN without them. */
+static double util_range(const wc_calibration *c)
+{
+    if (c->kind != WC_CAL_ZONE_UTIL || !c->nres || !c->x)
+        return NAN;
+    double lo = c->x[0], hi = c->x[0];
+    for (size_t i = 1; i < c->nres; i++)
+        lo = fmin(lo, c->x[i]), hi = fmax(hi, c->x[i]);
+    return hi - lo;
+}
+
+int wc_calibration_usable(const wc_calibration *c, double ceiling_w, char *why, size_t cap)
+{
+    const wc_linfit *f = &c->fit;
+    const char *c0 = c->kind == WC_CAL_ZONE_UTIL ? "P_idle" : "b";
+    double ceil_w = (ceiling_w > 0 ? ceiling_w : WC_DEFAULT_CEILING_WATTS) *
+                    (c->kind == WC_CAL_TRUTH_METER ? WC_CAL_TRUTH_CEILINGS : 1);
+    /* a stored row keeps standard errors, not t intervals: ±1.96 se then */
+    int t = f->t0_hi > f->t0_lo;
+    double w0 = t ? f->t0_hi - f->t0_lo : 3.92 * f->se0, w1 = t ? f->t1_hi - f->t1_lo : 3.92 * f->se1;
+    double hi0 = t ? f->t0_hi : f->c0 + 1.96 * f->se0, lo0 = t ? f->t0_lo : f->c0 - 1.96 * f->se0;
+    double ur = util_range(c);
+    char r[320] = "";
+    if (!isfinite(f->c0) || !isfinite(f->c1))
+        snprintf(r, sizeof r, "its coefficients are not finite numbers");
+    else if (isfinite(ur) && ur < WC_CAL_MIN_UTIL_RANGE)
+        snprintf(r, sizeof r, "utilisation spans only %.4f (< %.2f busy fraction): P_idle and k"
+                 " cannot be told apart", ur, WC_CAL_MIN_UTIL_RANGE);
+    else if (!(f->r2 >= WC_CAL_MIN_R2))
+        snprintf(r, sizeof r, "R^2 %.4f < %.2f: the input explains almost none of the power", f->r2,
+                 WC_CAL_MIN_R2);
+    else if (!(w0 <= ceil_w))
+        snprintf(r, sizeof r, "the 95 %% interval of %s is %.4g W wide, beyond %g W (the run's ceiling%s)",
+                 c0, w0, ceil_w, c->kind == WC_CAL_TRUTH_METER ? " x the wall's zones and losses" : "");
+    else if (c->kind == WC_CAL_ZONE_UTIL && !(w1 <= ceil_w))
+        snprintf(r, sizeof r, "the 95 %% interval of k is %.4g W wide, beyond the run's ceiling %g W",
+                 w1, ceil_w);
+    else if (fabs(f->c0) > ceil_w)
+        snprintf(r, sizeof r, "%s = %.4f W is beyond %g W (the run's ceiling%s)", c0, f->c0, ceil_w,
+                 c->kind == WC_CAL_TRUTH_METER ? " x the wall's zones and losses" : "");
+    else if (c->kind == WC_CAL_ZONE_UTIL && hi0 < 0)
+        snprintf(r, sizeof r, "P_idle = %.4f W is negative (95 %% interval [%.4f, %.4f] W)", f->c0,
+                 lo0, hi0);
+    if (why && cap)
+        snprintf(why, cap, "%s", r);
+    return r[0] == '\0';
+}
+
 /* One fit of y on x over the pairs (x, y chosen by the caller). 1 = fitted,
  * 0 = not possible (note written), <0 error. */
 static int fit_pairs(wc_calibration *c, const double *x, const double *y, const wc_pairs *p,
                      int weighted, const wc_boot_cfg *boot, char *notes, size_t cap)
 {
     if (p->n < MIN_FIT_POINTS) {
-        note(notes, cap, "%s %s: only %zu aligned point(s), at least %d needed", wc_cal_kind_name(c->kind),
-             c->target, p->n, MIN_FIT_POINTS);
+        char hint[200] = "";
+        if (c->kind == WC_CAL_TRUTH_METER) /* a short simulated recording: say how long */
+            wc_truth_sim_record_hint(c->target, MIN_FIT_POINTS, hint, sizeof hint);
+        note(notes, cap, "%s %s: only %zu aligned point(s), at least %d needed%s",
+             wc_cal_kind_name(c->kind), c->target, p->n, MIN_FIT_POINTS, hint);
         return 0;
     }
     double *w = malloc(p->n * sizeof *w);
@@ -247,6 +300,37 @@ static int truth_fits(const wc_cal_opts *o, wc_accuracy_report *rep, wc_calibrat
     return rc == -ENOMEM ? wc_error_set(err, rc, "out of memory fitting ground truth") : rc;
 }
 
+/* The run's counter ceiling (W): run.ceiling_watts, or the default. */
+static int run_ceiling(wc_store *st, double *ceiling_w, wc_error *err)
+{
+    wc_run_meta *run = calloc(1, sizeof *run);
+    if (!run)
+        return wc_error_set(err, -ENOMEM, "out of memory");
+    int rc = wc_store_get_run(st, run, err);
+    *ceiling_w = !rc && run->ceiling_watts > 0 ? run->ceiling_watts : WC_DEFAULT_CEILING_WATTS;
+    free(run);
+    return rc;
+}
+
+/* Marks the fits whose coefficients are not identified (wc_calibration_usable)
+ * and notes why. */
+static int mark_unusable(wc_store *st, wc_calibration *out, size_t n, char *notes, size_t cap,
+                         wc_error *err)
+{
+    double ceil_w;
+    int rc = run_ceiling(st, &ceil_w, err);
+    for (size_t i = 0; !rc && i < n; i++) {
+        wc_calibration *c = &out[i];
+        c->unusable = !wc_calibration_usable(c, ceil_w, c->why, sizeof c->why);
+        if (c->unusable)
+            note(notes, cap, "%s %s: NOT STORED, not identified: %s (%s %.4f +- %.4f W, k/a %.4f +-"
+                             " %.4f, R^2 %.4f)", wc_cal_kind_name(c->kind), c->target, c->why,
+                 c->kind == WC_CAL_ZONE_UTIL ? "P_idle" : "b", c->fit.c0, c->fit.se0, c->fit.c1,
+                 c->fit.se1, c->fit.r2);
+    }
+    return rc;
+}
+
 int wc_calibrate(wc_store *st, const wc_cal_opts *o, wc_calibration *out, size_t max, size_t *n,
                  char *notes, size_t notes_cap, wc_error *err)
 {
@@ -269,6 +353,8 @@ int wc_calibrate(wc_store *st, const wc_cal_opts *o, wc_calibration *out, size_t
     rc = zone_fits(st, o, rep, out, max, n, notes, notes_cap, err);
     if (!rc)
         rc = truth_fits(o, rep, out, max, n, notes, notes_cap, err);
+    if (!rc)
+        rc = mark_unusable(st, out, *n, notes, notes_cap, err);
     if (!rc && rep->ntruth == 0)
         note(notes, notes_cap, "truth_meter: the run has no ground truth (record with --truth,"
                                " or import a wall-power column): no wall-power fit");
@@ -320,6 +406,9 @@ static void from_row(const wc_store_cal_row *r, wc_calibration *c)
 
 int wc_calibration_store(wc_store *st, wc_calibration *c, wc_error *err)
 {
+    if (c->unusable)
+        return wc_error_set(err, -EINVAL, "calibration %s %s is not identified (%s): not stored",
+                            wc_cal_kind_name(c->kind), c->target, c->why);
     wc_store_cal_row row;
     to_row(c, &row);
     wc_store_cal_points pts = {.n = c->nres, .x = c->x, .y = c->y, .w = c->w, .a_ns = c->a_ns,
@@ -508,9 +597,19 @@ int wc_calibration_add_estimates(wc_store *st, const wc_calibration *fits, size_
 {
     if (!rep->nsources || strncmp(rep->sources[0].name, "meter:", 6))
         return 0;
-    int added = add_wall_estimates(fits, nfits, rep, err);
-    if (added < 0)
-        return added;
-    int util = add_util_estimate(st, fits, nfits, rep, err);
-    return util < 0 ? util : added + util;
+    double ceil_w;
+    int rc = run_ceiling(st, &ceil_w, err);
+    wc_calibration *ok = rc || !nfits ? NULL : calloc(nfits, sizeof *ok);
+    if (!rc && nfits && !ok)
+        rc = wc_error_set(err, -ENOMEM, "out of memory");
+    if (rc)
+        return rc;
+    size_t nok = 0;
+    for (size_t i = 0; i < nfits; i++)
+        if (!fits[i].unusable && wc_calibration_usable(&fits[i], ceil_w, NULL, 0))
+            ok[nok++] = fits[i]; /* shallow: residuals are never used here */
+    int added = add_wall_estimates(ok, nok, rep, err);
+    int util = added < 0 ? 0 : add_util_estimate(st, ok, nok, rep, err);
+    free(ok);
+    return added < 0 ? added : util < 0 ? util : added + util;
 }

@@ -56,6 +56,9 @@ typedef struct wc_calibration {
     wc_linfit fit;                /* c0 = P_idle or b (W); c1 = k or a */
     char fitted_on[300];          /* "" = this run; else where it was fitted ("A.db, host h, fit #3") */
     char note[256];
+    int unusable;                 /* 1: coefficients not identified (wc_calibration_usable); never
+                                     stored, never applied */
+    char why[320];                /* why unusable, with the numbers */
     /* residuals (not owned after wc_calibration_store: freed by wc_calibration_free) */
     size_t nres;
     double *x, *y;
@@ -74,8 +77,26 @@ typedef struct wc_cal_opts {
     wc_boot_cfg boot;
 } wc_cal_opts;
 
+/* Whether a fit's coefficients are identified well enough to be applied
+ * (issue NU2: `P_idle -1.8e13 ± 1.5e14 W`, R² 0.001, was stored and scored).
+ * Not usable when: R^2 < WC_CAL_MIN_R2; the t-based 95 % interval of the
+ * intercept (W) or of k (W) is wider than ceiling_w (the run's counter
+ * ceiling, run.ceiling_watts; x WC_CAL_TRUTH_CEILINGS for b); the intercept
+ * (P_idle or b, W) is below zero
+ * beyond its interval or above ceiling_w; or, for a zone fit whose residuals
+ * are at hand, the utilisation spans less than WC_CAL_MIN_UTIL_RANGE.
+ * Returns 1 usable, 0 not (why: the reason with the numbers). */
+#define WC_CAL_MIN_R2 0.1
+/* A truth fit's b is wall power: several zones, platform and PSU loss, so its
+ * bounds are this many per-zone ceilings. */
+#define WC_CAL_TRUTH_CEILINGS 4
+#define WC_CAL_MIN_UTIL_RANGE 0.05
+int wc_calibration_usable(const wc_calibration *c, double ceiling_w, char *why, size_t cap);
+
 /* Fits every zone against utilisation and every truth source against the
- * node zones. out receives at most max fits (*n of them); fits that cannot be
+ * node zones. out receives at most max fits (*n of them), those whose
+ * coefficients are not identified marked unusable (with why; a note says
+ * so too); fits that cannot be
  * made (no utilisation, no spread, too few windows) are described in
  * notes (one per line). Returns 0, -ENODATA when nothing could be fitted,
  * -EIO/-ENOMEM with err. */
@@ -83,7 +104,8 @@ int wc_calibrate(wc_store *st, const wc_cal_opts *o, wc_calibration *out, size_t
                  size_t *n, char *notes, size_t notes_cap, wc_error *err);
 
 /* Stores a fit and its residuals (sets c->id). The store must be writable;
- * calibration tables are created when missing. Returns 0 or -EIO/-EROFS. */
+ * calibration tables are created when missing. Returns 0, -EINVAL for an
+ * unusable fit (never stored), or -EIO/-EROFS. */
 int wc_calibration_store(wc_store *st, wc_calibration *c, wc_error *err);
 
 /* Loads the latest stored fits (one per kind and target, the highest id
@@ -103,6 +125,8 @@ int wc_calibration_apply_from(wc_store *st, const char *from_path, wc_error *err
  * the latest truth_meter fit whose input matches the report's node source,
  * and "estimate:util" when zone_utilisation fits cover every node zone (wall
  * power through that truth_meter fit when there is one, else node power).
+ * Fits not usable at the run's ceiling (wc_calibration_usable, e.g. stored
+ * before that check) give no estimate.
  * Their provenance is "estimated". Returns the number added or -errno. */
 int wc_calibration_add_estimates(wc_store *st, const wc_calibration *fits, size_t nfits,
                                  wc_accuracy_report *rep, wc_error *err);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "collector/store/store_read.h"
+#include "collector/truth/truth_table.h"
 #include "common/wc_text.h"
 
 /* ---- the gate's metrics ------------------------------------------------ */
@@ -333,7 +334,7 @@ static void signed_bias(const wc_stat *s, const wc_accuracy *a, wc_check *c)
 
 /* Appends the signed figure and n to a decided node check, and marks it
  * INSUFFICIENT on fewer than WC_CHECK_MIN_N pairs. */
-static void node_finish(wc_check *c, size_t n)
+static void node_finish(wc_check *c, size_t n, const char *truth_spec)
 {
     c->n = n;
     size_t used = strlen(c->message);
@@ -351,6 +352,7 @@ static void node_finish(wc_check *c, size_t n)
         c->status = WC_CHECK_INSUFFICIENT;
         wc_textf(c->message, sizeof c->message, "INSUFFICIENT: n=%zu < %d pairs, no verdict (%s)", n,
                  WC_CHECK_MIN_N, was);
+        wc_truth_sim_record_hint(truth_spec, WC_CHECK_MIN_N, c->message, sizeof c->message);
     }
 }
 
@@ -377,7 +379,7 @@ static int node_check(checks_buf *b, const wc_tolerance *t, size_t si, size_t ti
         what = cause;
     decide(c, 0, what);
     if (cell && c->status != WC_CHECK_SKIP)
-        node_finish(c, cell->acc.n);
+        node_finish(c, cell->acc.n, v->acc.truth[ti].spec);
     return 0;
 }
 

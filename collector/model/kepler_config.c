@@ -102,16 +102,39 @@ void wc_kepler_config_defaults(wc_kepler_config *c)
     c->npreferred = 2;
 }
 
-/* An error at node n: "FILE:LINE: key: why". */
+/* An error at node n: "FILE:LINE: key: why"; control bytes of the key (a
+ * quoted YAML key may hold any) shown as '?'. */
 static int kc_fail(const kc_walk *w, const yaml_node_t *n, const char *key, const char *why)
 {
+    char shown[160];
+    snprintf(shown, sizeof shown, "%s", key);
+    for (char *q = shown; *q; q++)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f)
+            *q = '?';
     return wc_error_set(w->err, -EINVAL, "%s:%zu: %s: %s", w->path,
-                        n ? (size_t)n->start_mark.line + 1 : (size_t)0, key, why);
+                        n ? (size_t)n->start_mark.line + 1 : (size_t)0, shown, why);
 }
 
 static const char *scalar(const yaml_node_t *n)
 {
     return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* 1 when scalar n holds a NUL byte ("\0" in a quoted scalar): its text
+ * would read cut at the NUL ("log\0x" as "log"), so it is refused. */
+static int has_nul(const yaml_node_t *n)
+{
+    const char *s = scalar(n);
+    return s && strlen(s) != n->data.scalar.length;
+}
+
+/* 1 when s holds a control byte (< 0x20 or 0x7f). */
+static int has_control(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return 1;
+    return 0;
 }
 
 /* A YAML null: "~", "null", "Null", "NULL" or empty, unquoted. */
@@ -124,39 +147,80 @@ static int is_null(const yaml_node_t *n)
            !strcmp(s, "NULL");
 }
 
-/* Go's time.ParseDuration ("1h2m3.5s", "500ms", "0"); a bare integer is
- * nanoseconds (yaml.v3). Returns 0 or -1. */
+/* Go's units (time/format.go unitMap), in ns. */
+static const struct {
+    const char *u;
+    uint64_t ns;
+} GO_UNITS[] = {{"ns", 1},           {"us", 1000},         {"\xc2\xb5s", 1000},
+                {"\xce\xbcs", 1000}, {"ms", 1000000},      {"s", 1000000000},
+                {"m", 60000000000ULL}, {"h", 3600000000000ULL}};
+
+/* One "N[.F]unit" term of a Go duration at *s into *v (ns), advancing *s,
+ * as time.ParseDuration computes it: integer part exact (overflow past
+ * 2^63 refused), fraction digits kept while they fit, unit the whole run
+ * of non-digits. Returns 0 or -1. */
+static int go_term(const char **s, uint64_t *v)
+{
+    const char *p = *s;
+    uint64_t i = 0, f = 0;
+    double scale = 1;
+    int pre = 0, post = 0, fits = 1;
+    for (; *p >= '0' && *p <= '9'; p++, pre = 1) {
+        if (i > (UINT64_C(1) << 63) / 10)
+            return -1;
+        i = i * 10 + (uint64_t)(*p - '0');
+        if (i > UINT64_C(1) << 63)
+            return -1;
+    }
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++, post = 1) {
+            if (fits && f <= (UINT64_C(1) << 63) / 10 - 1)
+                f = f * 10 + (uint64_t)(*p - '0'), scale *= 10;
+            else
+                fits = 0;
+        }
+    size_t n = 0;
+    while (p[n] && p[n] != '.' && !(p[n] >= '0' && p[n] <= '9'))
+        n++;
+    size_t k = 0;
+    while (k < sizeof GO_UNITS / sizeof GO_UNITS[0] &&
+           (strlen(GO_UNITS[k].u) != n || strncmp(p, GO_UNITS[k].u, n)))
+        k++;
+    if ((!pre && !post) || k == sizeof GO_UNITS / sizeof GO_UNITS[0])
+        return -1;
+    uint64_t unit = GO_UNITS[k].ns;
+    if (i > (UINT64_C(1) << 63) / unit)
+        return -1;
+    *v = i * unit + (f ? (uint64_t)((double)f * ((double)unit / scale)) : 0);
+    *s = p + n;
+    return *v > UINT64_C(1) << 63 ? -1 : 0;
+}
+
+/* Go's time.ParseDuration ("1h2m3.5s", "500ms", "0"), exactly (integer
+ * arithmetic, as time/format.go); a bare decimal integer is nanoseconds
+ * (yaml.v3 decodes an int into a time.Duration), out of int64 refused.
+ * Returns 0 or -1. */
 static int parse_go_duration(const char *s, int64_t *ns)
 {
-    static const struct { const char *u; double ns; } U[] = {
-        {"ns", 1}, {"us", 1e3}, {"\xc2\xb5s", 1e3}, {"\xce\xbcs", 1e3}, {"ms", 1e6},
-        {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}};
     char *end;
-    long long whole = strtoll(s, &end, 10);
-    if (*s && *end == '\0' && strspn(s, "+-0123456789") == strlen(s))
-        return (*ns = whole), 0;
+    if (*s && strspn(s, "+-0123456789") == strlen(s)) {
+        errno = 0;
+        long long whole = strtoll(s, &end, 10);
+        return *end || errno ? -1 : ((*ns = whole), 0);
+    }
     int neg = *s == '-';
     s += (*s == '-' || *s == '+');
-    double total = 0;
+    uint64_t total = 0, v;
     if (!*s)
         return -1;
     while (*s) {
-        if (!((*s >= '0' && *s <= '9') || *s == '.'))
+        if (go_term(&s, &v) || v > (UINT64_C(1) << 63) - total)
             return -1;
-        double v = strtod(s, &end);
-        size_t k = 0, n = sizeof U / sizeof U[0], best = n;
-        for (; k < n; k++) /* the longest unit that matches ("ms" before "m") */
-            if (!strncmp(end, U[k].u, strlen(U[k].u)) &&
-                (best == n || strlen(U[k].u) > strlen(U[best].u)))
-                best = k;
-        if (end == s || best == n)
-            return -1;
-        total += v * U[best].ns;
-        s = end + strlen(U[best].u);
+        total += v;
     }
-    if (total > 9.2e18)
+    if (!neg && total > (uint64_t)INT64_MAX)
         return -1;
-    *ns = (int64_t)(neg ? -total : total);
+    *ns = neg ? (int64_t)(0 - total) : (int64_t)total;
     return 0;
 }
 
@@ -203,8 +267,8 @@ static int store_list(const kc_walk *w, const yaml_node_t *n, const char *key,
     for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++) {
         const yaml_node_t *e = yaml_document_get_node(w->doc, *i);
         const char *s = scalar(e);
-        if (!s)
-            return kc_fail(w, e, key, "a list of names expected");
+        if (!s || has_nul(e) || has_control(s))
+            return kc_fail(w, e, key, "a list of names (no control byte) expected");
         if (*nout == WC_KCFG_MAX_LIST || strlen(s) >= WC_KCFG_NAME_MAX)
             return kc_fail(w, e, key, "too many or too long names");
         snprintf(out[(*nout)++], WC_KCFG_NAME_MAX, "%s", s);
@@ -247,6 +311,8 @@ static int store(const kc_walk *w, const char *key, const yaml_node_t *n)
             parse_int(s, &v);
         if (v < 0)
             return kc_fail(w, n, key, "can't be negative");
+        if (v > WC_KCFG_MAX_MIN_TERMINATED_J)
+            return kc_fail(w, n, key, "out of range (its microjoules must fit int64)");
         c->min_terminated_j = v;
     } else if (!strcmp(key, "cpu.preferredMeters")) {
         int rc = store_list(w, n, key, c->preferred, &c->npreferred);
@@ -275,6 +341,8 @@ static int walk_pair(const kc_walk *w, const yaml_node_pair_t *p, const char *pr
     if (!name)
         return kc_fail(w, k, prefix[0] ? prefix : "(top level)", "a key must be a name");
     snprintf(key, sizeof key, "%s%s%s", prefix, prefix[0] ? "." : "", name);
+    if (has_nul(k) || has_nul(v))
+        return kc_fail(w, has_nul(k) ? k : v, key, "a NUL byte in the text");
     size_t i = 0;
     while (i < NSCHEMA && strcmp(SCHEMA[i].path, key))
         i++;

@@ -26,6 +26,9 @@
 
 #define WC_KCFG_MAX_LIST 16
 #define WC_KCFG_NAME_MAX 32
+/* The largest monitor.minTerminatedEnergyThreshold, J: its microjoules
+ * (wc_kepler_config_apply) fit int64. */
+#define WC_KCFG_MAX_MIN_TERMINATED_J (INT64_MAX / 1000000)
 
 /* The settings that shape the Kepler models, with Kepler's defaults. */
 typedef struct wc_kepler_config {
@@ -35,7 +38,8 @@ typedef struct wc_kepler_config {
     int64_t min_terminated_j;      /* monitor.minTerminatedEnergyThreshold, J (10) */
     char preferred[WC_KCFG_MAX_LIST][WC_KCFG_NAME_MAX]; /* cpu.preferredMeters ([rapl, hwmon]) */
     size_t npreferred;
-    char rapl_zones[WC_KCFG_MAX_LIST][WC_KCFG_NAME_MAX]; /* rapl.zones ([]: all) */
+    char rapl_zones[WC_KCFG_MAX_LIST][WC_KCFG_NAME_MAX]; /* rapl.zones ([]: all); names
+                                                            never hold a control byte */
     size_t nrapl_zones;
     char hwmon_zones[WC_KCFG_MAX_LIST][WC_KCFG_NAME_MAX]; /* experimental.hwmon.zones */
     size_t nhwmon_zones;

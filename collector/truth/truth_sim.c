@@ -284,3 +284,27 @@ int wc_truth_sim_init(wc_truth_source *s, const char *args, wc_error *err)
              b->p.quant_watts, b->p.noise_watts, (unsigned long long)b->p.seed);
     return 0;
 }
+
+int wc_truth_sim_timing(const char *spec, int min_n, double *warmup_s, double *min_record_s)
+{
+    sim_bmc_params p;
+    wc_error err = {{0}};
+    if (!spec || strncmp(spec, "sim", 3) || (spec[3] != '\0' && spec[3] != ':'))
+        return 0;
+    if (parse_params(spec[3] ? spec + 4 : NULL, &p, &err))
+        return 0;
+    *warmup_s = p.lag_s + p.window_s;
+    *min_record_s = *warmup_s + (min_n > 0 ? min_n : 1) * p.period_s;
+    return 1;
+}
+
+void wc_truth_sim_record_hint(const char *spec, int min_n, char *buf, size_t cap)
+{
+    double warm_s, min_s;
+    size_t used = strlen(buf);
+    if (used >= cap || !wc_truth_sim_timing(spec, min_n, &warm_s, &min_s))
+        return;
+    snprintf(buf + used, cap - used, "; the simulated BMC's first reading comes after ~%.0f s, then"
+             " one every %.0f s: record at least %.0f s for %d readings", warm_s,
+             (min_s - warm_s) / (min_n > 0 ? min_n : 1), ceil(min_s), min_n);
+}

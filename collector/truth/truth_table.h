@@ -53,4 +53,15 @@ int wc_truth_ipmi_init(wc_truth_source *s, const char *target, wc_error *err);
 int wc_truth_redfish_init(wc_truth_source *s, const char *url, wc_error *err);
 int wc_truth_sim_init(wc_truth_source *s, const char *args, wc_error *err);
 
+/* For a truth spec "sim" or "sim:PARAMS": the simulated BMC's warm-up (lag +
+ * window, s: no reading before it) and how long a recording must last for
+ * min_n distinct readings (lag + window + min_n x period: one period of
+ * margin). Returns 1 for a valid sim spec (outputs set), else 0. */
+int wc_truth_sim_timing(const char *spec, int min_n, double *warmup_s, double *min_record_s);
+
+/* For a sim truth spec, appends to the text in buf (cap bytes) how long to
+ * record for min_n readings: "; the simulated BMC's first reading comes after
+ * ~12 s, then one every 5 s: record at least 37 s". Other specs: unchanged. */
+void wc_truth_sim_record_hint(const char *spec, int min_n, char *buf, size_t cap);
+
 #endif

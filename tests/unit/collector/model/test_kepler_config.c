@@ -80,3 +80,47 @@ Test(kepler_config, refusals_name_file_line_and_key)
     cr_assert_eq(wc_kepler_config_load("/nonexistent/config.yaml", &c, &err), -ENOENT);
     cr_assert_not_null(strstr(err.msg, "/nonexistent/config.yaml"));
 }
+
+/* Loads text written to a temp file; returns the rc, the message in err. */
+static int load_text(const char *text, wc_kepler_config *c, wc_error *err)
+{
+    const char *dir = wc_test_tmpdir();
+    wc_test_write(dir, "kc.yaml", text);
+    char path[512];
+    snprintf(path, sizeof path, "%s/kc.yaml", dir);
+    return wc_kepler_config_load(path, c, err);
+}
+
+/* What tests/fuzz/fuzz_kepler_config.c found (issue 16): durations exact in
+ * integer ns as Go's time.ParseDuration (no double rounding), a bare
+ * integer past int64 refused (not clamped), a threshold whose microjoules
+ * would wrap refused, NUL and control bytes in keys or names refused with
+ * printable messages. */
+Test(kepler_config, fuzz_regressions)
+{
+    wc_kepler_config c;
+    wc_error err = {{0}};
+    cr_assert_eq(load_text("monitor:\n  interval: 9199999999999999999ns\n"
+                           "  staleness: 1.000000001s\n", &c, &err), 0, "%s", err.msg);
+    cr_assert_eq(c.interval_ns, 9199999999999999999LL, "exact, not via a double");
+    cr_assert_eq(c.staleness_ns, 1000000001LL);
+    cr_assert_eq(load_text("monitor:\n  interval: 0.1s\n", &c, &err), 0, "%s", err.msg);
+    cr_assert_eq(c.interval_ns, 100000000LL);
+    static const struct {
+        const char *text, *msg;
+    } BAD[] = {
+        {"monitor:\n  interval: 99999999999999999999\n", ":2: monitor.interval: a Go duration"},
+        {"monitor:\n  interval: 2562048h\n", ":2: monitor.interval: a Go duration"},
+        {"monitor:\n  interval: 0x1p3s\n", ":2: monitor.interval: a Go duration"},
+        {"monitor:\n  minTerminatedEnergyThreshold: 9223372036854775807\n",
+         ":2: monitor.minTerminatedEnergyThreshold: out of range"},
+        {"\"log\\0x\":\n  level: info\n", ":1: log: a NUL byte"},
+        {"monitor:\n  interval: \"5s\\0x\"\n", ":2: monitor.interval: a NUL byte"},
+        {"rapl:\n  zones: [\"a\\x07b\"]\n", ":2: rapl.zones: a list of names (no control byte)"},
+        {"\"\\x1bmonitor\":\n  interval: 5s\n", ":1: ?monitor: unknown key"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        cr_assert_eq(load_text(BAD[i].text, &c, &err), -EINVAL, "case %zu", i);
+        cr_assert_not_null(strstr(err.msg, BAD[i].msg), "case %zu: %s", i, err.msg);
+    }
+}
