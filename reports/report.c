@@ -392,7 +392,9 @@ static void lead_design(wc_doc *d, const wc_validation *v, const lead_ctx *L)
                             " apply the fit to another run (--apply-from) for a real check.", L->src->name);
     if (any_replayed(v))
         wc_doc_verdict_item(d, "Replayed exporter:", "the exporter scraped is a REPLAY of wattcal's reference"
-                            " model rows, not a real Kepler: its numbers agree with the model by construction.");
+                            " model rows, not a real Kepler: at each scrape its totals are the model's rows by"
+                            " construction; a process that starts and ends between two scrapes (without"
+                            " --terminated, any that ends) is missed, as by a real Kepler.");
 }
 
 /* The first screen: the answer in one sentence, what was checked (n, time),

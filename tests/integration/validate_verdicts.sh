@@ -28,6 +28,10 @@ grep -q "^NO VERDICT all .*truth redfish:http://127.0.0.1:$port delivered 0 of [
     { cat "$T/o"; fail "the NO VERDICT line must name the source, its polls and last error"; }
 expect_contains "$T/o" "gate: NO VERDICT — all"
 [ "$(tail -n 1 "$T/o")" = "0 passed, 0 failed, 1 no verdict" ] || { tail -n 3 "$T/o"; fail "closing line"; }
+# report prints the same gate and counts as validate (never "0 skipped" beside a NO VERDICT)
+"$BIN" report --db "$T/dead.db" --tolerance node=5% --no-plots --out "$T/dead-rep" >"$T/r" 2>&1 ||
+    { cat "$T/r"; fail "report on the dead BMC run"; }
+grep -q "verdict: NO VERDICT; 0 passed, 0 failed, 1 no verdict$" "$T/r" || { cat "$T/r"; fail "report verdict line"; }
 grep -q "PASS" "$T/o" && { grep PASS "$T/o"; fail "nothing may read PASS"; }
 python3 - "$T/dead.xml" "$T/dead.json" <<'PY' || fail "JUnit/JSON of the dead BMC"
 import json, sys, xml.etree.ElementTree as ET
@@ -53,6 +57,9 @@ grep -q "^INSUFFICIENT all .*INSUFFICIENT: n=[0-4] < 5 pairs" "$T/o" || { cat "$
 grep -q "signed [-+][0-9.]*% \[.*\]: the source reads \(low (under)\|high (over)\)\|signed [-+][0-9.]*%: the source reads" "$T/o" ||
     { grep -A2 Tolerances "$T/o"; fail "the signed bias and its direction"; }
 expect_contains "$T/o" ", 1 insufficient"
+"$BIN" report --db "$T/few.db" --tolerance node=99% --gate-source meter:package+dram --lag 0 --no-plots \
+    --out "$T/few-rep" >"$T/r" 2>&1 || { cat "$T/r"; fail "report on too few pairs"; }
+grep -q "verdict: NO VERDICT; 0 passed, 0 failed, 1 insufficient$" "$T/r" || { cat "$T/r"; fail "report: insufficient"; }
 python3 - "$T/few.json" "$T/few.xml" <<'PY' || fail "JSON/JUnit of INSUFFICIENT"
 import json, sys, xml.etree.ElementTree as ET
 c = json.load(open(sys.argv[1]))["checks"][0]
