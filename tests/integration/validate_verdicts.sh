@@ -47,6 +47,9 @@ assert s["outcome"] == "NO VERDICT" and s["no_verdict"] == 1 and s["passed"] == 
 assert "delivered 0 of" in s["reason"] and d["checks"][0]["status"] == "no_verdict", s
 PY
 
+# record says SIMULATED from the meter's provenance (not from its name)
+"$BIN" record --db "$T/simsay.db" --meter sim --interval 250ms --duration 1s 2>"$T/e" || { cat "$T/e"; fail "record simsay"; }
+grep -q "ticks written to .* — node power is SIMULATED$" "$T/e" || { cat "$T/e"; fail "record: SIMULATED"; }
 # 2. and 3. too few pairs; the signed bias
 "$BIN" record --db "$T/few.db" --meter sim --interval 250ms --duration 3s --quiet \
     --truth sim:lag=0,window=0.5,period=1 --truth-interval 1s 2>/dev/null || fail "record few"
