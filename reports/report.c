@@ -393,8 +393,9 @@ static void lead_design(wc_doc *d, const wc_validation *v, const lead_ctx *L)
     if (any_replayed(v))
         wc_doc_verdict_item(d, "Replayed exporter:", "the exporter scraped is a REPLAY of wattcal's reference"
                             " model rows, not a real Kepler: at each scrape its totals are the model's rows by"
-                            " construction; a process that starts and ends between two scrapes (without"
-                            " --terminated, any that ends) is missed, as by a real Kepler.");
+                            " construction. A process that ended is exported once more as terminated when"
+                            " the replay runs with --terminated (the demo's does); without it, its energy"
+                            " since the last scrape vanishes with it, as from a Kepler with maxTerminated 0.");
 }
 
 /* The first screen: the answer in one sentence, what was checked (n, time),
