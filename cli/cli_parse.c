@@ -62,6 +62,11 @@ static int distance(const char *a, const char *b)
     return row[lb];
 }
 
+int wc_cli_distance(const char *a, const char *b)
+{
+    return distance(a, b);
+}
+
 /* The option of lo (n + 1 entries, --help last) nearest to name, when near
  * enough to be a typo (at most 2 edits, or a third of its length); or the one
  * option name starts with (a value glued on); NULL otherwise. */

@@ -98,4 +98,8 @@ void wc_cli_list_model_names(FILE *out, int col);
 /* Writes the command's --help (see wc_cli_spec) to out. */
 void wc_cli_help(const wc_cli_spec *spec, FILE *out);
 
+/* Edit distance between a and b (at most 63 bytes of each compared): how
+ * "did you mean" finds the nearest option or command name. */
+int wc_cli_distance(const char *a, const char *b);
+
 #endif

@@ -62,7 +62,8 @@ static const wc_cli_spec DIFF_SPEC = {
         "The output ends with \"N passed, N failed\" (passed = same, failed = CHANGED;\n"
         "new and gone are reported, never failures; \", K inconclusive\" when some are).\n"
         "exit codes: 0 nothing changed beyond the tolerance, 1 something did, 2 usage or\n"
-        "input error, 3 a run is shorter than one window",
+        "input error, 3 a run is shorter than one window, or NO VERDICT: every comparison\n"
+        "is inconclusive (then the output ends \"NO VERDICT: ...\")",
 };
 
 typedef struct diff_cli {
@@ -244,7 +245,13 @@ static int report(const diff_cli *c, const wc_diff_side *a, const wc_diff_side *
         printf("%zu passed, %zu failed, %zu inconclusive\n", same, failed, inconclusive);
     else
         printf("%zu passed, %zu failed\n", same, failed);
-    return failed ? WC_EXIT_CHECK_FAILED : WC_EXIT_OK;
+    if (failed)
+        return WC_EXIT_CHECK_FAILED;
+    if (!same && inconclusive) { /* nothing was decided: never reads as a pass */
+        printf("NO VERDICT: every comparison is inconclusive\n");
+        return WC_EXIT_NO_VERDICT;
+    }
+    return WC_EXIT_OK;
 }
 
 int cmd_diff(int argc, char **argv)

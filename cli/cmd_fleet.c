@@ -43,9 +43,10 @@ static const wc_cli_opt FLEET_OPTS[] = {
      "without it no node is checked (all unchecked)"},
     {"tolerance", "LIST", OPT_TOL,
      "thresholds, comma-separated (repeatable): node=P%, wape=P%,\n"
-     "mae=W ... (validate's accuracy metrics) and gap=P% (the\n"
-     "exporter's unattributed share of active energy, per zone);\n"
-     "default node=10%,gap=10%"},
+     "mae=W ... (validate's accuracy metrics) and gap=P%: here the\n"
+     "pod gap (energy outside pods, % of active: 1 - sum of pods /\n"
+     "active, per zone), not validate's gap= (unattributed by the\n"
+     "model); default node=10%,gap=10%"},
     {"top", "N", OPT_TOP, "top pods per node, 1 to 10 (default 5)"},
     {"out", "DIR", OPT_OUT, "report directory: fleet.html and fleet.md (required)"},
     {"junit", "FILE", OPT_JUNIT, "write one JUnit testcase per node"},
@@ -73,7 +74,7 @@ static const wc_cli_spec FLEET_SPEC = {
         "node at a time in bounded memory: exporter version (changed?), power source\n"
         "(measured / not measured / unknown, from the path labels), node power\n"
         "(package + dram) against the node's ground truth with 95 % block-bootstrap\n"
-        "CIs, the exporter's attribution gap per zone, the top pods. Writes fleet.html\n"
+        "CIs, the pod gap per zone (energy outside pods, % of active), the top pods. Writes fleet.html\n"
         "and fleet.md with the nodes sorted by risk and a fleet summary by hardware\n"
         "profile and exporter version; JUnit with one testcase per node.",
     .opts = FLEET_TABLES,

@@ -32,7 +32,7 @@ static const wc_cli_opt RECORD_OPTS[] = {
     {"duration", "DUR", OPT_DURATION, "stop after DUR (default: until SIGINT/SIGTERM/SIGHUP)"},
     {"meter", "NAME", OPT_METER,
      "power source; there is no silent fallback: without a\n"
-     "meter record exits 2. One of:"},
+     "meter the command (record, run, serve) exits 2. One of:"},
     {"model", "M", OPT_MODEL,
      "attribution model (default kepler-0.11), one of:"},
     {"kepler-config", "FILE", OPT_KEPLER_CONFIG,
@@ -374,7 +374,7 @@ static int summary(const wc_record_opts *o, const wc_record_result *res, int64_t
                 (long long)res->missed_deadlines, (long long)res->scan_errors,
                 (long long)res->meter_errors, (long long)res->truth_samples,
                 (long long)res->truth_errors, scrapes,
-                o->meter && !strcmp(o->meter, "sim") ? " — node power is SIMULATED" : "");
+                res->meter_provenance == WC_PROV_SIMULATED ? " — node power is SIMULATED" : "");
     wc_cli_exporter_interval_note("record", o);
     int no_truth = wc_cli_truth_status("record", o);
     if (interrupted) {

@@ -130,6 +130,20 @@ static int parse(int argc, char **argv, report_cli *c)
     return rc;
 }
 
+/* The gate and the counts exactly as validate prints them (validator/text_report.c): "gate: OUTCOME"
+ * (no tolerance: "no gate"), then passed, failed, and the no-verdict and insufficient checks. */
+static void print_verdict(const wc_validation *v)
+{
+    printf("verdict: %s; %zu passed, %zu failed",
+           v->outcome == WC_GATE_NONE ? "no gate (no --tolerance)" : wc_gate_outcome_name(v->outcome),
+           v->passed, v->failed);
+    if (v->skipped)
+        printf(", %zu no verdict", v->skipped);
+    if (v->insufficient)
+        printf(", %zu insufficient", v->insufficient);
+    putchar('\n');
+}
+
 int cmd_report(int argc, char **argv)
 {
     report_cli *c = calloc(1, sizeof *c);
@@ -158,9 +172,9 @@ int cmd_report(int argc, char **argv)
     } else {
         if (res->warning[0])
             fprintf(stderr, "wattcal report: warning: %s\n", res->warning);
-        printf("report: %s\n  markdown: %s\n  %d of %d figures drawn; verdict: %zu passed, %zu failed,"
-               " %zu skipped\n", res->html_path, res->md_path, res->plots, res->figures, v->passed,
-               v->failed, v->skipped);
+        printf("report: %s\n  markdown: %s\n  %d of %d figures drawn; ", res->html_path, res->md_path,
+               res->plots, res->figures);
+        print_verdict(v);
     }
     if (!rc)
         wc_validation_free(v);

@@ -137,7 +137,7 @@ static int replay(wc_scenario *sc, wc_record_opts *o)
     fprintf(stderr,
             "wattcal run: %d phase repetitions, %d workloads (%d crashed workers), %lld ticks in %s%s%s\n",
             res.phases_done, res.workloads, res.crashed, (long long)res.record.ticks, o->db_path,
-            scrapes, o->meter && !strcmp(o->meter, "sim") ? " — node power is SIMULATED" : "");
+            scrapes, res.record.meter_provenance == WC_PROV_SIMULATED ? " — node power is SIMULATED" : "");
     wc_cli_exporter_interval_note("run", o);
     return wc_cli_truth_status("run", o) ? WC_EXIT_NO_TRUTH : WC_EXIT_OK;
 }

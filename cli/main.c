@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_parse.h"
 
 /* The commands: name, entry point, the line `wattcal --help` shows. */
 static const struct {
@@ -22,7 +23,7 @@ static const struct {
     {"run", cmd_run, "replay a scenario of stress workloads in labelled phases while recording"},
     {"stress", cmd_stress, "run a built-in stress workload (cpu, avx, membound, idle, burst)"},
     {"probe", cmd_probe, "list the node's power sources (RAPL, hwmon, IPMI, BMCs, VM guest): measure or estimate"},
-    {"import", cmd_import, "bring a run recorded elsewhere (CSV, Green Metrics Tool logs) into a wattcal DB"},
+    {"import", cmd_import, "bring a run from elsewhere (CSV, Green Metrics Tool logs, Prometheus) into a DB; --truth-into: truth into a run"},
     {"fleet", cmd_fleet, "check every node an exporter reports to Prometheus: source, version, error vs truth, gap"},
     {"serve", cmd_serve, "a second-opinion exporter: sample like record, expose /metrics for Prometheus"},
 };
@@ -40,6 +41,22 @@ static void usage(FILE *out)
     fprintf(out, "\nexit codes: 0 ok, 1 check failed, 2 usage or environment error, "
                  "3 nothing measurable\nor no verdict (or a record/run stopped early), 4 a --truth source "
                  "delivered no reading\n");
+}
+
+/* One line for a command that is none: the nearest one when near enough to be a typo
+ * (at most 2 edits), never the whole help. */
+static int unknown_command(const char *cmd)
+{
+    const char *best = NULL;
+    int best_d = 3;
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof *COMMANDS; i++) {
+        int d = wc_cli_distance(cmd, COMMANDS[i].name);
+        if (d < best_d)
+            best_d = d, best = COMMANDS[i].name;
+    }
+    fprintf(stderr, "wattcal: unknown command '%.40s'%s%s%s (wattcal --help lists them)\n", cmd,
+            best ? "; did you mean " : "", best ? best : "", best ? "?" : "");
+    return WC_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -60,7 +77,5 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof COMMANDS / sizeof *COMMANDS; i++)
         if (!strcmp(cmd, COMMANDS[i].name))
             return COMMANDS[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "wattcal: unknown command '%s'\n", cmd);
-    usage(stderr);
-    return WC_EXIT_USAGE;
+    return unknown_command(cmd);
 }

@@ -337,7 +337,7 @@ static int write_run_info(recording *r, int64_t start_mono, wc_error *err)
     info.started_mono_ns = start_mono;
     snprintf(info.model, sizeof info.model, "%s", wc_model_name(o->model));
     snprintf(info.meter_kind, sizeof info.meter_kind, "%s", r->meter.ops->kind);
-    info.provenance = r->meter.provenance;
+    info.provenance = r->res->meter_provenance = r->meter.provenance;
     snprintf(info.meter_description, sizeof info.meter_description, "%s", r->meter.description);
     if (r->meter.provenance == WC_PROV_SIMULATED)
         wc_sim_params_json(&o->sim, info.sim_params_json, sizeof info.sim_params_json);

@@ -102,6 +102,7 @@ typedef struct wc_record_result {
     int64_t exporter_failed;     /* exporter scrapes stored as error or parse_error */
     int64_t exporter_dropped;    /* scrapes lost because the sampler fell behind */
     int64_t exporter_samples_dropped; /* samples of stored scrapes never written (queue full) */
+    wc_provenance meter_provenance; /* the meter's, once opened (meter.h): SIMULATED for sim */
 } wc_record_result;
 
 /* Fills opts with the defaults (1 s, /proc, /sys, kepler-0.11, sim defaults,

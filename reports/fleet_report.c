@@ -131,7 +131,7 @@ static void node_table(wc_doc *d, const wc_fleet_node *nodes, size_t n)
 {
     const char *hdr[10] = {"node", "verdict", "risk", "power source", "exporter version",
                            "hardware", "bias % vs truth [95% CI]", "WAPE %",
-                           "gap % package / dram", "top pod (energy)"};
+                           "pod gap % package / dram", "top pod (energy)"};
     wc_doc_table_begin(d, hdr, 10);
     for (size_t i = 0; i < n; i++)
         node_row(d, &nodes[i]);
@@ -169,9 +169,11 @@ static void compose(wc_doc *d, const wc_fleet_node *nodes, size_t n, const wc_fl
     breakdown(d, nodes, n, 1);
     wc_doc_heading(d, 2, "Nodes by risk");
     wc_doc_para(d, "Riskiest first: not measured, unknown source, node error beyond tolerance, "
-                "version changed, attribution gap beyond tolerance, unchecked, passed; within a "
+                "version changed, pod gap beyond tolerance, unchecked, passed; within a "
                 "class the larger |bias| first. Bias and WAPE: exporter node power (package + "
-                "dram) against ground truth per step interval, 95 %% block-bootstrap intervals.");
+                "dram) against ground truth per step interval, 95 %% block-bootstrap intervals. Pod gap: "
+                "energy outside pods, %% of active (1 - sum of pods / active), not validate's "
+                "gap= (unattributed by the model).");
     node_table(d, nodes, n);
     wc_doc_heading(d, 2, "Nodes that did not pass");
     details(d, nodes, n);

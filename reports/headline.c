@@ -68,6 +68,19 @@ static const char *value_text(const wc_headline_node *h, char *buf, size_t cap)
     return buf;
 }
 
+/* Why a check was not evaluated, without the check message's own "not evaluated: " or
+ * "not evaluated (NO VERDICT): " prefix (the sentence already says NOT EVALUATED). */
+static const char *why_text(const char *why)
+{
+    static const char *const PREFIX[] = {"not evaluated (NO VERDICT): ", "not evaluated: "};
+    if (!why || !*why)
+        return "the check could not be evaluated";
+    for (size_t i = 0; i < sizeof PREFIX / sizeof PREFIX[0]; i++)
+        if (!strncmp(why, PREFIX[i], strlen(PREFIX[i])) && why[strlen(PREFIX[i])])
+            return why + strlen(PREFIX[i]);
+    return why;
+}
+
 const char *wc_headline_node_sentence(const wc_headline_node *h, char *buf, size_t cap)
 {
     char thr[48], claim[200], tail[400];
@@ -78,7 +91,7 @@ const char *wc_headline_node_sentence(const wc_headline_node *h, char *buf, size
     else
         snprintf(claim, sizeof claim, "Node power against %s, %s at most %s", h->truth_noun, h->what, thr);
     if (h->answer == WC_ANSWER_NOT_EVALUATED) {
-        snprintf(tail, sizeof tail, "%s", h->why && *h->why ? h->why : "the check could not be evaluated");
+        snprintf(tail, sizeof tail, "%s", why_text(h->why));
     } else if (is_node) {
         char b[160];
         snprintf(tail, sizeof tail, "%s reads %s", h->source_noun,

@@ -392,7 +392,10 @@ static void lead_design(wc_doc *d, const wc_validation *v, const lead_ctx *L)
                             " apply the fit to another run (--apply-from) for a real check.", L->src->name);
     if (any_replayed(v))
         wc_doc_verdict_item(d, "Replayed exporter:", "the exporter scraped is a REPLAY of wattcal's reference"
-                            " model rows, not a real Kepler: its numbers agree with the model by construction.");
+                            " model rows, not a real Kepler: at each scrape its totals are the model's rows by"
+                            " construction. A process that ended is exported once more as terminated when"
+                            " the replay runs with --terminated (the demo's does); without it, its energy"
+                            " since the last scrape vanishes with it, as from a Kepler with maxTerminated 0.");
 }
 
 /* The first screen: the answer in one sentence, what was checked (n, time),

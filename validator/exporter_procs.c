@@ -157,10 +157,15 @@ static int procs_build(procs_ctx *p)
     return 0;
 }
 
-/* Overlap (ns) of process q's lifetime with incarnation n; -1 none. */
+/* Overlap (ns) of process q's lifetime with incarnation n; -1 none. The
+ * lifetime is what an exporter can show of it: from the tick before its first
+ * row (the interval that row covers) to the tick after its last (an exporter
+ * serves a tick's numbers until the next one), so a process of one tick,
+ * exported only once it ended (terminated), still meets its incarnation. */
 static int64_t overlap(const procs_ctx *p, const rproc *q, const inc *n)
 {
-    int64_t a = p->tb->mono_ns[q->first], b = p->tb->mono_ns[q->last];
+    size_t f = q->first ? q->first - 1 : 0, l = q->last + 1 < p->tb->n ? q->last + 1 : q->last;
+    int64_t a = p->tb->mono_ns[f], b = p->tb->mono_ns[l];
     int64_t lo = a > n->t0 ? a : n->t0, hi = b < n->t1 ? b : n->t1;
     return hi >= lo ? hi - lo : -1;
 }

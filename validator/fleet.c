@@ -1,7 +1,7 @@
 /*
  * fleet.c — `wattcal fleet`'s library half (fleet.h): the nodes found in
  * Prometheus, then node by node its series, versions, hardware, node power
- * against ground truth, attribution gap and top pods; a verdict and a risk
+ * against ground truth, pod gap (energy outside pods) and top pods; a verdict and a risk
  * class; the node's samples freed before the next node. The CLI
  * (cli/cmd_fleet.c) keeps the small per-node results, sorts them by risk and
  * hands them to reports/fleet_report.c and wc_fleet_junit_write
@@ -663,7 +663,7 @@ static void verdict(const wc_fleet_opts *o, wc_fleet_node *n)
     for (size_t i = 0; i < o->ntol; i++)
         for (int z = 0; z < 2 && o->tol[i].metric == WC_TOL_GAP; z++)
             if (isfinite(n->gap_pct[z]) && fabs(n->gap_pct[z]) > o->tol[i].threshold)
-                reason(n, WC_FLEET_GAP, "attribution gap %s %.1f%% beyond %s", ZONES[z],
+                reason(n, WC_FLEET_GAP, "pod gap (energy outside pods) %s %.1f%% beyond %s", ZONES[z],
                        n->gap_pct[z], o->tol[i].text);
     if (n->status == WC_CHECK_PASS && !n->have_accuracy) {
         n->status = WC_CHECK_SKIP;
@@ -869,7 +869,7 @@ void wc_fleet_sort(wc_fleet_node *nodes, size_t n)
 const char *wc_fleet_risk_name(wc_fleet_risk r)
 {
     static const char *const NAMES[] = {"not measured", "unknown source", "node error",
-                                        "version changed", "attribution gap", "query error",
+                                        "version changed", "pod gap", "query error",
                                         "unchecked",
                                         "passed"};
     return (unsigned)r <= WC_FLEET_PASSED ? NAMES[r] : "?";

@@ -156,8 +156,10 @@ const char *wc_exporter_provenance(const char *kind, const char *version, const 
 {
     const char *ps = power_source && *power_source ? power_source : "unknown";
     if (version && strncmp(version, "replay", 6) == 0)
+        /* a replay measures nothing: its paths can only say the replayed run was measured */
         wc_textf(buf, cap, "replay of %s rows (%s)",
-                 revision && *revision ? revision : "a wattcal run's", ps);
+                 revision && *revision ? revision : "a wattcal run's",
+                 strcmp(ps, "measured") ? ps : "replayed; paths of a measured run");
     else if (version && *version)
         wc_textf(buf, cap, "exporter %s %s (%s)", kind, version, ps);
     else

@@ -52,7 +52,9 @@ int wc_exporter_check_spec(const char *spec, wc_error *err);
  * "exporter kepler v0.11.4 (measured)"; "exporter kepler, version unknown
  * (unknown)" before the build info was read; for wattcal's replay exporter
  * (build_info version "replay...") "replay of <revision> rows (<power
- * source>)", never a real release. Into buf (cap bytes). Returns buf. */
+ * source>)", never a real release, and never "(measured)": a replay whose
+ * paths say measured reads "(replayed; paths of a measured run)".
+ * Into buf (cap bytes). Returns buf. */
 const char *wc_exporter_provenance(const char *kind, const char *version, const char *revision,
                                    const char *power_source, char *buf, size_t cap);
 

@@ -50,7 +50,7 @@ static void render_self(const wc_serve_state *s, wc_expow_buf *b)
 {
     labels l;
     fam(b, "wattcal_build_info", "gauge", "What is serving: wattcal's version, model and meter (always 1).");
-    lb_start(&l, s, "measured", 1);
+    lb_start(&l, s, s->provenance, 1); /* the meter's: build_info names it */
     lb_add(&l, "version", s->version);
     lb_add(&l, "meter", s->meter_kind);
     wc_expow_sample(b, "wattcal_build_info", l.kv, 1);

@@ -629,7 +629,7 @@ static int read_credentials(wc_truth_source *s, redfish_priv *p, wc_error *err)
     const char *user = getenv("REDFISH_USER");
     if (!user || !*user)
         return wc_error_set(err, -ENOENT,
-                            "--truth %s: no user: set REDFISH_USER (the password goes in "
+                            "--truth redfish:%s: no user: set REDFISH_USER (the password goes in "
                             "REDFISH_PASSWORD or --truth-password-file FILE, never on the "
                             "command line)",
                             p->base);
@@ -649,7 +649,7 @@ static int read_credentials(wc_truth_source *s, redfish_priv *p, wc_error *err)
                                  "--truth-password-file FILE");
     if (rc) {
         explicit_bzero(p->password, sizeof p->password);
-        return wc_error_prefix(err, rc, "--truth %s: ", p->base);
+        return wc_error_prefix(err, rc, "--truth redfish:%s: ", p->base);
     }
     if (file)
         snprintf(p->walker.auth_hint, sizeof p->walker.auth_hint,

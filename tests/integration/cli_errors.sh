@@ -47,4 +47,13 @@ expect_contains "$T/e" "--tolerance: node given twice ('node=5%' and 'node=10%')
 "$BIN" report --db "$T/d.db" --out "$T/r" --tolerance gap=5% --max-unattributed-pct 3 >/dev/null 2>"$T/e"; rc=$?
 [ $rc -eq 2 ] || fail "gap= and --max-unattributed-pct: exit $rc"
 expect_contains "$T/e" "gap given twice"
+
+# a mistyped command: one line with the nearest command, never the whole help
+"$BIN" recrod --db "$T/x.db" >"$T/o" 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] || fail "wattcal recrod: exit $rc"
+[ "$(cat "$T/e")" = "wattcal: unknown command 'recrod'; did you mean record? (wattcal --help lists them)" ] ||
+    fail "wattcal recrod: $(cat "$T/e")"
+[ ! -s "$T/o" ] || fail "wattcal recrod wrote to stdout"
+"$BIN" xyzzy 2>"$T/e"; [ $? -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] || fail "wattcal xyzzy: $(cat "$T/e")"
+"$BIN" --help | grep -q "^  import .*Prometheus.*--truth-into" || fail "--help: import without Prometheus/--truth-into"
 exit 0

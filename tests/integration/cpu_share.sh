@@ -49,7 +49,7 @@ top=aaaaaaaa-0000-4000-8000-000000000000
 "$BIN" validate --db "$T/run.db" --json "$T/v.json" >"$T/v.txt" 2>&1 || [ $? -le 1 ] ||
     { cat "$T/v.txt"; fail "validate exited $?"; }
 expect_contains "$T/v.txt" "CPU accounting cross-check (zone package)"
-expect_contains "$T/v.txt" "replay of kepler-0.11 rows (measured):"
+expect_contains "$T/v.txt" "replay of kepler-0.11 rows (not measured):"
 python3 - "$T/v.json" "$top" <<'PY' || { sed -n '/CPU accounting/,$p' "$T/v.txt"; fail "shares"; }
 import json, sys
 c = json.load(open(sys.argv[1]))["cpu_share"]

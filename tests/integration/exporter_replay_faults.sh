@@ -8,14 +8,17 @@
 #      the BMC's watts are served as ipmi_dcmi_power_consumption_watts.
 #   B  --restart-at 5 --fake-path: the node counters fall once (a restart) and
 #      the fake meter's path makes the exporter "not measured".
+# The run's meter is simulated, so A serves the fake meter's path too (the
+# replay's default for a run not measured: a replay of a simulated run never
+# reads "measured"), and --meter-paths on it is refused (exit 2).
 # Both say "replay" in their provenance, never a release.
 # Then `validate` (--json) FINDS each fault from the stored numbers alone:
 # A's top pod +20 % against the reference model inside its bootstrap
 # interval (its containers exact) and its pod = sum(containers) invariant
 # failing by 20 %; the ended pod exported as terminated by at most 2 scrapes
 # (the invariant passes); B's restart is one restart whose counter falls are
-# resets, never wraps; B is "not measured" and --tolerance source=measured
-# fails for B only (exit 1); both exporters' package energy is a node source
+# resets, never wraps; A and B are "not measured" and --tolerance
+# source=measured fails for both (exit 1; no false PASS); both exporters' package energy is a node source
 # scored against the simulated BMC.
 . tests/integration/lib/common.sh
 command -v python3 >/dev/null 2>&1 || skip "python3 absent"
@@ -56,8 +59,12 @@ ended=aaaaaaaa-0000-4000-8000-000000000002
     fail "the reference model has no row of the ended pod"
 
 # provenance and power source
-[ "$(q "SELECT provenance FROM exporter WHERE id = 1")" = "replay of kepler-0.11 rows (measured)" ] ||
-    fail "A: $(q 'SELECT provenance FROM exporter')"
+[ "$(q "SELECT provenance || '|' || power_source FROM exporter WHERE id = 1")" = \
+  "replay of kepler-0.11 rows (not measured)|not measured" ] || fail "A: $(q 'SELECT provenance FROM exporter')"
+python3 tests/tools/replay_exporter.py --db "$T/run.db" --meter-paths --max-seconds 5 >"$T/m.out" 2>"$T/m.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "refused" "$T/m.err" && ! grep -q PORT= "$T/m.out" ||
+    fail "--meter-paths on a simulated run: exit $rc, $(cat "$T/m.err")"
 [ "$(q "SELECT provenance || '|' || power_source FROM exporter WHERE id = 2")" = \
   "replay of kepler-0.11 rows (not measured)|not measured" ] || fail "B: $(q 'SELECT * FROM exporter')"
 [ "$(q "SELECT COUNT(*) FROM exporter_series WHERE exporter_id = 2 AND level = 'node'
@@ -126,7 +133,8 @@ nseries=$(q "SELECT COUNT(*) FROM exporter_series WHERE exporter_id = 2 AND leve
     --tolerance source=measured >"$T/val" 2>&1
 rc=$?
 [ $rc -eq 1 ] || { cat "$T/val"; fail "validate --tolerance source=measured: exit $rc, expected 1 (B is not measured)"; }
-expect_contains "$T/val" "Exporter #1: replay of kepler-0.11 rows (measured)"
+expect_contains "$T/val" "Exporter #1: replay of kepler-0.11 rows (not measured)"
+! grep -q "rows (measured)" "$T/val" || fail "a replay of a simulated run reads measured"
 grep -q 'failures="[1-9]' "$T/v.xml" || fail "JUnit carries no failing exporter invariant"
 grep -q 'wattcal.exporter.invariant' "$T/v.xml" || fail "JUnit has no exporter invariants"
 python3 - "$T/v.json" "$top" "$ended" <<'PY' || { sed -n '/^Exporter #1/,$p' "$T/val"; fail "validate did not find the planted faults"; }
@@ -169,10 +177,10 @@ if b["restarts"] != 1 or m["verdict"] != "PASS" or m["violations"] != 0 or "1 re
     errs.append("B restart: restarts %d, %s" % (b["restarts"], m))
 if a["restarts"] != 0 or inv(a, "counters monotonic except resets")["verdict"] != "PASS":
     errs.append("A: no restart expected")
-if (a["power_source"], b["power_source"]) != ("measured", "not measured"):
+if (a["power_source"], b["power_source"]) != ("not measured", "not measured"):
     errs.append("power sources %s, %s" % (a["power_source"], b["power_source"]))
 checks = [(c["subject"], c["status"]) for c in d["checks"] if c["metric"] == "source"]
-if [s for _, s in checks] != ["pass", "fail"] or "exporter#2" not in checks[1][0]:
+if [s for _, s in checks] != ["fail", "fail"] or "exporter#2" not in checks[1][0]:
     errs.append("source=measured checks: %s" % checks)
 srcs = [s["name"] for s in d["sources"]]
 for want in ("exporter#1:package", "exporter#2:package"):

@@ -87,6 +87,12 @@ expect_contains "$T/all/fleet.md" "| v0.11.4 | 12 | 8 | 3 | 1 |"
 expect_contains "$T/all/fleet.md" "| AMD EPYC 7763 | 6 | 4 | 1 | 1 |"
 expect_contains "$T/all/fleet.md" "12 nodes: 11 measured, 1 not measured, 0 of unknown source; 11 checked"
 expect_contains "$T/all/fleet.html" "Content-Security-Policy"
+# fleet's gap is the pod gap (1 - sum of pods / active), named so, never validate's unattributed gap
+expect_contains "$T/all/fleet.md" "pod gap % package / dram"
+expect_contains "$T/all/fleet.md" "Pod gap: energy outside pods, % of active"
+"$BIN" fleet --help >"$T/help" 2>&1
+expect_contains "$T/help" "pod gap (energy outside pods, % of active"
+! grep -q "unattributed share" "$T/help" || fail "fleet --help calls the pod gap the unattributed share"
 # a good node's top pod: pod-<i>-2 of 3, 3/6 of 95 % of 60 % of its package energy
 grep -q "ns-2/pod-4-2" "$T/all/fleet.md" || { cat "$T/all/fleet.md"; fail "top pod of node-0004"; }
 

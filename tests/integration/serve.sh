@@ -70,6 +70,8 @@ truth = get('wattcal_truth_watts', kind='sim')
 assert truth and truth[0][1]['provenance'] == 'simulated' and truth[0][2] > 0, truth
 node = get('wattcal_node_cpu_active_watts', model='ideal')
 assert node and all(r[1]['provenance'] == 'simulated' for r in node), node
+bi = get('wattcal_build_info')  # the meter's provenance beside meter="sim", never "measured"
+assert len(bi) == 1 and bi[0][1]['meter'] == 'sim' and bi[0][1]['provenance'] == 'simulated', bi
 checked = 0
 for n in node:
     z = n[1]['zone']

@@ -28,6 +28,10 @@ grep -q "^NO VERDICT all .*truth redfish:http://127.0.0.1:$port delivered 0 of [
     { cat "$T/o"; fail "the NO VERDICT line must name the source, its polls and last error"; }
 expect_contains "$T/o" "gate: NO VERDICT — all"
 [ "$(tail -n 1 "$T/o")" = "0 passed, 0 failed, 1 no verdict" ] || { tail -n 3 "$T/o"; fail "closing line"; }
+# report prints the same gate and counts as validate (never "0 skipped" beside a NO VERDICT)
+"$BIN" report --db "$T/dead.db" --tolerance node=5% --no-plots --out "$T/dead-rep" >"$T/r" 2>&1 ||
+    { cat "$T/r"; fail "report on the dead BMC run"; }
+grep -q "verdict: NO VERDICT; 0 passed, 0 failed, 1 no verdict$" "$T/r" || { cat "$T/r"; fail "report verdict line"; }
 grep -q "PASS" "$T/o" && { grep PASS "$T/o"; fail "nothing may read PASS"; }
 python3 - "$T/dead.xml" "$T/dead.json" <<'PY' || fail "JUnit/JSON of the dead BMC"
 import json, sys, xml.etree.ElementTree as ET
@@ -43,6 +47,9 @@ assert s["outcome"] == "NO VERDICT" and s["no_verdict"] == 1 and s["passed"] == 
 assert "delivered 0 of" in s["reason"] and d["checks"][0]["status"] == "no_verdict", s
 PY
 
+# record says SIMULATED from the meter's provenance (not from its name)
+"$BIN" record --db "$T/simsay.db" --meter sim --interval 250ms --duration 1s 2>"$T/e" || { cat "$T/e"; fail "record simsay"; }
+grep -q "ticks written to .* — node power is SIMULATED$" "$T/e" || { cat "$T/e"; fail "record: SIMULATED"; }
 # 2. and 3. too few pairs; the signed bias
 "$BIN" record --db "$T/few.db" --meter sim --interval 250ms --duration 3s --quiet \
     --truth sim:lag=0,window=0.5,period=1 --truth-interval 1s 2>/dev/null || fail "record few"
@@ -53,6 +60,9 @@ grep -q "^INSUFFICIENT all .*INSUFFICIENT: n=[0-4] < 5 pairs" "$T/o" || { cat "$
 grep -q "signed [-+][0-9.]*% \[.*\]: the source reads \(low (under)\|high (over)\)\|signed [-+][0-9.]*%: the source reads" "$T/o" ||
     { grep -A2 Tolerances "$T/o"; fail "the signed bias and its direction"; }
 expect_contains "$T/o" ", 1 insufficient"
+"$BIN" report --db "$T/few.db" --tolerance node=99% --gate-source meter:package+dram --lag 0 --no-plots \
+    --out "$T/few-rep" >"$T/r" 2>&1 || { cat "$T/r"; fail "report on too few pairs"; }
+grep -q "verdict: NO VERDICT; 0 passed, 0 failed, 1 insufficient$" "$T/r" || { cat "$T/r"; fail "report: insufficient"; }
 python3 - "$T/few.json" "$T/few.xml" <<'PY' || fail "JSON/JUnit of INSUFFICIENT"
 import json, sys, xml.etree.ElementTree as ET
 c = json.load(open(sys.argv[1]))["checks"][0]
@@ -146,6 +156,11 @@ rc=$?; [ $rc -eq 0 ] || { cat "$T/d1"; fail "a 1000 W floor: exit $rc, expected 
 grep -q "never below the 1000 W noise floor): 0 CHANGED" "$T/d1" || { tail -n 4 "$T/d1"; fail "floor 1000 W"; }
 "$BIN" diff "$T/pods.db" --model kepler-0.11 --model ideal --min-change-watts -1 2>"$T/e"; [ $? -eq 2 ] ||
     fail "--min-change-watts -1 must be a usage error"
+# nothing decided (1 s windows of a 5 s run: fewer than the bootstrap needs): NO VERDICT, exit 3
+"$BIN" diff "$T/pods.db" --model kepler-0.11 --model ideal --window 1s >"$T/d3" 2>&1
+rc=$?; [ $rc -eq 3 ] || { cat "$T/d3"; fail "diff, every comparison inconclusive: exit $rc, expected 3"; }
+grep -q "^0 passed, 0 failed, [1-9][0-9]* inconclusive$" "$T/d3" || { tail -n 3 "$T/d3"; fail "diff counts"; }
+[ "$(tail -n 1 "$T/d3")" = "NO VERDICT: every comparison is inconclusive" ] || { tail -n 3 "$T/d3"; fail "diff NO VERDICT line"; }
 
 # 6. run's own option misspelt
 "$BIN" run quick --db "$T/r.db" --bakend wattcal 2>"$T/e"; rc=$?

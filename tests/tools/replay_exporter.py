@@ -42,6 +42,12 @@ Planted faults (each optional):
           (an exporter restart): each series then exports value - value at S.
   --fake-path       node series carry Kepler's fake meter path
           (/sys/class/powercap/intel-rapl/energy_<zone>): "not measured".
+          This is the DEFAULT when the replayed run's meter was not measured
+          (its run row's provenance is not "measured", or any zone's is not):
+          a replay of a simulated run never serves powercap-looking paths, so
+          wattcal can never count it "measured". --meter-paths serves the
+          run's own meter paths, and is refused (exit 2) unless the run was
+          measured.
   --terminated      a process, container or pod whose processes ended is
           exported once with state="terminated" (its last total and last
           non-zero watts), then dropped at the next refresh after that export
@@ -151,22 +157,25 @@ class Replay:
         return db
 
     def load_static(self, db):
-        run = db.execute("SELECT host, started_mono_ns FROM run WHERE id=1").fetchone()
+        run = db.execute("SELECT host, started_mono_ns, provenance FROM run WHERE id=1").fetchone()
         model = db.execute("SELECT id FROM model WHERE name=?", (self.a.model,)).fetchone()
         if not run or not model:
             return False
         zones = {}
-        for zid, name, path, rng in db.execute(
-                "SELECT id, name, path, max_energy_range_uj FROM zone ORDER BY id"):
+        measured = run[2] == "measured"
+        for zid, name, path, rng, prov in db.execute(
+                "SELECT id, name, path, max_energy_range_uj, provenance FROM zone ORDER BY id"):
+            measured = measured and prov == "measured"
             z = zones.setdefault(name, {"ids": [], "paths": [], "range": 0})
             z["ids"].append(zid)
             z["paths"].append(path or "")
             z["range"] += u64(rng)
-        self.static = {"host": run[0], "start": run[1], "model": model[0], "zones": zones}
+        self.static = {"host": run[0], "start": run[1], "model": model[0], "zones": zones,
+                       "fake": self.a.fake_path or not measured}
         return True
 
     def zone_path(self, zone):
-        if self.a.fake_path:
+        if self.static["fake"]:
             return "/sys/class/powercap/intel-rapl/energy_%s" % zone
         z = self.static["zones"].get(zone)
         if not z or len(z["ids"]) > 1:
@@ -449,6 +458,19 @@ def log(args, n, kind, series):
             f.write("%d %s %d\n" % (n, kind, series))
 
 
+def run_measured(path):
+    """True when the finished run at path was measured (run row and every zone)."""
+    if not os.path.exists(path):
+        return False
+    db = sqlite3.connect("file:%s?mode=ro" % path, uri=True, timeout=5)
+    try:
+        run = db.execute("SELECT provenance FROM run WHERE id=1").fetchone()
+        bad = db.execute("SELECT COUNT(*) FROM zone WHERE provenance IS NOT 'measured'").fetchone()
+        return bool(run) and run[0] == "measured" and bad[0] == 0
+    finally:
+        db.close()
+
+
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
@@ -472,7 +494,10 @@ def main():
     p.add_argument("--over-pod", help="UID or top: that pod's series over-reported")
     p.add_argument("--over-pct", type=float, default=20.0, help="by this percentage")
     p.add_argument("--restart-at", type=float, help="run seconds at which counters restart")
-    p.add_argument("--fake-path", action="store_true", help="fake-meter path labels")
+    p.add_argument("--fake-path", action="store_true",
+                   help="fake-meter path labels (the default for a run not measured)")
+    p.add_argument("--meter-paths", action="store_true",
+                   help="the run's own meter paths (refused unless the run was measured)")
     p.add_argument("--terminated", action="store_true",
                    help="export ended workloads once with state terminated")
     p.add_argument("--fail", action="append", help="KIND:N[,N-M]: 500, hang, garbage, truncate")
@@ -482,6 +507,10 @@ def main():
     p.add_argument("--log", help="append one line per request to this file")
     args = p.parse_args()
     plan = parse_fail(args.fail)
+    if args.meter_paths and not run_measured(args.db):
+        sys.stderr.write("replay_exporter: --meter-paths refused: %s holds no run whose meter "
+                         "was measured (run and zone provenance)\n" % args.db)
+        return 2
     replay = Replay(args)
     srv = Server(("127.0.0.1", args.port), make_handler(replay, plan, args))
     stop = threading.Event()

@@ -51,6 +51,9 @@ Test(headline, not_evaluated_says_why_and_is_never_yes)
     cr_assert_eq(h.answer, WC_ANSWER_NOT_EVALUATED);
     cr_assert_str_eq(wc_headline_node_sentence(&h, b, sizeof b),
                      "Node total within \u00b15 % of the BMC: NOT EVALUATED \u2014 no aligned pairs in this phase");
+    h.why = "not evaluated: truth redfish delivered 0 of 3 polls"; /* never "NOT EVALUATED — not evaluated" */
+    cr_assert_str_eq(wc_headline_node_sentence(&h, b, sizeof b),
+                     "Node total within \u00b15 % of the BMC: NOT EVALUATED \u2014 truth redfish delivered 0 of 3 polls");
     cr_assert_eq(wc_answer_of(WC_CHECK_PASS), WC_ANSWER_YES);
     cr_assert_eq(wc_answer_of(WC_CHECK_FAIL), WC_ANSWER_NO);
     /* any status the validator adds later (no verdict, insufficient) */

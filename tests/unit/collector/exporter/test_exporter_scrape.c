@@ -178,6 +178,10 @@ Test(exporter_scrape, provenance_never_makes_a_replay_a_release)
     cr_assert_str_eq(wc_exporter_provenance("kepler", "replay", "kepler-0.11", "not measured", b,
                                             sizeof b),
                      "replay of kepler-0.11 rows (not measured)");
+    char w[160]; /* a replay is never a measurement, whatever its paths say */
+    cr_assert_str_eq(wc_exporter_provenance("kepler", "replay", "kepler-0.11", "measured", w,
+                                            sizeof w),
+                     "replay of kepler-0.11 rows (replayed; paths of a measured run)");
 }
 
 /* ---- a tiny HTTP server on 127.0.0.1 -------------------------------------- */

@@ -1417,6 +1417,7 @@ Test(redfish_http, open_needs_user_and_password)
     unsetenv("REDFISH_USER");
     unsetenv("REDFISH_PASSWORD");
     cr_expect_eq(wc_truth_open("redfish:https://bmc.example.com", &cfg, &s, &err), -ENOENT);
+    expect_contains(err.msg, "--truth redfish:https://bmc.example.com: no user"); /* spec as typed */
     expect_contains(err.msg, "REDFISH_USER");
     wc_truth_close(&s);
     setenv("REDFISH_USER", "admin", 1);
@@ -1487,7 +1488,7 @@ Test(redfish_http, empty_or_unusable_password_source_is_refused_at_open)
         char want[600];
         snprintf(want, sizeof want, "--truth-password-file %s: %s", pwfile, cases[i].reason);
         expect_contains(err.msg, want);
-        expect_contains(err.msg, "--truth https://bmc.example.com: ");
+        expect_contains(err.msg, "--truth redfish:https://bmc.example.com: ");
         cr_expect_null(s.priv, "a refused source is not kept");
     }
     wc_truth_config cfg;
