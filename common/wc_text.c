@@ -4,6 +4,7 @@
 #include "common/wc_text.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -61,5 +62,28 @@ size_t wc_utf8_len(const unsigned char *s)
         return 0; /* overlong, or a UTF-16 surrogate */
     if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90)))
         return 0;
+    return n;
+}
+
+size_t wc_url_authority_len(const char *a)
+{
+    size_t n = 0;
+    if (a[0] == '[') {
+        n = 1 + strspn(a + 1, "0123456789abcdefABCDEF:.");
+        if (a[n] != ']' || n == 1)
+            return 0;
+        n++;
+    } else {
+        n = strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-");
+        if (n == 0)
+            return 0;
+    }
+    if (a[n] == ':') {
+        size_t d = strspn(a + n + 1, "0123456789");
+        long port = d && d <= 5 ? strtol(a + n + 1, NULL, 10) : 0;
+        if (port < 1 || port > 65535)
+            return 0;
+        n += 1 + d;
+    }
     return n;
 }

@@ -29,4 +29,11 @@ void wc_fputs_safe(const char *text, FILE *out);
  * within 4 bytes or the whole sequence. */
 size_t wc_utf8_len(const unsigned char *s);
 
+/* Length of the URL authority at a: a DNS name or IPv4 address
+ * ([A-Za-z0-9.-]+) or a bracketed IPv6 literal, then an optional :PORT
+ * (1..65535); 0 when malformed. The one rule of --truth redfish: and
+ * --exporter URLs (RFC 3986 host and port, without userinfo: credentials are
+ * refused before). */
+size_t wc_url_authority_len(const char *a);
+
 #endif

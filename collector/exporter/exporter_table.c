@@ -55,32 +55,6 @@ const char *wc_exporter_summaries(char *buf, size_t cap)
     return buf;
 }
 
-/* Host part: a DNS name / IPv4 ([A-Za-z0-9.-]) or a bracketed IPv6 literal,
- * then an optional :PORT (1..65535), as the truth specs take it
- * (collector/truth/truth_redfish.c). Returns its length, 0 when malformed. */
-static size_t authority_len(const char *a)
-{
-    size_t n = 0;
-    if (a[0] == '[') {
-        n = 1 + strspn(a + 1, "0123456789abcdefABCDEF:.");
-        if (a[n] != ']' || n == 1)
-            return 0;
-        n++;
-    } else {
-        n = strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-");
-        if (n == 0)
-            return 0;
-    }
-    if (a[n] == ':') {
-        size_t d = strspn(a + n + 1, "0123456789");
-        long port = d && d <= 5 ? strtol(a + n + 1, NULL, 10) : 0;
-        if (port < 1 || port > 65535)
-            return 0;
-        n += 1 + d;
-    }
-    return n;
-}
-
 /* 1 when the URL's query has a parameter named like a credential (token,
  * access_token, api_key, apikey, password, passwd, secret; any case). */
 static int credential_query(const char *url)
@@ -125,7 +99,7 @@ static int check_url(const char *spec, const char *url, wc_error *err)
                             "https:// (e.g. kepler:http://HOST:28282/metrics)", spec);
     if (auth == 0 || authority[0] == ':')
         return wc_error_set(err, -EINVAL, "--exporter %s: the URL names no host", spec);
-    if (authority_len(authority) != auth)
+    if (wc_url_authority_len(authority) != auth)
         return wc_error_set(err, -EINVAL, "--exporter %s: the URL's HOST[:PORT] is malformed "
                             "(a name, an IPv4 address or a [bracketed IPv6] literal, then "
                             ":PORT in 1..65535)", spec);

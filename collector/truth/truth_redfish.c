@@ -708,31 +708,6 @@ static const wc_truth_ops redfish_http_ops = {"redfish", redfish_open, redfish_p
                                               redfish_close};
 static const wc_truth_ops redfish_fetcher_ops = {"redfish", NULL, redfish_poll, redfish_close};
 
-/* Host part: a DNS name / IPv4 ([A-Za-z0-9.-]) or a bracketed IPv6 literal,
- * then an optional :PORT (1..65535). Returns its length, 0 when malformed. */
-static size_t authority_len(const char *a)
-{
-    size_t n = 0;
-    if (a[0] == '[') {
-        n = 1 + strspn(a + 1, "0123456789abcdefABCDEF:.");
-        if (a[n] != ']' || n == 1)
-            return 0;
-        n++;
-    } else {
-        n = strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-");
-        if (n == 0)
-            return 0;
-    }
-    if (a[n] == ':') {
-        size_t d = strspn(a + n + 1, "0123456789");
-        long port = d && d <= 5 ? strtol(a + n + 1, NULL, 10) : 0;
-        if (port < 1 || port > 65535)
-            return 0;
-        n += 1 + d;
-    }
-    return n;
-}
-
 /* Is the host of an authority (a bracketed IPv6 literal or a name/IPv4,
  * without the port) a loopback host: 127.0.0.0/8 in dotted-quad form, ::1
  * (or ::ffff:127.x.y.z), or "localhost"? */
@@ -784,7 +759,7 @@ static int parse_service_url(const char *url, char *base, size_t cap, int *plain
                             "--truth redfish:...: credentials must not be in the URL (the "
                             "command line is visible to every user): set REDFISH_USER and "
                             "REDFISH_PASSWORD, or --truth-password-file FILE");
-    if (alen == 0 || authority_len(a) != alen)
+    if (alen == 0 || wc_url_authority_len(a) != alen)
         return wc_error_set(err, -EINVAL,
                             "--truth redfish:%.64s: bad host or port (expected HOST[:PORT], "
                             "port 1..65535)", url);
