@@ -218,8 +218,10 @@ static int live_from_rows(replay_src *r, wc_error *err)
     int rc = list_reserve(&r->live, r->rows.n, err);
     if (rc)
         return rc;
-    memcpy(r->live.v, r->rows.v, r->rows.n * sizeof *r->rows.v);
     r->live.n = r->rows.n;
+    if (!r->live.n) /* a tick without processes: nothing to copy (memcpy/qsort of NULL is UB) */
+        return 0;
+    memcpy(r->live.v, r->rows.v, r->rows.n * sizeof *r->rows.v);
     qsort(r->live.v, r->live.n, sizeof *r->live.v, cmp_pid);
     return 0;
 }

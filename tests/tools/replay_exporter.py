@@ -220,14 +220,36 @@ class Replay:
                 (mono - self.static["start"]) / 1e9 >= self.a.restart_at:
             self.restart()
 
+    def live_processes(self, db, tick_id):
+        """Every process alive at the tick with its cumulative CPU. A keyframe
+        tick lists them all; a delta tick (tick.proc_delta = 1, docs/schema.md)
+        only the changed and new ones: the others carry their last values
+        until their process.last_tick_id has passed."""
+        if not hasattr(self, "live"):
+            self.live = {}
+            cols = [r[1] for r in db.execute("PRAGMA table_info(tick)")]
+            self.has_delta = "proc_delta" in cols
+        delta = self.has_delta and db.execute(
+            "SELECT proc_delta FROM tick WHERE id=?", (tick_id,)).fetchone()[0] == 1
+        if not delta:
+            self.live = {}
+        else:
+            for (gone,) in db.execute("SELECT id FROM process WHERE last_tick_id IS NOT NULL"
+                                      " AND last_tick_id < ?", (tick_id,)):
+                self.live.pop(gone, None)
+        for row in db.execute(
+                "SELECT p.id, p.pid, p.comm, p.exe, p.container_id, p.pod_uid, p.runtime,"
+                " p.runtime_monitor, s.utime + s.stime FROM proc_sample s"
+                " JOIN process p ON p.id = s.process_id WHERE s.tick_id=?", (tick_id,)):
+            self.live[row[0]] = row[1:]
+        return self.live
+
     def running(self, db, tick_id):
         """The running processes, containers and pods of the tick; the vanished
         ones become terminated (--terminated) or are dropped."""
         seen_p, seen_c, seen_pod = set(), set(), set()
-        for pid_row, pid, comm, exe, cid, uid, runtime, mon, cpu in db.execute(
-                "SELECT p.id, p.pid, p.comm, p.exe, p.container_id, p.pod_uid, p.runtime,"
-                " p.runtime_monitor, s.utime + s.stime FROM proc_sample s"
-                " JOIN process p ON p.id = s.process_id WHERE s.tick_id=?", (tick_id,)):
+        for pid_row, (pid, comm, exe, cid, uid, runtime, mon, cpu) in \
+                self.live_processes(db, tick_id).items():
             cid = "" if mon else (cid or "")
             uid = uid or ""
             w = self.procs.get(pid_row)

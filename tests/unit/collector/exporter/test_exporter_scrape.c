@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,9 @@ static void *serve(void *arg)
 
 static void server_start(server *s, srv_mode mode)
 {
+    /* a scrape cancelled by stop closes its connection while this server may
+     * still write the answer: EPIPE, not a SIGPIPE that kills the test */
+    signal(SIGPIPE, SIG_IGN);
     memset(s, 0, sizeof *s);
     s->mode = mode;
     pthread_mutex_init(&s->lock, NULL);
@@ -321,6 +325,10 @@ Test(exporter_scrape, full_queue_drops_oldest_and_token_is_sent, .timeout = 30)
     cr_assert_eq((int64_t)srv.requests, (int64_t)n + wc_exporter_scraper_dropped(s),
                  "every request is a scrape, kept or counted");
     for (size_t i = 0; i < n; i++) {
+        if (q[i]->cancelled) { /* in flight when stop came: only ever the newest */
+            cr_assert_eq(i, n - 1, "a cancelled scrape before the newest: %s", q[i]->error);
+            continue;
+        }
         cr_assert_eq(q[i]->status, WC_SCRAPE_OK, "%s", q[i]->error);
         cr_assert_eq(q[i]->http_status, 200);
         cr_assert_eq(q[i]->nvalues, 5);
