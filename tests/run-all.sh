@@ -29,6 +29,16 @@ for variant in release asan; do
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
         "$bin" --jobs 2 --tap="$out/$variant.tap" >"$out/$variant.log" 2>&1
     rc=$?
+    # Criterion's own runner (the parent that forks the tests) sometimes leaves
+    # a few bytes unfreed in a full --jobs run: a LeakSanitizer report whose
+    # every frame is calloc/malloc in libcriterion is its leak, not ours; any
+    # other frame (our code, a test) still fails the run.
+    if [ "$rc" -ne 0 ] && grep -q 'LeakSanitizer' "$out/$variant.log" &&
+        ! grep -E '^ +#[0-9]+ ' "$out/$variant.log" |
+            grep -vqE 'libcriterion\.so|asan_malloc_linux|__interceptor_(c|m|re)alloc'; then
+        echo "note: unit ($variant): LeakSanitizer reported only Criterion's runner's own allocation"
+        rc=0
+    fi
     [ "$rc" -ne 0 ] && tail -n 40 "$out/$variant.log"
     count_tap "unit ($variant)" "$out/$variant.tap" "$rc"
 done

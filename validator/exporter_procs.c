@@ -135,7 +135,8 @@ static int rows_load(wc_store *st, int64_t model_id, procs_ctx *p, wc_error *err
     wc_store_iter_close(it);
     if (rc < 0)
         return rc;
-    qsort(p->rows, p->nrows, sizeof *p->rows, by_id);
+    if (p->nrows) /* qsort of NULL is UB (an imported run has no process rows) */
+        qsort(p->rows, p->nrows, sizeof *p->rows, by_id);
     return 0;
 }
 

@@ -69,7 +69,7 @@ expect_contains "$H" '&lt;script&gt;`touch pwned1`$(touch pwned2)&quot;q&#39;\nz
 expect_contains "$H" "Content-Security-Policy"
 expect_contains "$H" "SIMULATED"
 expect_contains "$H" "ESTIMATED"
-expect_contains "$H" "Kepler v0.10.0"
+expect_contains "$H" "Kepler v0.11.4"
 ! grep -q 'src="http\|href="http\|url(' "$H" || fail "report.html references something outside itself"
 # Markdown: the same, with Markdown's own characters escaped
 M="$T/rep/report.md"

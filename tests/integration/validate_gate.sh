@@ -45,7 +45,11 @@ PY
 # made on this very run, which would pass by construction ...
 "$BIN" validate --db "$T/a.db" --tolerance node=70%,gap=100%,invariants=1000000,exporter-invariants=0 \
     --junit "$T/ok.xml" --json "$T/ok.json" >"$T/v" 2>&1; rc=$?
-[ $rc -eq 0 ] || { cat "$T/v"; fail "generous tolerances: exit $rc"; }
+# nothing fails; per-phase checks on a 30 s run read fewer than 5 pairs
+# (INSUFFICIENT) and exporter-invariants has no exporter here (NO VERDICT):
+# exit 3 then, never 1
+{ [ $rc -eq 0 ] || [ $rc -eq 3 ]; } && grep -q ' 0 failed' "$T/v" ||
+    { cat "$T/v"; fail "generous tolerances: exit $rc"; }
 expect_contains "$T/v" "PASS all            meter:package+dram vs"
 expect_contains "$T/v" "the run holds no exporter data (NO VERDICT)"
 fit=$(sql "$T/a.db" "SELECT id FROM calibration WHERE kind='truth_meter'")
@@ -96,7 +100,9 @@ expect_contains "$T/e" "x.json"
 "$BIN" calibrate --db "$T/b.db" --apply-from "$T/a.db" >"$T/o" 2>&1 || { cat "$T/o"; fail "--apply-from"; }
 [ "$(sql "$T/b.db" "SELECT COUNT(*) FROM calibration WHERE fitted_on LIKE '%a.db%'")" -ge 1 ] || fail "fitted_on"
 "$BIN" validate --db "$T/b.db" --tolerance node=50% >"$T/vb" 2>&1; rc=$?
-[ $rc -le 1 ] || { cat "$T/vb"; fail "validate B: exit $rc"; }
+# 1 a check failed; 3 per-phase checks on this short run read fewer than 5
+# pairs (INSUFFICIENT): a verdict either way, never a crash or a usage error
+[ $rc -le 1 ] || [ $rc -eq 3 ] || { cat "$T/vb"; fail "validate B: exit $rc"; }
 expect_contains "$T/vb" "a.db (host"
 # out of sample, the copied fit is what the node checks read by default
 grep -q "^PASS all  *estimate:wall#[0-9]* vs\|^FAIL all  *estimate:wall#[0-9]* vs" "$T/vb" ||
@@ -106,13 +112,13 @@ head -n 3 "$T/est.csv" | grep -q ",estimated$" || { head "$T/est.csv"; fail "est
 
 # version comparison: two runs of the same scenario, and one run under two models
 "$BIN" diff "$T/a.db" "$T/b.db" --window 5s >"$T/d" 2>&1; rc=$?
-[ $rc -le 1 ] || { cat "$T/d"; fail "diff two runs: exit $rc"; }
+[ $rc -le 1 ] || [ $rc -eq 3 ] || { cat "$T/d"; fail "diff two runs: exit $rc"; } # 3: every comparison inconclusive on 30 s runs
 expect_contains "$T/d" "wattcal-cpu"
 expect_contains "$T/d" "two runs (independent"
 "$BIN" diff "$T/a.db" --model kepler-0.11 --model kepler-head --window 5s >"$T/d2" 2>&1; rc=$?
-[ $rc -le 1 ] || { cat "$T/d2"; fail "diff two models: exit $rc"; }
+[ $rc -le 1 ] || [ $rc -eq 3 ] || { cat "$T/d2"; fail "diff two models: exit $rc"; }
 expect_contains "$T/d2" "paired"
-tail -n 1 "$T/d2" | grep -q "passed, [0-9]* failed" || { cat "$T/d2"; fail "diff closing line"; }
+grep -q "passed, [0-9]* failed" "$T/d2" || { cat "$T/d2"; fail "diff closing line"; }
 "$BIN" diff "$T/a.db" 2>"$T/e"; [ $? -eq 2 ] || fail "diff of one run without two models"
 simdir_cleanup() { for db in "$T"/*.db; do
     d=$(sql "$db" 'SELECT meter_description FROM run' 2>/dev/null | grep -o '/[^ ]*/class/powercap' | sed 's|/class/powercap$||')
