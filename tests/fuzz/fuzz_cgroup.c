@@ -1,8 +1,9 @@
 /*
  * fuzz_cgroup.c — /proc/<pid>/cgroup files (collector/procfs/cgroup.c,
  * wc_cgroup_parse). Contract: every field is NUL-terminated; a container id
- * is empty or 64 lower-case hex digits; a pod UID empty or 8-4-4-4-12
- * lower-case hex; a QoS class only with a pod, and one of guaranteed,
+ * is empty or 64 lower-case hex digits; a pod UID empty, 8-4-4-4-12 lower-case
+ * hex, or 32 lower-case hex (a static or mirror pod's config hash);
+ * a QoS class only with a pod, and one of guaranteed,
  * burstable, besteffort; the runtime one of wattcal's (or empty); a runtime
  * monitor (conmon) names the container it watches; a failure is -EINVAL with
  * the origin in the message and every field empty.
@@ -31,6 +32,8 @@ static int pod_uid_ok(const char *u)
 {
     if (!*u)
         return 1;
+    if (strlen(u) == 32) /* a static or mirror pod's config hash (issue 14 item 5) */
+        return lower_hex(u, 32);
     if (strlen(u) != 36)
         return 0;
     for (int i = 0; i < 36; i++) {

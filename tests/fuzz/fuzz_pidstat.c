@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(strncmp(err.msg, "fuzz/stat: ", 11) == 0, "message '%s'", err.msg);
         return 0;
     }
-    FUZZ_CHECK(ps.pid >= 0 && ps.ppid >= 0 && ps.pgrp >= 0, "pid %d ppid %d pgrp %d", ps.pid,
+    FUZZ_CHECK(ps.pid >= 0 && ps.ppid >= 0 && ps.pgrp >= -1, /* -1: no process group */ "pid %d ppid %d pgrp %d", ps.pid,
                ps.ppid, ps.pgrp);
     FUZZ_CHECK(memchr(ps.comm, '\0', sizeof ps.comm) != NULL, "comm not terminated");
     char line[512];
