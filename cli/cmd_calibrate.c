@@ -68,10 +68,11 @@ static const wc_cli_spec CALIBRATE_SPEC = {
     .col = 26,
     .footer =
         "exit codes: 0 fitted (or applied), 2 usage or input error, 3 nothing could be\n"
-        "fitted (no utilisation, no ground truth, too few points) or every fit was refused\n"
+        "fitted (no utilisation, no ground truth, too few points), every fit was refused\n"
         "as not identified (R^2 < 0.1, utilisation spread < 0.05, 95 % interval wider\n"
         "than the run's ceiling, P_idle negative or beyond it); a refused fit is never\n"
-        "stored and gives no estimate, the usable ones are",
+        "stored and gives no estimate, the usable ones are; --apply-from a run that\n"
+        "holds no calibration (its own fits were refused) also exits 3",
 };
 
 typedef struct calibrate_cli {
@@ -338,7 +339,9 @@ int cmd_calibrate(int argc, char **argv)
         int n = wc_calibration_apply_from(st, c.apply_from, &err);
         if (n < 0) {
             wc_cli_error("calibrate", err.msg);
-            exit_code = WC_EXIT_USAGE;
+            /* a source run whose every fit was refused holds nothing to copy: the
+             * same "no data" outcome as that calibrate's own exit 3 */
+            exit_code = n == -ENOENT ? WC_EXIT_NO_DATA : WC_EXIT_USAGE;
         } else {
             printf("copied %d fit(s) from %s into %s: validate scores their estimates out of sample\n",
                    n, c.apply_from, c.db);
