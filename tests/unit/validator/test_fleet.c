@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/unit/support/test_support.h"
 #include "validator/fleet.h"
 
 Test(fleet, truth_template_substitutes_and_escapes)
@@ -58,21 +59,19 @@ Test(fleet, sorted_by_risk_then_larger_bias)
 
 Test(fleet, junit_one_testcase_per_node)
 {
-    char path[] = "/tmp/wattcal-fleet-junit-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert(fd >= 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/fleet.xml", wc_test_tmpdir()); /* under $TMPDIR, removed */
     wc_fleet_node n[3] = {node("a&b", WC_FLEET_NOT_MEASURED, 0, 1),
                           node("c", WC_FLEET_UNCHECKED, 0, 0), node("d", WC_FLEET_PASSED, 1, 1)};
     wc_fleet_summary s = {.nodes = 3, .failed = 1, .skipped = 1, .within = 1};
     wc_error err = {{0}};
     cr_assert_eq(wc_fleet_junit_write(path, n, 3, &s, &err), 0, "%s", err.msg);
     FILE *f = fopen(path, "r");
+    cr_assert(f, "%s not written", path);
     char text[8192] = "";
     size_t len = fread(text, 1, sizeof text - 1, f);
     text[len] = '\0';
     fclose(f);
-    unlink(path);
-    close(fd);
     cr_assert(strstr(text, "tests=\"3\" failures=\"1\" skipped=\"1\""));
     cr_assert(strstr(text, "name=\"node=a&amp;b\""));
     cr_assert(strstr(text, "<failure type=\"not measured\" message=\"why &lt;a&amp;b&gt;\"/>"));
