@@ -5,6 +5,7 @@
  * intervals and a verdict (validator/diff.c).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +186,10 @@ static const char *ci_text(const wc_ci *c, char *buf, size_t cap)
 
 static void print_table(const wc_diff_table *t)
 {
+    if (t->excluded_a || t->excluded_b)
+        printf("\n%ss: Kepler NEGATIVE_SHARE rows left out of every figure below (pid reuse"
+               " wrapped the share; see validate): A %" PRId64 ", B %" PRId64 "\n",
+               wc_diff_level_name(t->level), t->excluded_a, t->excluded_b);
     if (!t->n) {
         printf("\n%ss: none received %s energy in either run\n", wc_diff_level_name(t->level),
                t->level == WC_DIFF_POD ? "pod-level" : "any");

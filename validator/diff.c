@@ -113,6 +113,23 @@ static int load_totals(const side_ctx *sc, wc_diff_level l, const char *zone, in
     return rc;
 }
 
+/* The side's NEGATIVE_SHARE rows of level l in the zone (flag 64), counted:
+ * the totals above leave them out, the report says how many. */
+static int count_excluded(const side_ctx *sc, wc_diff_level l, const char *zone, int64_t *n,
+                          wc_error *err)
+{
+    wc_store_iter *rows = NULL;
+    int rc = wc_store_tenant_rows_open(sc->s->st, sc->s->model_id, tenant_of(l), zone,
+                                       WC_TENANT_ROWS_NEGATIVE_SHARE, &rows, err);
+    wc_tenant_row row;
+    while (!rc && (rc = wc_store_tenant_next(rows, &row, err)) == 1) {
+        rc = 0;
+        (*n)++;
+    }
+    wc_store_iter_close(rows);
+    return rc;
+}
+
 /* Per-window power (W) of each key, side sc: out[k * nw + w]. */
 static int window_series(const side_ctx *sc, wc_diff_level l, const char *zone, const cand *keys,
                          size_t nk, double *out, wc_error *err)
@@ -225,6 +242,10 @@ static int level_table(side_ctx *sa, side_ctx *sb, int paired, wc_diff_level l,
     int rc = load_totals(sa, l, rep->zone, 0, &c, &n, &cap, &t->keys_a, err);
     if (!rc)
         rc = load_totals(sb, l, rep->zone, 1, &c, &n, &cap, &t->keys_b, err);
+    if (!rc)
+        rc = count_excluded(sa, l, rep->zone, &t->excluded_a, err);
+    if (!rc)
+        rc = count_excluded(sb, l, rep->zone, &t->excluded_b, err);
     if (rc || !n) {
         free(c);
         return rc;

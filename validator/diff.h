@@ -74,6 +74,9 @@ typedef struct wc_diff_table {
     size_t n;
     wc_diff_row rows[WC_DIFF_MAX_TOP];
     size_t keys_a, keys_b;        /* workloads with energy on each side */
+    int64_t excluded_a, excluded_b; /* Kepler's NEGATIVE_SHARE rows of the level in the zone
+                                       (pid reuse wrapped the share): left out of every total
+                                       and series above, as validate does (validator/levels.h) */
 } wc_diff_table;
 
 typedef struct wc_diff_opts {
