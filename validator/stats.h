@@ -73,6 +73,18 @@ typedef struct wc_accuracy {
 int wc_accuracy_compute(const double *source_w, const double *truth_w, size_t n,
                         double mape_floor_w, const wc_boot_cfg *cfg, wc_accuracy *out);
 
+/* The share of the top |d| ranks wc_accuracy_compute counts for each
+ * replicate's 95th percentile (a replicate holding too few of them is
+ * counted in full): a speed setting, never a change of value. */
+#define WC_P95_TRACKED_FRACTION 0.2
+
+/* wc_accuracy_compute with the tracked share given (1: every pair counted,
+ * the plain O(n)-per-replicate count); the results are identical for any
+ * share in (0, 1], which the unit tests check. Same returns. */
+int wc_accuracy_compute_tracked(const double *source_w, const double *truth_w, size_t n,
+                                double mape_floor_w, const wc_boot_cfg *cfg, double top_fraction,
+                                wc_accuracy *out);
+
 /* Bootstrap replicates of the mean of x (n values, autocorrelated): fills
  * reps[replicates] (caller-allocated, cfg->replicates entries after the
  * default is applied: use wc_boot_replicates). Returns 0, -EINVAL (n == 0),

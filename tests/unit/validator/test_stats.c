@@ -83,6 +83,59 @@ Test(stats, same_seed_same_interval_other_seed_other_interval)
     cr_assert(a.bias_w.lo != c.bias_w.lo || a.bias_w.hi != c.bias_w.hi);
 }
 
+/* Every field of two accuracy results, bit for bit (NaN equal to NaN). */
+static void same_accuracy(const wc_accuracy *a, const wc_accuracy *b, const char *what)
+{
+    const wc_ci *x[] = {&a->bias_w, &a->bias_pct, &a->mae_w, &a->wape_pct, &a->rmse_w,
+                        &a->p95_abs_w, &a->mape_pct, &a->loa_lo_w, &a->loa_hi_w};
+    const wc_ci *y[] = {&b->bias_w, &b->bias_pct, &b->mae_w, &b->wape_pct, &b->rmse_w,
+                        &b->p95_abs_w, &b->mape_pct, &b->loa_lo_w, &b->loa_hi_w};
+    for (size_t k = 0; k < sizeof x / sizeof *x; k++) {
+        double u[3] = {x[k]->est, x[k]->lo, x[k]->hi}, v[3] = {y[k]->est, y[k]->lo, y[k]->hi};
+        for (int i = 0; i < 3; i++)
+            cr_assert((isnan(u[i]) && isnan(v[i])) || u[i] == v[i],
+                      "%s: statistic %zu part %d: %.17g vs %.17g", what, k, i, u[i], v[i]);
+    }
+    cr_assert_eq(a->block_len, b->block_len, "%s", what);
+}
+
+/* The 95th percentile's replicates count only the top ranks' pairs (a speed
+ * setting): on heavy-tailed, tied, constant and short series the intervals
+ * equal those of counting every pair, whatever share is tracked — including
+ * shares so small that most replicates fall back to the full count. */
+Test(stats, tracked_percentile_equals_the_full_count)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    size_t sizes[] = {10, 37, 400, 5000};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        size_t n = sizes[si];
+        double *src = malloc(n * sizeof *src), *tru = malloc(n * sizeof *tru);
+        for (int shape = 0; shape < 3; shape++) {
+            for (size_t i = 0; i < n; i++) {
+                tru[i] = 100 + 20 * sin((double)i / 50);
+                double e = shape == 0   ? gsl_ran_cauchy(r, 2)             /* heavy tails */
+                           : shape == 1 ? (double)gsl_rng_uniform_int(r, 4) /* ties */
+                                        : 3.0;                             /* constant */
+                src[i] = tru[i] + e;
+            }
+            wc_boot_cfg cfg = {.replicates = 300, .seed = 11 + si};
+            wc_accuracy full, part;
+            cr_assert_eq(wc_accuracy_compute_tracked(src, tru, n, 10, &cfg, 1.0, &full), 0);
+            double shares[] = {WC_P95_TRACKED_FRACTION, 0.06, 0.01};
+            for (size_t k = 0; k < sizeof shares / sizeof *shares; k++) {
+                char what[64];
+                snprintf(what, sizeof what, "n %zu shape %d share %g", n, shape, shares[k]);
+                cr_assert_eq(wc_accuracy_compute_tracked(src, tru, n, 10, &cfg, shares[k], &part), 0);
+                same_accuracy(&full, &part, what);
+            }
+        }
+        free(src);
+        free(tru);
+    }
+    gsl_rng_free(r);
+}
+
 Test(stats, block_length_rule)
 {
     cr_assert_eq(wc_boot_block_len(1000, 1), 10);
