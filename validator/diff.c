@@ -113,20 +113,25 @@ static int load_totals(const side_ctx *sc, wc_diff_level l, const char *zone, in
     return rc;
 }
 
-/* The side's NEGATIVE_SHARE rows of level l in the zone (flag 64), counted:
- * the totals above leave them out, the report says how many. */
-static int count_excluded(const side_ctx *sc, wc_diff_level l, const char *zone, int64_t *n,
-                          wc_error *err)
+/* Each side's NEGATIVE_SHARE rows of level l in the zone (flag 64), counted
+ * into t: the totals leave them out, the report says how many. */
+static int count_excluded(const side_ctx *sa, const side_ctx *sb, wc_diff_level l,
+                          const char *zone, wc_diff_table *t, wc_error *err)
 {
-    wc_store_iter *rows = NULL;
-    int rc = wc_store_tenant_rows_open(sc->s->st, sc->s->model_id, tenant_of(l), zone,
+    int rc = 0;
+    for (int side = 0; side < 2 && !rc; side++) {
+        const side_ctx *sc = side ? sb : sa;
+        int64_t *n = side ? &t->excluded_b : &t->excluded_a;
+        wc_store_iter *rows = NULL;
+        rc = wc_store_tenant_rows_open(sc->s->st, sc->s->model_id, tenant_of(l), zone,
                                        WC_TENANT_ROWS_NEGATIVE_SHARE, &rows, err);
-    wc_tenant_row row;
-    while (!rc && (rc = wc_store_tenant_next(rows, &row, err)) == 1) {
-        rc = 0;
-        (*n)++;
+        wc_tenant_row row;
+        while (!rc && (rc = wc_store_tenant_next(rows, &row, err)) == 1) {
+            rc = 0;
+            (*n)++;
+        }
+        wc_store_iter_close(rows);
     }
-    wc_store_iter_close(rows);
     return rc;
 }
 
@@ -243,9 +248,7 @@ static int level_table(side_ctx *sa, side_ctx *sb, int paired, wc_diff_level l,
     if (!rc)
         rc = load_totals(sb, l, rep->zone, 1, &c, &n, &cap, &t->keys_b, err);
     if (!rc)
-        rc = count_excluded(sa, l, rep->zone, &t->excluded_a, err);
-    if (!rc)
-        rc = count_excluded(sb, l, rep->zone, &t->excluded_b, err);
+        rc = count_excluded(sa, sb, l, rep->zone, t, err);
     if (rc || !n) {
         free(c);
         return rc;
