@@ -530,8 +530,11 @@ static void add_row(pass *p, int level, int64_t process_id, const char *key, lon
         p->sum_pod[z] += e;
         long q = key_index(&p->pods, key);
         if (q >= 0) {
+            lz->per_pod_j[q] += e;
             p->pod_parent[(size_t)q * nz + (size_t)z] += e;
             touch_pod(p, q);
+        } else {
+            p->rep->unlisted_pod_rows++;
         }
     }
 }
@@ -638,7 +641,7 @@ static void reset_totals(pass *p)
             w[k].end_ns = b;
         }
         double *pj = lz->per_process_j, *pc = lz->per_process_cpu_s, *cj = lz->per_container_j,
-               *cc = lz->per_container_cpu_s;
+               *cc = lz->per_container_cpu_s, *qj = lz->per_pod_j;
         char name[sizeof lz->zone];
         snprintf(name, sizeof name, "%s", lz->zone);
         memset(lz, 0, sizeof *lz);
@@ -648,10 +651,11 @@ static void reset_totals(pass *p)
         size_t np = (size_t)(p->max_proc_id + 1), nc = p->containers.n ? p->containers.n : 1;
         memset(pj, 0, np * sizeof *pj), memset(pc, 0, np * sizeof *pc);
         memset(cj, 0, nc * sizeof *cj), memset(cc, 0, nc * sizeof *cc);
+        memset(qj, 0, (p->pods.n ? p->pods.n : 1) * sizeof *qj);
         lz->per_process_j = pj, lz->per_process_cpu_s = pc;
-        lz->per_container_j = cj, lz->per_container_cpu_s = cc;
+        lz->per_container_j = cj, lz->per_container_cpu_s = cc, lz->per_pod_j = qj;
     }
-    p->rep->negative_share_rows = p->rep->lifetime_delta_rows = 0;
+    p->rep->negative_share_rows = p->rep->lifetime_delta_rows = p->rep->unlisted_pod_rows = 0;
     memset(p->rep->excluded_rows, 0, sizeof p->rep->excluded_rows);
     memset(p->rep->excluded_process, 0, (size_t)(p->max_proc_id + 1));
     memset(p->rep->excluded_container, 0, p->containers.n ? p->containers.n : 1);
@@ -719,6 +723,8 @@ static void to_joules(wc_levels_report *r)
             z->per_process_j[k] /= 1e6;
         for (size_t k = 0; k < r->ncontainers; k++)
             z->per_container_j[k] /= 1e6;
+        for (size_t k = 0; k < r->npods; k++)
+            z->per_pod_j[k] /= 1e6;
     }
 }
 
@@ -753,9 +759,10 @@ static int alloc_zone_totals(pass *p, wc_error *err)
         lz->per_process_cpu_s = calloc(np, sizeof(double));
         lz->per_container_j = calloc(nc, sizeof(double));
         lz->per_container_cpu_s = calloc(nc, sizeof(double));
+        lz->per_pod_j = calloc(p->pods.n ? p->pods.n : 1, sizeof(double));
         lz->windows = calloc(nw ? nw : 1, sizeof(wc_level_window));
         if (!lz->windows || !lz->per_process_j || !lz->per_process_cpu_s ||
-            !lz->per_container_j || !lz->per_container_cpu_s)
+            !lz->per_container_j || !lz->per_container_cpu_s || !lz->per_pod_j)
             return wc_error_set(err, -ENOMEM, "out of memory");
         lz->nwindows = nw;
         for (size_t k = 0; k < nw; k++) {
@@ -862,7 +869,7 @@ void wc_levels_free(wc_levels_report *r)
         wc_level_zone *z = &r->zones[i];
         free(z->windows);
         free(z->per_process_j), free(z->per_process_cpu_s);
-        free(z->per_container_j), free(z->per_container_cpu_s);
+        free(z->per_container_j), free(z->per_container_cpu_s), free(z->per_pod_j);
     }
     keyset c = {.n = r->ncontainers, .key = r->container_ids, .parent = r->container_pod};
     keyset q = {.n = r->npods, .key = r->pod_uids, .parent = NULL};

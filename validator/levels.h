@@ -88,6 +88,7 @@ typedef struct wc_level_zone {
     size_t nwindows;
     double *per_process_j, *per_process_cpu_s;     /* per process row id, 0..max_process_id */
     double *per_container_j, *per_container_cpu_s; /* per container index of the report */
+    double *per_pod_j;             /* per pod index of the report (pod_uids) */
 } wc_level_zone;
 
 /* One VM of the model in one zone over the run (work_attr level 4), with
@@ -125,6 +126,8 @@ typedef struct wc_levels_report {
     unsigned char *excluded_process;   /* per process row id, 0..max_process_id */
     unsigned char *excluded_container; /* per container index */
     unsigned char *excluded_pod;       /* per pod index */
+    int64_t unlisted_pod_rows;     /* pod rows whose uid the run's pod table lacks: in the
+                                      level sums, in no per_pod_j */
     int64_t lifetime_delta_rows;   /* ... and with its lifetime-first-delta flag */
     wc_level_vm *vms;              /* every VM per zone, zone then energy order; NULL none */
     size_t nvms;

@@ -45,6 +45,30 @@ static int cmp_total(const void *x, const void *y)
     return (a->j < b->j) - (a->j > b->j);
 }
 
+/* The pods' totals from the levels pass (the same rows, NEGATIVE_SHARE left
+ * out alike, summed in µJ then divided: the figures the store's SUM gives):
+ * 1 when it has them all, 0 when the store must be asked (no pass, no pod
+ * table, or pod rows the pod table lacks), -ENOMEM. */
+static int totals_from_levels(const wc_showback_in *in, pod_total **out, size_t *n)
+{
+    const wc_levels_report *lv = in->levels;
+    const wc_level_zone *z = lv ? wc_levels_zone(lv, in->zone) : NULL;
+    if (!z || !lv->npods || lv->unlisted_pod_rows)
+        return 0;
+    *out = malloc(lv->npods * sizeof **out);
+    if (!*out)
+        return -ENOMEM;
+    for (size_t q = 0; q < lv->npods; q++) {
+        if (!(z->per_pod_j[q] > 0))
+            continue;
+        snprintf((*out)[*n].uid, sizeof (*out)[*n].uid, "%s", lv->pod_uids[q]);
+        (*out)[(*n)++].j = z->per_pod_j[q];
+    }
+    if (*n) /* pod_uids are sorted, as the store's GROUP BY hands them over */
+        qsort(*out, *n, sizeof **out, cmp_total);
+    return 1;
+}
+
 /* Every pod with energy, largest first, into *out (malloc'd), *n. */
 static int load_totals(wc_store *st, const wc_showback_in *in, pod_total **out, size_t *n,
                        wc_error *err)
@@ -53,7 +77,10 @@ static int load_totals(wc_store *st, const wc_showback_in *in, pod_total **out, 
     size_t cap = 0;
     *out = NULL;
     *n = 0;
-    int rc = wc_store_tenant_totals_open(st, in->model_id, WC_LEVEL_POD, in->zone, &it, err);
+    int rc = totals_from_levels(in, out, n);
+    if (rc)
+        return rc < 0 ? wc_error_set(err, rc, "out of memory for the pods") : 0;
+    rc = wc_store_tenant_totals_open(st, in->model_id, WC_LEVEL_POD, in->zone, &it, err);
     wc_tenant_row row;
     while (!rc && (rc = wc_store_tenant_next(it, &row, err)) == 1) {
         rc = 0;

@@ -20,6 +20,7 @@
 
 #include "collector/store/store.h"
 #include "common/wc_error.h"
+#include "validator/levels.h"
 #include "validator/stats.h"
 
 #define WC_SHOWBACK_TOP 10
@@ -55,6 +56,8 @@ typedef struct wc_showback_in {
     const char *meter_provenance; /* "measured", "simulated" */
     double node_joules;           /* the zone's node energy under the model */
     wc_boot_cfg boot;
+    const wc_levels_report *levels; /* the same model's levels pass, or NULL: its per-pod
+                                       totals spare a second pass over the rows */
 } wc_showback_in;
 
 /* Computes the table. Returns 0 (n 0 when no pod received energy), -EIO or

@@ -721,7 +721,7 @@ static int run_showback(wc_store *st, const wc_validation_opts *o, wc_validation
             node_j = v->gap.zones[i].node_joules;
     wc_showback_in in = {.model_id = v->model_id, .model = v->model, .zone = zone,
                          .meter_provenance = v->gap.provenance, .node_joules = node_j,
-                         .boot = o->acc.boot};
+                         .boot = o->acc.boot, .levels = v->have_levels ? &v->levels : NULL};
     return wc_showback_compute(st, &in, &v->showback, err);
 }
 

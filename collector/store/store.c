@@ -268,6 +268,8 @@ static int start_new_run(wc_store *st, wc_error *err)
     return rc;
 }
 
+static int upgrade_schema(wc_store *st, wc_error *err);
+
 wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
 {
     if (!path || !*path) {
@@ -308,6 +310,8 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
                           version == 0 ? "; a truncated or corrupt copy reads like this too" : "");
     if (rc && mode != WC_STORE_CREATE && version == 0)
         missing_wal_hint(path, err);
+    if (!rc && !st->read_only && mode != WC_STORE_CREATE)
+        rc = upgrade_schema(st, err); /* a version-3/4 run (or an early 5) gains the columns */
     if (!rc && !st->read_only)
         rc = wc_store_prepare_writer(st, err);
     if (rc) {
@@ -403,10 +407,11 @@ static int add_field_report_columns(wc_store *st, wc_error *err)
     return 0;
 }
 
-int wc_store_ensure_calibration(wc_store *st, wc_error *err)
+/* An older run opened for writing becomes version 5 whole (the calibration,
+ * exporter and cgroup tables, the field-report columns, NULL in old rows):
+ * the writer's statements name them. Idempotent; 0 or a negative errno. */
+static int upgrade_schema(wc_store *st, wc_error *err)
 {
-    if (st->read_only)
-        return wc_error_set(err, -EROFS, "%s: opened read-only", st->path);
     /* a file gaining the calibration tables becomes version 5 whole: the
      * exporter tables and the field-report columns come with them */
     char pragma[64];
@@ -419,6 +424,13 @@ int wc_store_ensure_calibration(wc_store *st, wc_error *err)
     if (!rc) /* ... and the field-report columns (NULL: not stored) */
         rc = add_field_report_columns(st, err);
     return rc ? rc : wc_store_exec(st, pragma, err);
+}
+
+int wc_store_ensure_calibration(wc_store *st, wc_error *err)
+{
+    if (st->read_only)
+        return wc_error_set(err, -EROFS, "%s: opened read-only", st->path);
+    return upgrade_schema(st, err);
 }
 
 int wc_store_ensure_indexes(wc_store *st, wc_error *err)

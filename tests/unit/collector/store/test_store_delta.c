@@ -233,8 +233,17 @@ Test(store_delta, old_and_new_format_attribute_identically)
     cr_assert_gt(strlen(a), 10000, "the input attributes energy");
     cr_assert(strcmp(a, b) == 0, "delta run re-attributes differently");
     cr_assert(strcmp(a, c) == 0, "periodic keyframes re-attribute differently");
-    /* a version-4 run (no tick.proc_delta column) opened again reads as before */
+    /* a version-4 run (none of version 5's columns: tick.proc_delta, the VM
+     * labels, the ceiling, the die layout) opened again for writing gains
+     * them, NULL in its rows, and reads as before */
     cr_assert_eq(sqlite3_exec(full->db, "ALTER TABLE tick DROP COLUMN proc_delta;"
+                              " ALTER TABLE process DROP COLUMN vm_id;"
+                              " ALTER TABLE process DROP COLUMN vm_name;"
+                              " ALTER TABLE process DROP COLUMN hypervisor;"
+                              " ALTER TABLE process DROP COLUMN vm_since;"
+                              " ALTER TABLE run DROP COLUMN ceiling_watts;"
+                              " ALTER TABLE zone DROP COLUMN die_count;"
+                              " ALTER TABLE zone DROP COLUMN die_mirrored;"
                               " PRAGMA user_version=4;", NULL, NULL, NULL), SQLITE_OK);
     char path[sizeof full->path];
     memcpy(path, full->path, sizeof path);
@@ -242,7 +251,9 @@ Test(store_delta, old_and_new_format_attribute_identically)
     wc_error err = {{0}};
     full = wc_store_open(path, WC_STORE_WRITE, &err);
     cr_assert_not_null(full, "%s", err.msg);
-    cr_assert_eq(query_i64(full, "PRAGMA user_version"), 4);
+    cr_assert_eq(query_i64(full, "PRAGMA user_version"), WC_STORE_SCHEMA_VERSION);
+    cr_assert_eq(query_i64(full, "SELECT COUNT(*) FROM process WHERE vm_id IS NOT NULL"), 0);
+    cr_assert_eq(query_i64(full, "SELECT COUNT(*) FROM tick WHERE proc_delta IS NOT NULL"), 0);
     replay_all(full);
     char *d = dump(full);
     cr_assert(strcmp(a, d) == 0, "a run without the column re-attributes differently");
