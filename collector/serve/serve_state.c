@@ -134,6 +134,8 @@ static void level_sums(const wc_record_tick *t, double sum[SV_LEVELS][SERVE_ZONE
     memset(sum, 0, sizeof(double) * SV_LEVELS * SERVE_ZONES);
     for (size_t i = 0; i < t->out->nwork; i++) {
         const wc_attr_work_out *w = &t->out->work[i];
+        if (w->level == WC_LEVEL_VM)
+            continue; /* VMs are not a level serve publishes (nor part of the pods' sum) */
         int lv = w->level == WC_LEVEL_PROCESS ? SV_PROCESS
                  : w->level == WC_LEVEL_CONTAINER ? SV_CONTAINER : SV_POD;
         if (w->zone < SERVE_ZONES)
@@ -141,18 +143,28 @@ static void level_sums(const wc_record_tick *t, double sum[SV_LEVELS][SERVE_ZONE
     }
 }
 
-/* One node zone's gap per level: idle, unattributed, over (µJ → J, W). */
+/* One node zone's gap per level: idle, unattributed, over (µJ → J, W).
+ * Watts are in the node's own power terms: the model's zone power is ΔE over
+ * the zone's reading span, which under load can differ from the tick's
+ * interval, and every workload's watts are its share of that power; so the
+ * unattributed and over µJ are converted at the zone's active W per active
+ * µJ (idle: the model's idle watts), and active − Σ workloads = unattributed
+ * − over holds in watts as it does in joules. With no active energy, µJ over
+ * the tick's interval. */
 static void fold_gap(serve_node *n, const wc_attr_node_out *o, const double *sum_by_level,
                      size_t stride)
 {
+    double active = (double)o->active_uj;
+    double w_per_uj = active > 0             ? o->active_uw / 1e6 / active
+                      : o->interval_s > 0    ? 1e-6 / o->interval_s
+                                             : NAN;
     for (int lv = 0; lv < SV_LEVELS; lv++) {
         double attributed = sum_by_level[(size_t)lv * stride];
-        double active = (double)o->active_uj;
         double uj[SV_KINDS] = {(double)o->idle_uj, active > attributed ? active - attributed : 0,
                                attributed > active ? attributed - active : 0};
         for (int k = 0; k < SV_KINDS; k++) {
             n->gap_j[lv][k] += uj[k] / 1e6;
-            n->gap_w[lv][k] = o->interval_s > 0 ? uj[k] / 1e6 / o->interval_s : NAN;
+            n->gap_w[lv][k] = k == 0 ? o->idle_uw / 1e6 : uj[k] * w_per_uj;
         }
     }
 }

@@ -73,8 +73,8 @@ static int current(const wc_record_tick *t, serve_wl **out, size_t *n)
         return -ENOMEM;
     for (size_t i = 0; i < t->out->nwork; i++) {
         const wc_attr_work_out *w = &t->out->work[i];
-        if (w->proc_index >= t->in->nprocs)
-            continue;
+        if (w->proc_index >= t->in->nprocs || w->level == WC_LEVEL_VM)
+            continue; /* a VM row is no pod: serve publishes no VM level */
         if (k == 0 || !same_workload(&cur[k - 1], w, t))
             describe(&cur[k++], w, t);
         if (w->zone < SERVE_ZONES) {

@@ -98,6 +98,44 @@ static wc_serve_state *state(size_t cap)
     return s;
 }
 
+/* Under load the model's zone power is ΔE over the zone's own reading span,
+ * not over the tick's interval (here 10 J in a 0.25 s span of a 1 s tick:
+ * 40 W active): the processes' watts are shares of that power, and the gap
+ * in watts must be too, so active − Σ processes = unattributed − over holds
+ * (a loaded `make test` once served 20.65 W active, 0 W to processes and a
+ * 5.16 W gap: the gap was µJ over the 4× longer tick). A VM row is no pod. */
+Test(serve_state, gap_watts_in_the_node_power_terms)
+{
+    wc_serve_state *s = state(100);
+    fake f;
+    build(&f, 1, 1);
+    f.node.active_uw = 40e6, f.node.idle_uw = 20e6, f.node.power_uw = 60e6;
+    for (size_t i = 0; i < f.out.nwork; i++)
+        f.work[i].power_uw *= 4;
+    f.work[f.out.nwork] = (wc_attr_work_out){.level = WC_LEVEL_VM, .proc_index = 0, .key = "vm-1",
+                                             .zone = 0, .energy_uj = 9000000, .power_uw = 36e6};
+    f.out.nwork++;
+    wc_serve_state_tick(s, &f.t);
+    char *m = render(s);
+    const char *pfx = "{node_name=\"n1\",provenance=\"simulated\",model=\"ideal\",zone=\"package\"";
+    char want[512];
+    snprintf(want, sizeof want,
+             "wattcal_attribution_gap_watts%s,level=\"process\",kind=\"unattributed\"} 4\n", pfx);
+    cr_assert_not_null(strstr(m, want), "40 W active - 36 W to processes: %s", m);
+    snprintf(want, sizeof want,
+             "wattcal_attribution_gap_watts%s,level=\"pod\",kind=\"unattributed\"} 12\n", pfx);
+    cr_assert_not_null(strstr(m, want), "40 W active - 28 W to the pod (the VM row not a pod)");
+    snprintf(want, sizeof want, "wattcal_attribution_gap_watts%s,level=\"pod\",kind=\"idle\"} 20\n",
+             pfx);
+    cr_assert_not_null(strstr(m, want));
+    snprintf(want, sizeof want,
+             "wattcal_attribution_gap_joules_total%s,level=\"process\",kind=\"unattributed\"} 1\n", pfx);
+    cr_assert_not_null(strstr(m, want), "joules stay joules");
+    cr_assert_null(strstr(m, "vm-1"), "a VM is not served as a pod");
+    free(m);
+    wc_serve_state_free(s);
+}
+
 Test(serve_state, node_gap_and_pod_names)
 {
     wc_serve_state *s = state(100);
