@@ -781,10 +781,33 @@ static int top_comms(wc_store *st, const wc_validation *v, tenants *t, wc_error 
 
 /* The top tenants of level, by energy, into t (t->max set). Returns 0, -EIO
  * (err set) or -ENOMEM. */
+/* The top pods or containers from the levels pass's per-key totals of the
+ * rank zone (keys sorted, so ties keep the store's key order): 1 when it
+ * holds them all, 0 when the store must be asked (no pass, or rows of keys
+ * its tables lack), -ENOMEM. */
+static int top_from_levels(const wc_validation *v, int level, tenants *t)
+{
+    const wc_levels_report *lv = &v->levels;
+    const wc_level_zone *z = v->have_levels ? wc_levels_zone(lv, v->gap.rank_zone) : NULL;
+    int pods = level == WC_LEVEL_POD;
+    if (!z || (pods ? lv->unlisted_pod_rows : lv->unlisted_container_rows) ||
+        (level != WC_LEVEL_POD && level != WC_LEVEL_CONTAINER))
+        return 0;
+    size_t n = pods ? lv->npods : lv->ncontainers;
+    for (size_t k = 0; k < n; k++)
+        if (keep_top(t, pods ? lv->pod_uids[k] : lv->container_ids[k],
+                     pods ? z->per_pod_j[k] : z->per_container_j[k]))
+            return -ENOMEM;
+    return 1;
+}
+
 static int top_tenants(wc_store *st, const wc_validation *v, int level, tenants *t, wc_error *err)
 {
     if (level == WC_LEVEL_PROCESS)
         return top_comms(st, v, t, err);
+    int got = top_from_levels(v, level, t);
+    if (got)
+        return got < 0 ? wc_error_set(err, -ENOMEM, "report: out of memory") : 0;
     wc_store_iter *rows = NULL;
     int rc = wc_store_tenant_top_open(st, v->model_id, (wc_attr_level)level, v->gap.rank_zone,
                                       (int)t->max, &rows, err);

@@ -522,6 +522,8 @@ static void add_row(pass *p, int level, int64_t process_id, const char *key, lon
                 p->pod_nchild[(size_t)q * nz + (size_t)z]++;
                 touch_pod(p, q);
             }
+        } else {
+            p->rep->unlisted_container_rows++;
         }
     } else if (level == WC_LEVEL_VM) {
         p->sum_vm[z] += e;
@@ -656,6 +658,7 @@ static void reset_totals(pass *p)
         lz->per_container_j = cj, lz->per_container_cpu_s = cc, lz->per_pod_j = qj;
     }
     p->rep->negative_share_rows = p->rep->lifetime_delta_rows = p->rep->unlisted_pod_rows = 0;
+    p->rep->unlisted_container_rows = 0;
     memset(p->rep->excluded_rows, 0, sizeof p->rep->excluded_rows);
     memset(p->rep->excluded_process, 0, (size_t)(p->max_proc_id + 1));
     memset(p->rep->excluded_container, 0, p->containers.n ? p->containers.n : 1);

@@ -128,6 +128,7 @@ typedef struct wc_levels_report {
     unsigned char *excluded_pod;       /* per pod index */
     int64_t unlisted_pod_rows;     /* pod rows whose uid the run's pod table lacks: in the
                                       level sums, in no per_pod_j */
+    int64_t unlisted_container_rows; /* likewise container rows and per_container_j */
     int64_t lifetime_delta_rows;   /* ... and with its lifetime-first-delta flag */
     wc_level_vm *vms;              /* every VM per zone, zone then energy order; NULL none */
     size_t nvms;
