@@ -454,7 +454,7 @@ static int account(wc_proc_scanner *s, int32_t pid, const wc_pidstat *ps,
         e->seen_gen = s->gen;
         return push_sample(snap, e, ps, 0);
     }
-    if (!e && (s->count + 1) * 2 > s->cap) {
+    if (!e && (s->count + 1) * 4 > s->cap * 3) { /* at most 3/4 full */
         if (ht_alloc(s, s->bits + 1) != 0)
             return -ENOMEM;
         slot = ht_find(s, pid);

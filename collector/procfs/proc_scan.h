@@ -31,10 +31,10 @@
  * interned): all "" (since WC_VM_NONE) for any other process. */
 typedef struct wc_proc_vm {
     wc_vm_since since;
+    int truncated;          /* 1 when the cmdline was longer than WC_CMDLINE_MAX */
     const char *hypervisor; /* "kvm", "xen", "virtualbox", "vmware" */
     const char *id;         /* Kepler's vm_id label (cut to 127 bytes) */
     const char *name;       /* Kepler's vm_name label (cut to 127 bytes) */
-    int truncated;          /* 1 when the cmdline was longer than WC_CMDLINE_MAX */
 } wc_proc_vm;
 
 /* What is known of one process for its whole life; read once when first seen.

@@ -152,7 +152,7 @@ static int reserve(struct wc_store_delta *d, size_t n)
         d->rows_cap = n;
     }
     size_t cap = d->cap ? d->cap : 1024;
-    while ((d->count + n + 1) * 2 > cap)
+    while ((d->count + n + 1) * 4 > cap * 3) /* a bound: live processes are in both */
         cap *= 2;
     return cap != d->cap ? rehash(d, cap) : 0;
 }
