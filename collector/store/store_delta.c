@@ -154,11 +154,12 @@ static int crowded(const struct wc_store_delta *d)
 static int reserve(struct wc_store_delta *d, size_t n)
 {
     if (n > d->rows_cap) {
-        const wc_proc_sample **r = realloc(d->rows, n * sizeof *r);
+        size_t cap = n + n / 8 + 16; /* a few births do not reallocate it each tick */
+        const wc_proc_sample **r = realloc(d->rows, cap * sizeof *r);
         if (!r)
             return -ENOMEM;
         d->rows = r;
-        d->rows_cap = n;
+        d->rows_cap = cap;
     }
     size_t want = (d->count > n ? d->count : n) + 1, cap = d->cap ? d->cap : 1024;
     while (want * 4 > cap * 3)
