@@ -49,8 +49,9 @@
 /* One identity plus the scanner's bookkeeping. */
 typedef struct scan_entry {
     wc_proc_identity id;
-    uint64_t seen_gen;   /* generation of the last scan that saw it */
-    size_t live_index;   /* position in scanner->live */
+    uint32_t seen_gen;   /* generation of the last scan that saw it (an entry unseen for
+                          * one scan is retired, so a wrapped counter never matches) */
+    uint32_t live_index; /* position in scanner->live */
     int fd;              /* its <pid>/stat kept open (-1: none) */
     dev_t dev;           /* and that file's identity (fake trees: re-checked per scan) */
     ino_t ino;
@@ -72,7 +73,7 @@ struct wc_proc_scanner {
     char *root;          /* procfs_root as given */
     DIR *dir;            /* the root, rewound at every scan */
     int dfd;             /* dirfd(dir), base of every openat */
-    uint64_t gen;        /* scan counter */
+    uint32_t gen;        /* scan counter (wraps) */
     scan_slot *slots;    /* power-of-two capacity */
     size_t cap, count;
     unsigned bits;       /* log2(cap) */
@@ -106,7 +107,7 @@ static int vec_push(entry_vec *v, scan_entry *e)
 /* Removes live[e->live_index] by moving the last element into its place. */
 static void live_remove(wc_proc_scanner *s, scan_entry *e)
 {
-    size_t i = e->live_index;
+    uint32_t i = e->live_index;
     scan_entry *last = s->live.v[--s->live.n];
     s->live.v[i] = last;
     last->live_index = i;
@@ -431,7 +432,7 @@ static int insert_new(wc_proc_scanner *s, size_t slot, int32_t pid, const wc_pid
         free_entry(s, e);
         return -ENOMEM;
     }
-    e->live_index = s->live.n - 1;
+    e->live_index = (uint32_t)(s->live.n - 1);
     scan_entry *old = s->slots[slot].e;
     s->slots[slot].pid = pid;
     s->slots[slot].e = e;
