@@ -158,6 +158,7 @@ typedef struct synth_proc {
 typedef struct gen {
     rng r;
     wc_proc_identity ids[NPROC];
+    char cgroup_paths[NPROC][512];   /* ids[i].cgroup_path points here */
     wc_proc_sample samples[NPROC];
     synth_proc sp[NPROC];
     int order[NPROC];                /* sample indexes by ascending pid: /proc's readdir order */
@@ -283,11 +284,15 @@ static int set_identity(gen *g, int i, int32_t pid, int32_t ppid, int32_t pgid, 
     id->pgid = pgid;
     id->starttime = starttime;
     snprintf(id->comm, sizeof id->comm, "%s", comm);
-    snprintf(id->exe, sizeof id->exe, "%s", exe);
+    id->exe = exe; /* a string literal of the tables below */
     char text[600];
     int n = snprintf(text, sizeof text, "0::%s\n", cgroup_path);
-    if (wc_cgroup_parse(text, (size_t)n, "synthetic cgroup", &id->cgroup, err) != 0)
+    wc_cgroup_info ci;
+    if (wc_cgroup_parse(text, (size_t)n, "synthetic cgroup", &ci, err) != 0)
         return -EINVAL;
+    wc_cgroup_ids_of(&ci, &id->cgroup);
+    memcpy(g->cgroup_paths[i], ci.path, sizeof ci.path);
+    id->cgroup_path = g->cgroup_paths[i];
     id->store_id = -1; /* not in the store yet: put_processes inserts it (0 would mean "stored") */
     g->samples[i].id = id;
     g->samples[i].num_threads = threads;
@@ -404,7 +409,7 @@ static int make_container(gen *g, proc_cursor *c, int32_t shim_pid, const char *
         rc = set_identity(g, c->i, c->pid, k == 0 ? shim_pid : leader, leader, c->st,
                           IMAGES[img].comm, IMAGES[img].exe, cg, 4 + (int)rng_below(&g->r, 36), err);
         g->sp[c->i].container = 1;
-        const wc_cgroup_info *ci = &g->ids[c->i].cgroup;
+        const wc_cgroup_ids *ci = &g->ids[c->i].cgroup;
         if (!rc && (strcmp(ci->container_id, cid) || strcmp(ci->pod_uid, uid) ||
                     strcmp(ci->runtime, "containerd") || strcmp(ci->qos, *q ? q : "guaranteed")))
             rc = wc_error_set(err, -EINVAL,

@@ -88,9 +88,10 @@ static int enter(wc_rec_cgroups *c, wc_store *st, int pod, const char *key, cons
 static int follow(wc_rec_cgroups *c, wc_store *st, const wc_proc_identity *p, int delta,
                   wc_error *err)
 {
-    const wc_cgroup_info *g = &p->cgroup;
+    const wc_cgroup_ids *g = &p->cgroup;
+    const char *path = p->cgroup_path ? p->cgroup_path : "";
     char pod_dir[512];
-    int has_pod = g->pod_uid[0] && wc_cgroup_pod_dir(g->path, g->pod_uid, pod_dir,
+    int has_pod = g->pod_uid[0] && wc_cgroup_pod_dir(path, g->pod_uid, pod_dir,
                                                      sizeof pod_dir) == 0;
     int has_ctr = g->container_id[0] && !g->is_runtime_monitor;
     for (int pod = 0; pod <= 1; pod++) {
@@ -98,7 +99,7 @@ static int follow(wc_rec_cgroups *c, wc_store *st, const wc_proc_identity *p, in
             continue;
         const char *key = pod ? g->pod_uid : g->container_id;
         if (delta > 0) {
-            int rc = enter(c, st, pod, key, pod ? pod_dir : g->path, err);
+            int rc = enter(c, st, pod, key, pod ? pod_dir : path, err);
             if (rc)
                 return rc;
         } else {

@@ -49,6 +49,11 @@ static void *grow(void *p, size_t n, size_t elem)
         (p) = np_;                                                                             \
     } while (0)
 
+/* The capacity a table grows to when n no longer fits: 1/8 more, so that a
+ * few births do not reallocate every per-process array each tick (issue 15:
+ * no per-tick allocation in the steady state). */
+static size_t roomy(size_t n) { return n + n / 8 + 16; }
+
 /* a × b into *out; 0, or -ENOMEM when it overflows. */
 static int mul_size(size_t a, size_t b, size_t *out)
 {
@@ -64,6 +69,7 @@ int attr_proc_tab_reserve(proc_tab *t, size_t n, size_t nz)
 {
     if (n <= t->cap && t->rec)
         return 0;
+    n = roomy(n);
     size_t ntot;
     if (mul_size(n, nz, &ntot))
         return -ENOMEM;
@@ -103,6 +109,7 @@ size_t attr_proc_tab_find(const proc_tab *t, int32_t pid, uint64_t start, int by
 int attr_str_tab_reserve(str_tab *t, size_t n, size_t nz, size_t pool_bytes)
 {
     if (n > t->cap || !t->off) {
+        n = roomy(n);
         size_t ntot;
         if (mul_size(n, nz, &ntot))
             return -ENOMEM;
@@ -112,6 +119,7 @@ int attr_str_tab_reserve(str_tab *t, size_t n, size_t nz, size_t pool_bytes)
         t->cap = n;
     }
     if (pool_bytes > t->pool_cap || !t->pool) {
+        pool_bytes = roomy(pool_bytes);
         GROW_OR_FAIL(t->pool, pool_bytes);
         t->pool_cap = pool_bytes;
     }
@@ -361,6 +369,7 @@ static int scratch_reserve(scratch *s, size_t n)
 {
     if (n <= s->cap && s->pk)
         return 0;
+    n = roomy(n);
     GROW_OR_FAIL(s->pk, n);
     GROW_OR_FAIL(s->ord, n);
     GROW_OR_FAIL(s->d_s, n);
@@ -400,6 +409,7 @@ static int work_reserve(wc_attrib *a, size_t n)
         return -ENOMEM;
     if (rows <= a->work_cap && a->work)
         return 0;
+    rows = roomy(rows);
     GROW_OR_FAIL(a->work, rows);
     a->work_cap = rows;
     return 0;

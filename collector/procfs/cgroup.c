@@ -463,3 +463,12 @@ int wc_cgroup_parse(const char *text, size_t len, const char *origin,
     finish(&st, out);
     return 0;
 }
+
+void wc_cgroup_ids_of(const wc_cgroup_info *in, wc_cgroup_ids *out)
+{
+    memcpy(out->runtime, in->runtime, sizeof out->runtime);
+    memcpy(out->container_id, in->container_id, sizeof out->container_id);
+    memcpy(out->pod_uid, in->pod_uid, sizeof out->pod_uid);
+    memcpy(out->qos, in->qos, sizeof out->qos);
+    out->is_runtime_monitor = in->is_runtime_monitor;
+}

@@ -36,6 +36,20 @@ typedef struct wc_cgroup_info {
                              * first line's path (truncated to fit) */
 } wc_cgroup_info;
 
+/* The ids of a wc_cgroup_info without its path: what a process keeps for its
+ * whole life (proc_scan.h; the path is interned there). Same fields, same
+ * meaning. */
+typedef struct wc_cgroup_ids {
+    char runtime[16];
+    char container_id[65];
+    char pod_uid[37];
+    char qos[16];
+    int is_runtime_monitor;
+} wc_cgroup_ids;
+
+/* Copies the ids of in (everything but the path) into out. */
+void wc_cgroup_ids_of(const wc_cgroup_info *in, wc_cgroup_ids *out);
+
 /* Parses the text of a /proc/<pid>/cgroup file ([text, text+len), need not
  * be NUL-terminated; empty lines skipped). The pod UID and QoS are taken from
  * the kubepods components above the winning id (or, with no container, from

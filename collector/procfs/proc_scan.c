@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "collector/procfs/pidstat.h"
+#include "collector/procfs/strpool.h"
 #include "common/wc_fs.h"
 
 /* Large enough for any /proc/<pid>/stat (52 fields of <= 20 digits + comm). */
@@ -48,8 +49,9 @@
 /* One identity plus the scanner's bookkeeping. */
 typedef struct scan_entry {
     wc_proc_identity id;
-    uint64_t seen_gen;   /* generation of the last scan that saw it */
-    size_t live_index;   /* position in scanner->live */
+    uint32_t seen_gen;   /* generation of the last scan that saw it (an entry unseen for
+                          * one scan is retired, so a wrapped counter never matches) */
+    uint32_t live_index; /* position in scanner->live */
     int fd;              /* its <pid>/stat kept open (-1: none) */
     dev_t dev;           /* and that file's identity (fake trees: re-checked per scan) */
     ino_t ino;
@@ -71,7 +73,7 @@ struct wc_proc_scanner {
     char *root;          /* procfs_root as given */
     DIR *dir;            /* the root, rewound at every scan */
     int dfd;             /* dirfd(dir), base of every openat */
-    uint64_t gen;        /* scan counter */
+    uint32_t gen;        /* scan counter (wraps) */
     scan_slot *slots;    /* power-of-two capacity */
     size_t cap, count;
     unsigned bits;       /* log2(cap) */
@@ -80,6 +82,9 @@ struct wc_proc_scanner {
     size_t fd_budget;    /* stat files that may stay open (0: open+read+close each) */
     size_t fd_kept;      /* stat files open now */
     int real_proc;       /* the root is a procfs: a dead process's fd reads ESRCH */
+    wc_strpool *pool;    /* every identity's exe, cgroup path and VM labels, shared */
+    wc_cgroup_info cg;   /* the birth-time reads, parsed here, then interned */
+    wc_vm_info vm;
     char cgbuf[SCAN_CGROUP_BUF];
 };
 
@@ -102,7 +107,7 @@ static int vec_push(entry_vec *v, scan_entry *e)
 /* Removes live[e->live_index] by moving the last element into its place. */
 static void live_remove(wc_proc_scanner *s, scan_entry *e)
 {
-    size_t i = e->live_index;
+    uint32_t i = e->live_index;
     scan_entry *last = s->live.v[--s->live.n];
     s->live.v[i] = last;
     last->live_index = i;
@@ -278,11 +283,12 @@ static void read_exe(const wc_proc_scanner *s, int32_t pid, char *out, size_t ca
     out[n > 0 ? (size_t)n : 0] = '\0';
 }
 
-/* Reads and parses <root>/<pid>/cgroup into id->cgroup. A vanished process
- * leaves it empty silently; other failures are counted. */
-static void read_cgroup(wc_proc_scanner *s, wc_proc_identity *id, wc_proc_snapshot *snap)
+/* Reads and parses <root>/<pid>/cgroup into s->cg (emptied first). A
+ * vanished process leaves it empty silently; other failures are counted. */
+static void read_cgroup(wc_proc_scanner *s, const wc_proc_identity *id, wc_proc_snapshot *snap)
 {
     char path[4096];
+    memset(&s->cg, 0, sizeof s->cg);
     wc_error e = {{0}};
     if (wc_path(path, sizeof path, s->root, "%d/cgroup", (int)id->pid) != 0) {
         wc_error_set(&e, -ENAMETOOLONG, "%s/%d/cgroup: path too long", s->root, (int)id->pid);
@@ -302,8 +308,45 @@ static void read_cgroup(wc_proc_scanner *s, wc_proc_identity *id, wc_proc_snapsh
             count_error(snap, &e);
         return;
     }
-    if (wc_cgroup_parse(s->cgbuf, len, path, &id->cgroup, &e) != 0)
+    if (wc_cgroup_parse(s->cgbuf, len, path, &s->cg, &e) != 0)
         count_error(snap, &e);
+}
+
+/* Drops the identity's references to the pool's strings. */
+static void release_strings(wc_proc_scanner *s, wc_proc_identity *id)
+{
+    const char **str[5] = {&id->exe, &id->cgroup_path, &id->vm.hypervisor, &id->vm.id,
+                           &id->vm.name};
+    for (int i = 0; i < 5; i++) {
+        wc_strpool_put(s->pool, *str[i]);
+        *str[i] = NULL;
+    }
+}
+
+/* Frees an entry and its references (its descriptor is already dropped). */
+static void free_entry(wc_proc_scanner *s, scan_entry *e)
+{
+    if (!e)
+        return;
+    release_strings(s, &e->id);
+    free(e);
+}
+
+/* Interns the birth-time reads (exe, s->cg, s->vm) into id. -ENOMEM. */
+static int intern_birth(wc_proc_scanner *s, wc_proc_identity *id, const char *exe)
+{
+    wc_cgroup_ids_of(&s->cg, &id->cgroup);
+    id->vm.since = s->vm.since;
+    id->vm.truncated = s->vm.truncated;
+    id->exe = wc_strpool_get(s->pool, exe, SIZE_MAX);
+    id->cgroup_path = wc_strpool_get(s->pool, s->cg.path, sizeof s->cg.path);
+    id->vm.hypervisor = wc_strpool_get(s->pool, s->vm.hypervisor, sizeof s->vm.hypervisor);
+    id->vm.id = wc_strpool_get(s->pool, s->vm.id, sizeof s->vm.id);
+    id->vm.name = wc_strpool_get(s->pool, s->vm.name, sizeof s->vm.name);
+    if (id->exe && id->cgroup_path && id->vm.hypervisor && id->vm.id && id->vm.name)
+        return 0;
+    release_strings(s, id);
+    return -ENOMEM;
 }
 
 /* Allocates the identity of a (pid, starttime) seen for the first time. */
@@ -320,12 +363,17 @@ static scan_entry *new_entry(wc_proc_scanner *s, int32_t pid, const wc_pidstat *
     e->id.store_id = -1;
     e->fd = -1;
     memcpy(e->id.comm, ps->comm, sizeof e->id.comm);
-    read_exe(s, pid, e->id.exe, sizeof e->id.exe);
+    char exe[256];
+    read_exe(s, pid, exe, sizeof exe);
     read_cgroup(s, &e->id, snap);
     wc_error ve = {{0}};
-    int vrc = wc_vm_read(s->root, pid, &e->id.vm, &ve);
+    int vrc = wc_vm_read(s->root, pid, &s->vm, &ve);
     if (vrc && !is_vanished(-vrc))
         count_error(snap, &ve);
+    if (intern_birth(s, &e->id, exe) != 0) {
+        free(e);
+        return NULL;
+    }
     e->seen_gen = s->gen;
     return e;
 }
@@ -336,7 +384,7 @@ static int retire(wc_proc_scanner *s, scan_entry *e, wc_proc_snapshot *snap)
     live_remove(s, e);
     drop_fd(s, e);
     if (vec_push(&s->dying, e) != 0) {
-        free(e); /* cannot be kept for one more scan: not listed as gone */
+        free_entry(s, e); /* cannot be kept for one more scan: not listed as gone */
         return -ENOMEM;
     }
     if (snap->gone_count == snap->gone_cap) {
@@ -381,10 +429,10 @@ static int insert_new(wc_proc_scanner *s, size_t slot, int32_t pid, const wc_pid
 {
     scan_entry *e = new_entry(s, pid, ps, snap);
     if (!e || vec_push(&s->live, e) != 0) {
-        free(e);
+        free_entry(s, e);
         return -ENOMEM;
     }
-    e->live_index = s->live.n - 1;
+    e->live_index = (uint32_t)(s->live.n - 1);
     scan_entry *old = s->slots[slot].e;
     s->slots[slot].pid = pid;
     s->slots[slot].e = e;
@@ -407,7 +455,7 @@ static int account(wc_proc_scanner *s, int32_t pid, const wc_pidstat *ps,
         e->seen_gen = s->gen;
         return push_sample(snap, e, ps, 0);
     }
-    if (!e && (s->count + 1) * 2 > s->cap) {
+    if (!e && (s->count + 1) * 4 > s->cap * 3) { /* at most 3/4 full */
         if (ht_alloc(s, s->bits + 1) != 0)
             return -ENOMEM;
         slot = ht_find(s, pid);
@@ -521,7 +569,7 @@ static int sweep(wc_proc_scanner *s, wc_proc_snapshot *snap)
 static void free_dying(wc_proc_scanner *s)
 {
     for (size_t i = 0; i < s->dying.n; i++)
-        free(s->dying.v[i]);
+        free_entry(s, s->dying.v[i]);
     s->dying.n = 0;
 }
 
@@ -577,7 +625,8 @@ wc_proc_scanner *wc_proc_scanner_new(const char *procfs_root, wc_error *err)
     }
     s->dfd = dirfd(s->dir);
     set_fd_budget(s);
-    if (ht_alloc(s, 10) != 0) {
+    s->pool = wc_strpool_new();
+    if (!s->pool || ht_alloc(s, 10) != 0) {
         wc_error_set(err, -ENOMEM, "process scanner: out of memory");
         wc_proc_scanner_free(s);
         return NULL;
@@ -626,12 +675,13 @@ void wc_proc_scanner_free(wc_proc_scanner *s)
         return;
     for (size_t i = 0; i < s->live.n; i++) {
         drop_fd(s, s->live.v[i]);
-        free(s->live.v[i]);
+        free_entry(s, s->live.v[i]);
     }
     free_dying(s);
     free(s->live.v);
     free(s->dying.v);
     free(s->slots);
+    wc_strpool_free(s->pool);
     if (s->dir)
         closedir(s->dir);
     free(s->root);

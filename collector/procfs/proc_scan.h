@@ -27,20 +27,35 @@
 #include "collector/procfs/cmdline.h"
 #include "common/wc_error.h"
 
+/* The VM of a hypervisor process (cmdline.h's wc_vm_info with its strings
+ * interned): all "" (since WC_VM_NONE) for any other process. */
+typedef struct wc_proc_vm {
+    wc_vm_since since;
+    int truncated;          /* 1 when the cmdline was longer than WC_CMDLINE_MAX */
+    const char *hypervisor; /* "kvm", "xen", "virtualbox", "vmware" */
+    const char *id;         /* Kepler's vm_id label (cut to 127 bytes) */
+    const char *name;       /* Kepler's vm_name label (cut to 127 bytes) */
+} wc_proc_vm;
+
 /* What is known of one process for its whole life; read once when first seen.
  * The pointer stays valid while the process is alive and for one scan after
- * it disappears (so a consumer can still label its last interval). */
+ * it disappears (so a consumer can still label its last interval). The
+ * strings behind exe, cgroup_path and vm are the scanner's, shared between
+ * processes with equal ones (strpool.h: issue 15, record within 16 MiB at
+ * 5,000 processes), valid as long as the identity; never NULL from the
+ * scanner (a consumer reads NULL in a hand-made identity as ""). */
 typedef struct wc_proc_identity {
     int32_t pid;            /* the <procfs_root>/<pid> directory name */
-    uint64_t starttime;     /* ticks since boot: with pid, the identity */
     int32_t ppid;
+    uint64_t starttime;     /* ticks since boot: with pid, the identity */
     int32_t pgid;           /* process group when first seen (a workload's processes share one) */
     char comm[64];          /* from stat (first '(' .. last ')') */
-    char exe[256];          /* readlink of /proc/<pid>/exe; "" for kernel threads or when unreadable
+    const char *exe;        /* readlink of /proc/<pid>/exe; "" for kernel threads or when unreadable
                              * (truncated to 255 bytes) */
-    wc_cgroup_info cgroup;  /* container/pod/runtime; empty ids for host processes, and when the
+    wc_cgroup_ids cgroup;   /* container/pod/runtime; empty ids for host processes, and when the
                              * process exited before its cgroup file was read */
-    wc_vm_info vm;          /* the VM of a hypervisor process, from its cmdline read at birth
+    const char *cgroup_path; /* wc_cgroup_info.path of that file (at most 511 bytes) */
+    wc_proc_vm vm;          /* the VM of a hypervisor process, from its cmdline read at birth
                              * (cmdline.h); since WC_VM_NONE for any other */
     int64_t store_id;       /* free for the consumer (the SQLite row id); -1 initially */
 } wc_proc_identity;

@@ -535,3 +535,10 @@ int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_
         rc = finish_journal(st, err);
     return rc;
 }
+
+int wc_store_set_cache_kib(wc_store *st, int kib, wc_error *err)
+{
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA cache_size=-%d", kib > 0 ? kib : 1);
+    return wc_store_exec(st, pragma, err);
+}

@@ -182,6 +182,14 @@ int wc_store_put_zone_samples(wc_store *st, int64_t tick_id, int64_t first_zone_
 #define WC_STORE_KEYFRAME_TICKS 3600
 void wc_store_set_keyframe_every(wc_store *st, int64_t ticks);
 
+/* Caps this connection's SQLite page cache at kib KiB (PRAGMA cache_size;
+ * SQLite's default is 2,000 KiB). A recorder only appends: each tick touches
+ * the rightmost pages of a few tables, so a small cache writes the same file
+ * (issue 15: record's RSS); the index sort at the end of the run uses the
+ * larger of this and 250 pages. Returns 0 or -EIO with err naming the file. */
+#define WC_STORE_WRITER_CACHE_KIB 256
+int wc_store_set_cache_kib(wc_store *st, int kib, wc_error *err);
+
 /* Inserts the processes new in this snapshot (setting their store_id) and
  * their cumulative CPU rows: on a keyframe one per process, else only those
  * whose counters changed (store_delta.c; docs/schema.md); marks gone

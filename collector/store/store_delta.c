@@ -20,8 +20,8 @@
  * readdir order is all keyframes (as large as before, still exact).
  *
  * The cache: the last written counters of each live process by its row id,
- * an open-addressing hash (linear probing, backward-shift deletion) grown by
- * doubling, and a reused list of the rows to write: nothing is allocated per
+ * an open-addressing hash (linear probing, backward-shift deletion, at most
+ * 3/4 full) grown by doubling, and a reused list of the rows to write: nothing is allocated per
  * tick in the steady state. Gone processes are forgotten.
  */
 #include <errno.h>
@@ -141,26 +141,42 @@ static int ascending(const wc_proc_snapshot *snap)
     return 1;
 }
 
-/* Room for the snapshot's rows and live processes. Returns 0 or -ENOMEM. */
+/* 1 when one more process would make the cache over 3/4 full. */
+static int crowded(const struct wc_store_delta *d)
+{
+    return (d->count + 1) * 4 > d->cap * 3;
+}
+
+/* Room for the snapshot's rows, and a cache sized for the larger of the
+ * live processes and the snapshot (the same processes, mostly: a sum would
+ * double the cache); changed() grows it when births need more. Returns 0
+ * or -ENOMEM. */
 static int reserve(struct wc_store_delta *d, size_t n)
 {
     if (n > d->rows_cap) {
-        const wc_proc_sample **r = realloc(d->rows, n * sizeof *r);
+        size_t cap = n + n / 8 + 16; /* a few births do not reallocate it each tick */
+        const wc_proc_sample **r = realloc(d->rows, cap * sizeof *r);
         if (!r)
             return -ENOMEM;
         d->rows = r;
-        d->rows_cap = n;
+        d->rows_cap = cap;
     }
-    size_t cap = d->cap ? d->cap : 1024;
-    while ((d->count + n + 1) * 2 > cap)
+    size_t want = (d->count > n ? d->count : n) + 1, cap = d->cap ? d->cap : 1024;
+    while (want * 4 > cap * 3)
         cap *= 2;
     return cap != d->cap ? rehash(d, cap) : 0;
 }
 
-/* Records p's counters; 1 when they differ from the last written (or are new). */
+/* Records p's counters: 1 when they differ from the last written (or are
+ * new), 0 when not, -ENOMEM when the cache could not grow for a new one. */
 static int changed(struct wc_store_delta *d, const wc_proc_sample *p)
 {
     size_t i = find(d, p->id->store_id);
+    if (!d->slots[i].id && crowded(d)) {
+        if (rehash(d, d->cap * 2) != 0)
+            return -ENOMEM;
+        i = find(d, p->id->store_id);
+    }
     delta_ent *e = &d->slots[i];
     int differs = !e->id || e->utime != p->utime || e->stime != p->stime ||
                   e->threads != p->num_threads;
@@ -183,9 +199,15 @@ int wc_store_delta_select(wc_store *st, const wc_proc_snapshot *snap, int *keyfr
     }
     *keyframe = d->need_key || d->since_key + 1 >= d->every || !ascending(snap);
     d->nrows = 0;
-    for (size_t i = 0; i < snap->count; i++)
-        if (changed(d, &snap->samples[i]) || *keyframe)
+    for (size_t i = 0; i < snap->count; i++) {
+        int c = changed(d, &snap->samples[i]);
+        if (c < 0) {
+            d->need_key = 1; /* the cache is half updated: the next tick writes all */
+            return c;
+        }
+        if (c || *keyframe)
             d->rows[d->nrows++] = &snap->samples[i];
+    }
     d->since_key = *keyframe ? 0 : d->since_key + 1;
     d->need_key = 0;
     return 0;

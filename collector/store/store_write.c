@@ -243,7 +243,7 @@ int wc_store_put_zone_samples(wc_store *st, int64_t tick_id, int64_t first_zone_
     return 0;
 }
 
-static int put_container_and_pod(wc_store *st, int64_t tick_id, const wc_cgroup_info *cg,
+static int put_container_and_pod(wc_store *st, int64_t tick_id, const wc_cgroup_ids *cg,
                                  wc_error *err)
 {
     if (cg->container_id[0] && !cg->is_runtime_monitor) {
@@ -274,7 +274,7 @@ static int put_identity(wc_store *st, int64_t tick_id, wc_proc_identity *id, wc_
     sqlite3_bind_int(s, 3, id->ppid);
     bind_text(s, 4, id->comm);
     bind_text(s, 5, id->exe);
-    bind_text(s, 6, id->cgroup.path);
+    bind_text(s, 6, id->cgroup_path);
     bind_text(s, 7, id->cgroup.container_id);
     bind_text(s, 8, id->cgroup.runtime);
     bind_text(s, 9, id->cgroup.pod_uid);

@@ -31,7 +31,7 @@ static void check_scan(const wc_proc_snapshot *snap)
     for (size_t i = 0; i < snap->count; i++) {
         const wc_proc_identity *id = snap->samples[i].id;
         FUZZ_CHECK(id->pid > 0 && memchr(id->comm, '\0', sizeof id->comm) &&
-                       memchr(id->exe, '\0', sizeof id->exe),
+                       id->exe && strlen(id->exe) < 256,
                    "sample %zu: pid %d", i, id->pid);
         for (size_t j = 0; j < i; j++)
             FUZZ_CHECK(snap->samples[j].id->pid != id->pid, "pid %d listed twice", id->pid);

@@ -444,7 +444,7 @@ Test(proc_scan, real_proc_finds_self)
     cr_assert_eq(wc_cgroup_parse(text, len, "/proc/self/cgroup", &cg, &err), 0, "%s", err.msg);
     free(text);
     cr_assert_str_eq(me->id->cgroup.container_id, cg.container_id);
-    cr_assert_str_eq(me->id->cgroup.path, cg.path);
+    cr_assert_str_eq(me->id->cgroup_path, cg.path);
     /* Scan again: we are the same identity, no longer new. */
     const wc_proc_identity *id = me->id;
     scan_ok(s, &snap);
