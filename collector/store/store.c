@@ -113,7 +113,23 @@ int wc_store_grow(void **arr, size_t size, size_t n, size_t *cap, size_t first)
 
 /* ---- opening and closing ------------------------------------------------ */
 
-/* PRAGMA user_version of an existing file (0 when unreadable). */
+/* Appends to err why a readable file may still not open: a hot rollback
+ * journal (a writer was killed mid-transaction) that this open cannot roll
+ * back (read-only, or a read-only directory). */
+static void journal_hint(const char *path, wc_error *err)
+{
+    char journal[4200];
+    struct stat sb;
+    snprintf(journal, sizeof journal, "%s-journal", path);
+    size_t used = err ? strlen(err->msg) : 0;
+    if (err && stat(journal, &sb) == 0 && sb.st_size > 0)
+        snprintf(err->msg + used, sizeof err->msg - used,
+                 "; its rollback journal %s is hot (a writer was killed mid-write): open the run"
+                 " once where it can be written (e.g. `sqlite3 FILE 'PRAGMA quick_check'` in a"
+                 " writable directory) to roll it back; nothing committed is lost", journal);
+}
+
+/* PRAGMA user_version of an existing file (0 when it holds no database). */
 static int read_user_version(wc_store *st, int *version, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
@@ -125,6 +141,12 @@ static int read_user_version(wc_store *st, int *version, wc_error *err)
         return wc_error_set(err, -EBUSY, "%s: the database is locked by another process (still "
                             "busy after 5 s): wait for it to finish, or give another --db",
                             st->path);
+    if (rc == SQLITE_OK && step != SQLITE_ROW && step != SQLITE_DONE) {
+        /* an intact file SQLite cannot read as it stands: say why, never "not a run" */
+        rc = wc_store_fail(st, err, "reading the schema version");
+        journal_hint(st->path, err);
+        return rc;
+    }
     return rc == SQLITE_OK ? 0 : wc_store_fail(st, err, "reading user_version");
 }
 
@@ -383,17 +405,20 @@ int wc_store_rollback(wc_store *st)
 /* Version 5's field-report columns (WC_FIELD_REPORT_SQL) on a version-3 or 4
  * file being upgraded: each added only when absent, NULL in the old rows
  * (readers take NULL as "not stored"). 0 or a negative errno. */
+static const char *const FIELD_REPORT_COLS[][3] = {{"run", "ceiling_watts", "REAL"},
+                                                   {"zone", "die_count", "INTEGER"},
+                                                   {"zone", "die_mirrored", "INTEGER"},
+                                                   {"process", "vm_id", "TEXT"},
+                                                   {"process", "vm_name", "TEXT"},
+                                                   {"process", "hypervisor", "TEXT"},
+                                                   {"process", "vm_since", "TEXT"},
+                                                   {"tick", "proc_delta", "INTEGER"}};
+#define N_FIELD_REPORT_COLS (sizeof FIELD_REPORT_COLS / sizeof FIELD_REPORT_COLS[0])
+
 static int add_field_report_columns(wc_store *st, wc_error *err)
 {
-    static const char *const cols[][3] = {{"run", "ceiling_watts", "REAL"},
-                                          {"zone", "die_count", "INTEGER"},
-                                          {"zone", "die_mirrored", "INTEGER"},
-                                          {"process", "vm_id", "TEXT"},
-                                          {"process", "vm_name", "TEXT"},
-                                          {"process", "hypervisor", "TEXT"},
-                                          {"process", "vm_since", "TEXT"},
-                                          {"tick", "proc_delta", "INTEGER"}};
-    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+    const char *const(*cols)[3] = FIELD_REPORT_COLS;
+    for (size_t i = 0; i < N_FIELD_REPORT_COLS; i++) {
         int has = wc_store_has_column(st, cols[i][0], cols[i][1]);
         if (has < 0)
             return wc_store_fail(st, err, "reading the columns of table run/zone");
@@ -410,7 +435,25 @@ static int add_field_report_columns(wc_store *st, wc_error *err)
 /* An older run opened for writing becomes version 5 whole (the calibration,
  * exporter and cgroup tables, the field-report columns, NULL in old rows):
  * the writer's statements name them. Idempotent; 0 or a negative errno. */
-static int upgrade_schema(wc_store *st, wc_error *err)
+/* 1 when the file is version 5 whole already (nothing to write), else 0. */
+static int schema_complete(wc_store *st)
+{
+    int version = 0;
+    if (read_user_version(st, &version, NULL) || version != WC_STORE_SCHEMA_VERSION)
+        return 0;
+    static const char *const tables[][2] = {{"calibration", "id"}, {"exporter", "id"},
+                                            {"cgroup_cpu", "tick_id"}, {"pod_identity", "pod_uid"}};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+        if (wc_store_has_column(st, tables[i][0], tables[i][1]) != 1)
+            return 0;
+    for (size_t i = 0; i < N_FIELD_REPORT_COLS; i++)
+        if (wc_store_has_column(st, FIELD_REPORT_COLS[i][0], FIELD_REPORT_COLS[i][1]) != 1)
+            return 0;
+    return 1;
+}
+
+/* The upgrade's statements (upgrade_schema holds the write lock). */
+static int upgrade_steps(wc_store *st, wc_error *err)
 {
     /* a file gaining the calibration tables becomes version 5 whole: the
      * exporter tables and the field-report columns come with them */
@@ -424,6 +467,23 @@ static int upgrade_schema(wc_store *st, wc_error *err)
     if (!rc) /* ... and the field-report columns (NULL: not stored) */
         rc = add_field_report_columns(st, err);
     return rc ? rc : wc_store_exec(st, pragma, err);
+}
+
+static int upgrade_schema(wc_store *st, wc_error *err)
+{
+    if (schema_complete(st))
+        return 0; /* nothing written: a write-open that fails later leaves the file as it was */
+    /* one transaction with the write lock: two writers upgrading one old run
+     * at once must not both see a column missing and both add it */
+    int own = sqlite3_get_autocommit(st->db);
+    int rc = own ? wc_store_exec(st, "BEGIN IMMEDIATE", err) : 0;
+    if (!rc)
+        rc = upgrade_steps(st, err);
+    if (own && !rc)
+        rc = wc_store_exec(st, "COMMIT", err);
+    else if (own && rc)
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
 }
 
 int wc_store_ensure_calibration(wc_store *st, wc_error *err)
