@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "validator/exporter_text.h"
+#include "validator/gate_notes.h"
 
 void wc_xml_escape(FILE *f, const char *s)
 {
@@ -78,9 +79,10 @@ static void gate_suite(FILE *f, const wc_validation *v, const char *db_path)
 {
     fprintf(f, "  <testsuite name=\"wattcal validate ");
     wc_xml_escape(f, db_path);
-    fprintf(f, " (model %s) gate %s\" tests=\"%zu\" failures=\"%zu\" skipped=\"0\" errors=\"%zu\">\n",
-            v->model, wc_gate_outcome_name(v->outcome), v->nchecks, v->failed,
-            v->skipped + v->insufficient);
+    const char *prov = wc_gate_provenance(v);
+    fprintf(f, " (model %s) gate %s%s%s%s\" tests=\"%zu\" failures=\"%zu\" skipped=\"0\" errors=\"%zu\">\n",
+            v->model, wc_gate_outcome_name(v->outcome), prov[0] ? " (" : "", prov, prov[0] ? ")" : "",
+            v->nchecks, v->failed, v->skipped + v->insufficient);
     fprintf(f, "    <properties>\n      <property name=\"passed\" value=\"%zu\"/>\n"
                "      <property name=\"failed\" value=\"%zu\"/>\n"
                "      <property name=\"no_verdict\" value=\"%zu\"/>\n"
