@@ -56,6 +56,11 @@ int wc_gate_uncalibrated_note(const wc_validation *v, char *buf, size_t cap)
     if (v->outcome == WC_GATE_NONE || !v->have_accuracy || !v->acc.ntruth || v->gated_source < 0 ||
         (size_t)v->gated_source >= v->acc.nsources)
         return 0;
+    size_t readings = 0; /* a truth that delivered nothing cannot be calibrated against */
+    for (size_t t = 0; t < v->acc.ntruth; t++)
+        readings += v->acc.truth[t].n;
+    if (!readings)
+        return 0;
     const char *src = v->acc.sources[v->gated_source].name;
     if (strncmp(src, "meter:", 6))
         return 0;

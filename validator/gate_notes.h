@@ -21,7 +21,7 @@ const char *wc_gate_provenance(const wc_validation *v);
 
 /* The note beside the gate when the node checks read the raw meter because
  * the run holds no wall calibration (none stored: never calibrated, or every
- * fit refused) while a ground truth is present and a gate was asked for:
+ * fit refused) while a ground truth delivered readings and a gate was asked for:
  * into buf (cap bytes). Returns 1 when the note applies, 0 when not (buf
  * then ""). */
 int wc_gate_uncalibrated_note(const wc_validation *v, char *buf, size_t cap);

@@ -149,6 +149,8 @@ static void sources(wc_validation *v, const char *meter_prov, const char *truth_
     snprintf(v->acc.run_provenance, sizeof v->acc.run_provenance, "%s", meter_prov);
     v->acc.ntruth = ntruth;
     for (size_t t = 0; t < ntruth; t++)
+        v->acc.truth[t].n = 10;
+    for (size_t t = 0; t < ntruth; t++)
         snprintf(v->acc.truth[t].provenance, sizeof v->acc.truth[t].provenance, "%s",
                  t == 0 ? truth_prov : "ground truth");
     v->gated_source = 0;
@@ -194,6 +196,9 @@ Test(gate_msgs, uncalibrated_note_only_without_a_wall_fit)
     v->acc.ntruth = 0; /* no truth: nothing to calibrate against */
     cr_assert_eq(wc_gate_uncalibrated_note(v, note, sizeof note), 0);
     v->acc.ntruth = 1;
+    v->acc.truth[0].n = 0; /* a dead BMC: nothing to calibrate against either */
+    cr_assert_eq(wc_gate_uncalibrated_note(v, note, sizeof note), 0);
+    v->acc.truth[0].n = 10;
     v->outcome = WC_GATE_NONE; /* no gate asked for */
     cr_assert_eq(wc_gate_uncalibrated_note(v, note, sizeof note), 0);
     free_mix(v);
