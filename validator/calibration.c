@@ -281,10 +281,6 @@ static int truth_fits(const wc_cal_opts *o, wc_accuracy_report *rep, wc_calibrat
         c->window_s = tw > 0 ? tw : 0;
         c->lag_s = lw->lag_s;
         int fitted = rc ? rc : fit_pairs(c, p.source_w, p.truth_w, &p, 1, &o->boot, notes, cap);
-        if (fitted == 1 && (c->fit.c1 > 10 || c->fit.c1 < 0.5))
-            note(notes, cap, "truth_meter %.80s: a = %.4g means wall power is %.4g x the %s zones;"
-                             " PSU loss and platform power give roughly 1 to 3 x: check the truth's"
-                             " unit or scale", c->target, c->fit.c1, c->fit.c1, src->name);
         if (fitted == 1) {
             wc_textf(c->note, sizeof c->note,
                      "%s = a * %s + b over %zu readings (%s), lag %.2f s (%s); truth %s", c->target,
@@ -331,6 +327,21 @@ static int mark_unusable(wc_store *st, wc_calibration *out, size_t n, char *note
     return rc;
 }
 
+/* Notes a kept truth fit whose a is outside 0.5..10 (wall power 1 to 3 x the
+ * zones is usual): a unit or scale error of the truth. A refused fit gets no
+ * such note: its a is not identified, and the note would send the user to fix
+ * a unit that is fine (new-user acceptance run). Call after mark_unusable. */
+static void unit_notes(const wc_calibration *out, size_t n, char *notes, size_t cap)
+{
+    for (size_t i = 0; i < n; i++) {
+        const wc_calibration *c = &out[i];
+        if (c->kind == WC_CAL_TRUTH_METER && !c->unusable && (c->fit.c1 > 10 || c->fit.c1 < 0.5))
+            note(notes, cap, "truth_meter %.80s: a = %.4g means wall power is %.4g x the %s zones;"
+                             " PSU loss and platform power give roughly 1 to 3 x: check the truth's"
+                             " unit or scale", c->target, c->fit.c1, c->fit.c1, c->input);
+    }
+}
+
 int wc_calibrate(wc_store *st, const wc_cal_opts *o, wc_calibration *out, size_t max, size_t *n,
                  char *notes, size_t notes_cap, wc_error *err)
 {
@@ -355,6 +366,8 @@ int wc_calibrate(wc_store *st, const wc_cal_opts *o, wc_calibration *out, size_t
         rc = truth_fits(o, rep, out, max, n, notes, notes_cap, err);
     if (!rc)
         rc = mark_unusable(st, out, *n, notes, notes_cap, err);
+    if (!rc)
+        unit_notes(out, *n, notes, notes_cap);
     if (!rc && rep->ntruth == 0)
         note(notes, notes_cap, "truth_meter: the run has no ground truth (record with --truth,"
                                " or import a wall-power column): no wall-power fit");
@@ -456,8 +469,9 @@ int wc_calibration_apply_from(wc_store *st, const char *from_path, wc_error *err
     if (rc)
         return rc;
     if (!n)
-        return wc_error_set(err, -ENOENT, "%s holds no calibration: run `wattcal calibrate --db %s`"
-                                          " first", from_path, from_path);
+        return wc_error_set(err, -ENOENT, "%s holds no calibration (never calibrated, or every fit"
+                                          " was refused as not identified): record a longer run"
+                                          " under a load that varies and calibrate it", from_path);
     for (size_t i = 0; i < n && !rc; i++) {
         if (!fits[i].fitted_on[0])
             snprintf(fits[i].fitted_on, sizeof fits[i].fitted_on, "%.200s (host %.60s, fit #%lld)",

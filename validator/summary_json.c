@@ -12,6 +12,7 @@
 
 #include "common/wc_text.h"
 #include "validator/exporter_text.h"
+#include "validator/gate_notes.h"
 #include "validator/cpu_share_out.h"
 #include "validator/stat_table.h"
 
@@ -555,6 +556,27 @@ static void add_workloads(cJSON *root, const wc_validation *v)
     add_bias(root, &v->bias);
 }
 
+/* summary.notes: what the terminal prints beside the gate line (gate_notes.h),
+ * the gate's provenance when simulated and the no-calibration note; [] when
+ * neither applies. Strings pass add_str (valid UTF-8). */
+static void add_gate_notes(cJSON *summary, const wc_validation *v)
+{
+    cJSON *notes = cJSON_AddArrayToObject(summary, "notes");
+    cJSON *tmp = cJSON_CreateObject();
+    char note[600];
+    const char *prov = wc_gate_provenance(v);
+    if (notes && tmp && prov[0])
+        add_str(tmp, "a", prov);
+    if (notes && tmp && wc_gate_uncalibrated_note(v, note, sizeof note))
+        add_str(tmp, "b", note);
+    for (cJSON *it = tmp ? tmp->child : NULL; it;) {
+        cJSON *next = it->next;
+        cJSON_AddItemToArray(notes, cJSON_DetachItemViaPointer(tmp, it));
+        it = next;
+    }
+    cJSON_Delete(tmp);
+}
+
 static void add_checks(cJSON *root, const wc_validation *v)
 {
     cJSON *arr = cJSON_AddArrayToObject(root, "checks");
@@ -589,6 +611,7 @@ static void add_checks(cJSON *root, const wc_validation *v)
     cJSON_AddNumberToObject(s, "min_n", WC_CHECK_MIN_N);
     add_str(s, "outcome", wc_gate_outcome_name(v->outcome));
     add_str(s, "reason", v->outcome_reason);
+    add_gate_notes(s, v);
 }
 
 char *wc_summary_json_string(const wc_validation *v, const char *db_path)

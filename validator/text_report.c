@@ -9,6 +9,8 @@
 
 #include "common/wc_text.h"
 #include "validator/exporter_text.h"
+#include "validator/gate_notes.h"
+#include "validator/junit.h"
 #include "validator/cpu_share_out.h"
 #include "validator/stat_table.h"
 
@@ -639,9 +641,18 @@ static void print_checks(FILE *out, const wc_validation *v)
                     wc_term_safe(c->message, msg, sizeof msg));
         }
     }
+    const char *prov = wc_gate_provenance(v);
+    char note[600], note_safe[600];
     if (v->outcome != WC_GATE_NONE)
-        fprintf(out, "gate: %s%s%s\n", wc_gate_outcome_name(v->outcome), v->outcome_reason[0] ? " — " : "",
+        fprintf(out, "gate: %s%s%s%s%s%s\n", wc_gate_outcome_name(v->outcome), prov[0] ? " (" : "", prov,
+                prov[0] ? ")" : "", v->outcome_reason[0] ? " — " : "",
                 wc_term_safe(v->outcome_reason, msg, sizeof msg));
+    if (wc_gate_uncalibrated_note(v, note, sizeof note))
+        fprintf(out, "note: %s\n", wc_term_safe(note, note_safe, sizeof note_safe));
+    size_t xt, xf, xs;
+    if (wc_junit_xp_suite(v, &xt, &xf, &xs))
+        fprintf(out, "the exporter's invariants (not gated; a JUnit suite of their own): %zu checked,"
+                     " %zu passed, %zu failed, %zu no verdict\n", xt, xt - xf - xs, xf, xs);
     fprintf(out, "%zu passed, %zu failed", v->passed, v->failed);
     if (v->skipped)
         fprintf(out, ", %zu no verdict", v->skipped);

@@ -104,6 +104,7 @@ expect_contains "$T/e" "x.json"
 # pairs (INSUFFICIENT): a verdict either way, never a crash or a usage error
 [ $rc -le 1 ] || [ $rc -eq 3 ] || { cat "$T/vb"; fail "validate B: exit $rc"; }
 expect_contains "$T/vb" "a.db (host"
+grep -q "no calibration in this run" "$T/vb" && { cat "$T/vb"; fail "the no-calibration note beside a copied fit"; }
 # out of sample, the copied fit is what the node checks read by default
 grep -q "^PASS all  *estimate:wall#[0-9]* vs\|^FAIL all  *estimate:wall#[0-9]* vs" "$T/vb" ||
     { cat "$T/vb"; fail "the out-of-sample estimate is not the gated source"; }

@@ -26,7 +26,7 @@ rc=$?; [ $rc -eq 4 ] || { cat "$T/e"; fail "record with a dead BMC: exit $rc, ex
 rc=$?; [ $rc -eq 3 ] || { cat "$T/o"; fail "dead BMC: exit $rc, expected 3 (NO VERDICT)"; }
 grep -q "^NO VERDICT all .*truth redfish:http://127.0.0.1:$port delivered 0 of [1-9][0-9]* polls\{0,1\}: [1-9][0-9]* errors\{0,1\}.*last: " "$T/o" ||
     { cat "$T/o"; fail "the NO VERDICT line must name the source, its polls and last error"; }
-expect_contains "$T/o" "gate: NO VERDICT — all"
+expect_contains "$T/o" "gate: NO VERDICT (SIMULATED meter: validates nothing about this node's hardware) — all"
 [ "$(tail -n 1 "$T/o")" = "0 passed, 0 failed, 1 no verdict" ] || { tail -n 3 "$T/o"; fail "closing line"; }
 # report prints the same gate and counts as validate (never "0 skipped" beside a NO VERDICT)
 "$BIN" report --db "$T/dead.db" --tolerance node=5% --no-plots --out "$T/dead-rep" >"$T/r" 2>&1 ||
