@@ -42,7 +42,9 @@ static const wc_cli_opt CALIBRATE_OPTS[] = {
     {"apply-from", "OTHER", OPT_APPLY_FROM,
      "instead of fitting, copy the latest fits of the run\n"
      "OTHER into this run (noting where they came from), so\n"
-     "validate checks them out of sample"},
+     "validate checks them out of sample; OTHER must be\n"
+     "another run (this run, a link or a copy of it is\n"
+     "refused: in-sample)"},
     {"estimate-csv", "FILE", OPT_ESTIMATE_CSV,
      "write the estimates the run's stored fits give, per\n"
      "window (--window), as CSV tagged estimated"},

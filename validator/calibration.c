@@ -449,6 +449,23 @@ int wc_calibration_load(wc_store *st, wc_calibration *out, size_t max, size_t *n
     return rc;
 }
 
+/* Refuses to copy fits into the run they were fitted on: the same file, a
+ * link to it or a byte copy has the same host and start times, and its fits
+ * scored there would be in-sample while labelled out of sample. */
+static int other_run(wc_store *st, const wc_run_meta *from, const char *from_path, wc_error *err)
+{
+    wc_run_meta *to = calloc(1, sizeof *to);
+    int rc = to ? wc_store_get_run(st, to, err) : wc_error_set(err, -ENOMEM, "out of memory");
+    if (!rc && from->present && to->present && !strcmp(from->host, to->host) &&
+        from->started_wall_ns == to->started_wall_ns &&
+        from->started_mono_ns == to->started_mono_ns)
+        rc = wc_error_set(err, -EINVAL, "%s is this very run (the same host and start times: the"
+                          " same file, a link or a copy): its fits would be scored in-sample here;"
+                          " copy them from another run of the node", from_path);
+    free(to);
+    return rc;
+}
+
 int wc_calibration_apply_from(wc_store *st, const char *from_path, wc_error *err)
 {
     wc_store *from = wc_store_open(from_path, WC_STORE_READ, err);
@@ -461,6 +478,8 @@ int wc_calibration_apply_from(wc_store *st, const char *from_path, wc_error *err
                  : wc_error_set(err, -ENOMEM, "out of memory");
     if (!rc)
         rc = wc_store_get_run(from, run, err);
+    if (!rc)
+        rc = other_run(st, run, from_path, err);
     char host[128] = "";
     if (!rc)
         snprintf(host, sizeof host, "%.127s", run->host);

@@ -99,6 +99,13 @@ expect_contains "$T/e" "x.json"
     --truth-interval 500ms --quiet 2>"$T/e" || { cat "$T/e"; fail "run B"; }
 "$BIN" calibrate --db "$T/b.db" --apply-from "$T/a.db" >"$T/o" 2>&1 || { cat "$T/o"; fail "--apply-from"; }
 [ "$(sql "$T/b.db" "SELECT COUNT(*) FROM calibration WHERE fitted_on LIKE '%a.db%'")" -ge 1 ] || fail "fitted_on"
+# the run itself, a link or a copy is no other run: refused (its fits would be in-sample)
+cp "$T/a.db" "$T/a-copy.db"
+ln -s "$T/a.db" "$T/a-link.db"
+for src in "$T/a-copy.db" "$T/a-link.db" "$T/a.db"; do
+    "$BIN" calibrate --db "$T/a.db" --apply-from "$src" >"$T/o" 2>&1; rc=$?
+    [ $rc -eq 2 ] && grep -q "is this very run" "$T/o" || { cat "$T/o"; fail "--apply-from $src into a.db: exit $rc"; }
+done
 "$BIN" validate --db "$T/b.db" --tolerance node=50% >"$T/vb" 2>&1; rc=$?
 # 1 a check failed; 3 per-phase checks on this short run read fewer than 5
 # pairs (INSUFFICIENT): a verdict either way, never a crash or a usage error
