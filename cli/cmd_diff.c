@@ -63,8 +63,9 @@ static const wc_cli_spec DIFF_SPEC = {
         "The output ends with \"N passed, N failed\" (passed = same, failed = CHANGED;\n"
         "new and gone are reported, never failures; \", K inconclusive\" when some are).\n"
         "exit codes: 0 nothing changed beyond the tolerance, 1 something did, 2 usage or\n"
-        "input error, 3 a run is shorter than one window, or NO VERDICT: every comparison\n"
-        "is inconclusive (then the output ends \"NO VERDICT: ...\")",
+        "input error, 3 a run is shorter than one window, or NO VERDICT: nothing was\n"
+        "compared (no workload in both runs) or every comparison is inconclusive (then\n"
+        "the output ends \"NO VERDICT: ...\")",
 };
 
 typedef struct diff_cli {
@@ -254,6 +255,15 @@ static int report(const diff_cli *c, const wc_diff_side *a, const wc_diff_side *
         return WC_EXIT_CHECK_FAILED;
     if (!same && inconclusive) { /* nothing was decided: never reads as a pass */
         printf("NO VERDICT: every comparison is inconclusive\n");
+        return WC_EXIT_NO_VERDICT;
+    }
+    if (!same) { /* nothing compared at all: no workload on both sides */
+        size_t appeared = r->appeared + xr->counts.appeared, vanished = r->vanished + xr->counts.vanished;
+        if (appeared || vanished)
+            printf("NO VERDICT: no workload is in both runs (%zu new, %zu gone): nothing was"
+                   " compared\n", appeared, vanished);
+        else
+            printf("NO VERDICT: no workload received energy in either run: nothing was compared\n");
         return WC_EXIT_NO_VERDICT;
     }
     return WC_EXIT_OK;

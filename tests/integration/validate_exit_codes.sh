@@ -46,6 +46,17 @@ for bad in "--tolerance 10" "--window 1ms" "--window 1s --zone bogus"; do
     [ $rc -eq 2 ] || { cat "$T/e"; fail "diff $bad: exit $rc, expected 2"; }
 done
 "$BIN" diff "$T/run.db" "$T/run.db" >/dev/null 2>"$T/e"; [ $? -eq 2 ] || fail "diff of a run with itself"
+# nothing compared is NO VERDICT (3), never a pass: a copy of the run with no
+# workload rows, against the run (every workload "gone") and two models of it
+cp "$T/run.db" "$T/none.db"
+sql "$T/none.db" "DELETE FROM work_attr" >/dev/null
+"$BIN" diff "$T/run.db" "$T/none.db" --window 250ms >"$T/d" 2>&1; rc=$?
+[ $rc -eq 3 ] && tail -n 1 "$T/d" | grep -q "^NO VERDICT: " ||
+    { cat "$T/d"; fail "diff with nothing in common: exit $rc"; }
+# ... and a run without any workload row, model against model
+"$BIN" diff "$T/none.db" --model ideal --model ideal --window 250ms >"$T/d" 2>&1; rc=$?
+[ $rc -eq 3 ] && grep -q "^NO VERDICT: no workload received energy in either run: nothing was compared$" "$T/d" ||
+    { cat "$T/d"; fail "diff of a run without workloads: exit $rc"; }
 # a zone name with a terminal escape reaches the terminal as '?'
 cp "$T/truth.db" "$T/esc.db"
 sql "$T/esc.db" "UPDATE zone SET name = 'dr' || char(27) || '[2Jam' WHERE name = 'dram'"
