@@ -21,6 +21,28 @@ static int recorded_model(wc_store *st, wc_model *m)
     return run.model[0] ? wc_model_parse(run.model, m) : (*m = WC_MODEL_IDEAL, 0);
 }
 
+/* Whether a model's rows reach the run's last tick: 1, or 0 when they stop
+ * short (it was attributed — by `attribute`, or by a validate or diff that
+ * needed it — while the run was still recording: its totals would cover
+ * part of the run) and it must be attributed again; -EIO. The recorded
+ * model is written with every tick: always 1. */
+static int covers_run(wc_store *st, wc_model model, wc_error *err)
+{
+    wc_model rec;
+    if (!recorded_model(st, &rec) && rec == model)
+        return 1;
+    int64_t last_attr = 0, last = 0;
+    int rc = wc_store_model_coverage(st, model, &last_attr, &last, err);
+    if (rc)
+        return rc;
+    if (last_attr >= last)
+        return 1;
+    fprintf(stderr, "wattcal: model %s covers ticks up to %lld of the run's %lld (attributed while"
+                    " it was recording): attributing it again\n", wc_model_name(model),
+            (long long)last_attr, (long long)last);
+    return 0;
+}
+
 wc_store *wc_cli_open_model(const char *path, const char *model_name, wc_model *model,
                             wc_error *err)
 {
@@ -42,6 +64,8 @@ wc_store *wc_cli_open_model(const char *path, const char *model_name, wc_model *
         return NULL;
     }
     rc = wc_store_has_model_rows(st, *model, err);
+    if (rc > 0)
+        rc = covers_run(st, *model, err); /* 1 complete, 0 stale: attributed again */
     if (rc < 0) {
         wc_store_close(st);
         return NULL;

@@ -474,3 +474,25 @@ int wc_store_has_model_rows(wc_store *st, wc_model model, wc_error *err)
     sqlite3_finalize(s);
     return rc;
 }
+
+int wc_store_model_coverage(wc_store *st, wc_model model, int64_t *last_attr_tick,
+                            int64_t *last_tick, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = wc_store_prepare(st, "SELECT (SELECT MAX(n.tick_id) FROM node_attr n JOIN model m"
+                                  " ON m.id = n.model_id WHERE m.name IN (?1, ?2)),"
+                                  " (SELECT MAX(id) FROM tick)", &s, err, "reading models");
+    if (rc)
+        return rc;
+    const char *old = wc_model_old_name(model);
+    sqlite3_bind_text(s, 1, wc_model_name(model), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, old ? old : wc_model_name(model), -1, SQLITE_STATIC);
+    int step = sqlite3_step(s);
+    if (step == SQLITE_ROW) {
+        *last_attr_tick = sqlite3_column_int64(s, 0);
+        *last_tick = sqlite3_column_int64(s, 1);
+    }
+    rc = step == SQLITE_ROW ? 0 : wc_store_fail(st, err, "reading models");
+    sqlite3_finalize(s);
+    return rc;
+}

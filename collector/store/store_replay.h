@@ -32,4 +32,10 @@ int wc_store_replay_config(wc_store *st, wc_model model, const wc_kepler_config 
 /* Whether the store holds attribution rows of model: 1, 0, or -EIO. */
 int wc_store_has_model_rows(wc_store *st, wc_model model, wc_error *err);
 
+/* How far the model's rows reach: the last tick id holding its node rows
+ * (0 when none) and the run's last tick id. A model attributed while the
+ * run was still recording stops short of it. Returns 0 or -EIO. */
+int wc_store_model_coverage(wc_store *st, wc_model model, int64_t *last_attr_tick,
+                            int64_t *last_tick, wc_error *err);
+
 #endif

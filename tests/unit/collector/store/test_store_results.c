@@ -249,6 +249,14 @@ Test(store_results, replay_writes_the_model_rows_and_reads_them_back)
     cr_assert_eq(wc_store_replay(st, WC_MODEL_IDEAL, &ticks, &err), 0, "%s", err.msg);
     cr_assert_eq(ticks, 6);
     cr_assert_eq(wc_store_has_model_rows(st, WC_MODEL_IDEAL, &err), 1, "%s", err.msg);
+    /* the rows reach the run's last tick; a model whose rows stop short (it
+     * was attributed while the run was recording) reads so */
+    int64_t last_attr = -1, last = -1;
+    cr_assert_eq(wc_store_model_coverage(st, WC_MODEL_IDEAL, &last_attr, &last, &err), 0, "%s",
+                 err.msg);
+    cr_assert(last > 0 && last_attr == last, "%lld of %lld", (long long)last_attr, (long long)last);
+    cr_assert_eq(wc_store_model_coverage(st, WC_MODEL_KEPLER_010, &last_attr, &last, &err), 0);
+    cr_assert_eq(last_attr, 0, "a model without rows covers nothing");
     cr_assert_eq(wc_store_find_model(st, "ideal", &model_id, &err), 0, "%s", err.msg);
     cr_assert_eq(wc_store_node_has_zone(st, model_id, "package", &err), 1, "%s", err.msg);
     cr_assert_eq(wc_store_node_has_zone(st, model_id, "dram", &err), 0, "%s", err.msg);
