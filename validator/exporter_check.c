@@ -271,13 +271,41 @@ static int check_zone(zone_ctx *c, wc_xp_one *x)
     return 0;
 }
 
+/* The node's active joules of zone at scrape k (NAN when not reported). */
+static double node_active_at(const wc_xp_data *d, const char *zone, size_t k)
+{
+    for (size_t i = 0; i < d->nseries; i++) {
+        const wc_xp_series *s = &d->series[i];
+        if (!wc_xp_is(s, "node", "active_joules", NULL) || strcmp(s->row.zone, zone))
+            continue;
+        for (size_t j = 0; j < s->n; j++)
+            if (s->scrape[j] == k)
+                return s->v[j];
+    }
+    return NAN;
+}
+
+/* Whether the decrease of track t at sample j is a reset of its total to
+ * zero: Kepler (0.10, 0.11) sets every workload's total to 0 on a refresh
+ * whose zone had no active energy (docs/kepler-model.md), and it then grows
+ * again; the new value can be no more than the node's active energy over the
+ * same scrapes. Prometheus's rate() reads such a drop as a counter reset. A
+ * drop to a value above that is no reset: a real decrease. */
+static int reset_to_zero(const wc_xp_data *d, const wc_xp_track *t, size_t j)
+{
+    double a0 = node_active_at(d, t->s->row.zone, t->scrape[j - 1]);
+    double a1 = node_active_at(d, t->s->row.zone, t->scrape[j]);
+    return isfinite(a0) && isfinite(a1) && a1 >= a0 && t->v[j] >= 0 &&
+           t->v[j] <= a1 - a0 + 1e-6;
+}
+
 /* Counters monotonic except resets: node active/idle and every workload track. */
 static void check_monotonic(const wc_xp_data *d, const zone_ctx *c, wc_xp_one *x)
 {
     wc_xp_invariant *v = inv_new(x, "counters monotonic except resets", NULL, "J");
     if (!v)
         return;
-    size_t resets = 0;
+    size_t resets = 0, zero_resets = 0;
     for (size_t i = 0; i < d->nseries; i++) {
         const wc_xp_series *s = &d->series[i];
         if (!wc_xp_is(s, "node", "active_joules", NULL) && !wc_xp_is(s, "node", "idle_joules", NULL))
@@ -298,6 +326,10 @@ static void check_monotonic(const wc_xp_data *d, const zone_ctx *c, wc_xp_one *x
             for (size_t j = 1; j < sets[l][i].n; j++) {
                 wc_xp_dkind kind;
                 wc_xp_track_delta(d, &sets[l][i], j, &kind);
+                if (kind == WC_XP_D_DECREASE && reset_to_zero(d, &sets[l][i], j)) {
+                    zero_resets++;
+                    continue;
+                }
                 resets += kind == WC_XP_D_RESET;
                 if (kind == WC_XP_D_OK || kind == WC_XP_D_DECREASE)
                     inv_item(v, kind == WC_XP_D_OK ? 0 : sets[l][i].v[j] - sets[l][i].v[j - 1],
@@ -306,8 +338,9 @@ static void check_monotonic(const wc_xp_data *d, const zone_ctx *c, wc_xp_one *x
     inv_decide(v, WC_XP_MIN_INTERVALS, "too few counter deltas");
     if (v->verdict != WC_XP_NO_VERDICT)
         wc_textf(v->note, sizeof v->note,
-                 "%zu restart(s): %zu counter deltas across them are resets, not wraps; "
-                 "%zu raw node counter wrap(s)", d->nrestarts, resets, x->nwraps);
+                 "%zu restart(s), %zu deltas across them resets; %zu totals reset to 0 "
+                 "(Kepler, no active energy: a reset to rate()); %zu raw node wraps",
+                 d->nrestarts, resets, zero_resets, x->nwraps);
 }
 
 /* Usage ratio in [0, 1]. */

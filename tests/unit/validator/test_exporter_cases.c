@@ -46,8 +46,9 @@ static void put_scrape(wc_store *st, int64_t exporter_id, int64_t t_ms, const ch
     expo_got_free(&g);
 }
 
-/* A run of 8 ticks with the fixture's scrapes stored as exporter 1. */
-static void build(const char *path)
+/* A run of 8 ticks with the scrapes of fixture (tests/fixtures/exporter/)
+ * stored as exporter 1. */
+static void build_from(const char *path, const char *fixture)
 {
     trun t;
     trun_zone z[1] = {{"package", 0, WC_KIND_COUNTER_UJ}};
@@ -66,7 +67,7 @@ static void build(const char *path)
     snprintf(e.provenance, sizeof e.provenance, "exporter kepler 0.11.0 (measured)");
     cr_assert_eq(wc_store_put_exporter(t.st, &e, &err), 0, "%s", err.msg);
     size_t len = 0;
-    char *body = wc_test_slurp(wc_own_fixture("exporter/faults-6scrapes.prom"), &len);
+    char *body = wc_test_slurp(wc_own_fixture(fixture), &len);
     for (char *p = strstr(body, "# --- scrape "); p;) {
         long t_ms = strtol(p + 13, NULL, 10);
         char *next = strstr(p + 1, "# --- scrape ");
@@ -80,6 +81,11 @@ static void build(const char *path)
     }
     free(body);
     trun_finish(&t);
+}
+
+static void build(const char *path)
+{
+    build_from(path, "exporter/faults-6scrapes.prom");
 }
 
 /* The fixture loaded and checked. */
@@ -218,4 +224,34 @@ Test(exporter_cases, exporter_invariants_tolerance_parses)
     cr_assert_eq(wc_tolerance_parse("exporter-invariants=1.5", tol, &n, &err), -EINVAL);
     cr_assert(strstr(err.msg, "exporter-invariants takes a whole count"), "%s", err.msg);
     cr_assert_eq(wc_tolerance_parse("exporter-invariants=2%", tol, &n, &err), -EINVAL);
+}
+
+/* A workload total that drops to no more than the node's active energy of
+ * the same scrapes was reset to zero (Kepler's zero-active rule) and grew
+ * again: no violation, counted in the note; a drop to more than that is a
+ * real decrease (tests/fixtures/exporter/README.md, zero-reset-6scrapes). */
+Test(exporter_cases, a_total_reset_to_zero_is_no_decrease)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/z.db", wc_test_tmpdir());
+    build_from(path, "exporter/zero-reset-6scrapes.prom");
+    wc_error err = {{0}};
+    wc_store *st = wc_store_open(path, WC_STORE_READ, &err);
+    cr_assert_not_null(st, "%s", err.msg);
+    wc_exporter_info info[2];
+    size_t n = 0;
+    cr_assert_eq(wc_store_exporters(st, info, 2, &n, &err), 0, "%s", err.msg);
+    wc_xp_data d;
+    cr_assert_eq(wc_xp_load(st, &info[0], &d, &err), 0, "%s", err.msg);
+    wc_store_close(st);
+    wc_xp_one x;
+    memset(&x, 0, sizeof x);
+    x.info = info[0];
+    cr_assert_eq(wc_xp_check(&d, &x), 0);
+    const wc_xp_invariant *m = inv(&x, "counters monotonic except resets");
+    cr_assert_eq(m->violations, 1, "only db's 20 -> 12 J: %s", m->note);
+    cr_assert_float_eq(m->worst, -8, 1e-9);
+    cr_assert(strstr(m->worst_at, "db"), "%s", m->worst_at);
+    cr_assert(strstr(m->note, "1 totals reset to 0"), "%s", m->note);
+    wc_xp_free(&d);
 }
