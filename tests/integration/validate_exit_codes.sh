@@ -12,6 +12,10 @@ kill $spid 2>/dev/null; wait $spid 2>/dev/null
 [ $rc -eq 0 ] || { cat "$T/p"; fail "tolerance 100 % should pass, exit $rc"; }
 expect_contains "$T/p" "PASS all            zone package"
 tail -n 1 "$T/p" | grep -q "^[1-9][0-9]* passed, 0 failed$" || { tail -n 3 "$T/p"; fail "closing line"; }
+# no tolerance: nothing gated, and the closing line says so (exit 0: nothing was asked)
+"$BIN" validate --db "$T/run.db" >"$T/p" 2>&1 || { cat "$T/p"; fail "validate without a tolerance: exit $?"; }
+[ "$(tail -n 1 "$T/p")" = "0 passed, 0 failed (no tolerance given: nothing was gated; --tolerance gates)" ] ||
+    { tail -n 3 "$T/p"; fail "closing line without a tolerance"; }
 # a tolerance that must break: the raw meter (package + dram) against a
 # simulated BMC that adds 40 W of platform power and a 0.92 PSU efficiency
 "$BIN" record --db "$T/truth.db" --meter sim --interval 250ms --duration 3s --quiet \
