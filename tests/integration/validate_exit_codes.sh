@@ -54,11 +54,11 @@ done
 # workload rows, against the run (every workload "gone") and two models of it
 cp "$T/run.db" "$T/none.db"
 sql "$T/none.db" "DELETE FROM work_attr" >/dev/null
-"$BIN" diff "$T/run.db" "$T/none.db" --window 250ms >"$T/d" 2>&1; rc=$?
+"$BIN" diff "$T/run.db" "$T/none.db" --window 500ms >"$T/d" 2>&1; rc=$?
 [ $rc -eq 3 ] && tail -n 1 "$T/d" | grep -q "^NO VERDICT: " ||
     { cat "$T/d"; fail "diff with nothing in common: exit $rc"; }
 # ... and a run without any workload row, model against model
-"$BIN" diff "$T/none.db" --model ideal --model ideal --window 250ms >"$T/d" 2>&1; rc=$?
+"$BIN" diff "$T/none.db" --model ideal --model ideal --window 500ms >"$T/d" 2>&1; rc=$?
 [ $rc -eq 3 ] && grep -q "^NO VERDICT: no workload received energy in either run: nothing was compared$" "$T/d" ||
     { cat "$T/d"; fail "diff of a run without workloads: exit $rc"; }
 # a zone name with a terminal escape reaches the terminal as '?'
