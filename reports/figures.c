@@ -94,14 +94,16 @@ static double secs(const fig_env *e, int64_t t_ns)
 /* "12 s", "1.5 min" … for captions. */
 static const char *dur_text(double s, char *buf, size_t cap)
 {
+    /* for display only: 4 significant digits (a 0.999999 s median spacing
+     * reads "1 s"; 0.25 s stays 0.25 s; 4 digits: ms below 10 s) */
     if (s == 0)
         snprintf(buf, cap, "per reading");
     else if (s < 120)
-        snprintf(buf, cap, "%g s", s);
+        snprintf(buf, cap, "%.4g s", s);
     else if (s < 7200)
-        snprintf(buf, cap, "%g min", s / 60);
+        snprintf(buf, cap, "%.4g min", s / 60);
     else
-        snprintf(buf, cap, "%g h", s / 3600);
+        snprintf(buf, cap, "%.4g h", s / 3600);
     return buf;
 }
 
@@ -923,9 +925,9 @@ static void stacked_script(const fig_env *e, wc_figure *f, gp_body *b, const ten
     const wc_validation *v = e->v;
     char wt[32];
     snprintf(f->caption, sizeof f->caption,
-             "Energy attributed by model %s to the top %d %ss of zone %.30s, joules per %s window,"
-             " stacked (each band one %s; \"other\" = every other %s). %s", v->model, n, lv->what,
-             v->gap.rank_zone, dur_text(w, wt, sizeof wt), lv->what, lv->what,
+             "Energy attributed by model %s from the %s meter to the top %d %ss of zone %.30s, joules per %s"
+             " window, stacked (each band one %s; \"other\" = every other %s). %s", v->model,
+             prov_upper(v->gap.provenance), n, lv->what, v->gap.rank_zone, dur_text(w, wt, sizeof wt), lv->what, lv->what,
              lv->level == 1 ? "Processes are grouped by name (comm): the table of top processes keeps"
                               " them apart by (pid, start time)." : "");
     FILE *s = b->f;

@@ -489,7 +489,7 @@ static void accuracy_row(wc_doc *d, const wc_validation *v, const wc_acc_cell *c
     const char *col[ACC_COLS + WC_STAT_MAX];
     col[0] = src->name;
     col[1] = src->in_sample ? "ESTIMATED in-sample" : upper_prov(src->provenance);
-    col[2] = a->truth[c->truth].spec;
+    col[2] = fmt("%s [%s]", a->truth[c->truth].spec, upper_prov(a->truth[c->truth].provenance));
     col[3] = window_name(c->window_s);
     col[4] = fmt("%zu", c->acc.n);
     accuracy_columns(col, &c->acc);
@@ -662,9 +662,9 @@ static void tenants(wc_doc *d, const wc_validation *v, size_t top)
     const wc_gap_report *r = &v->gap;
     double node = zone_node(r, r->rank_zone);
     wc_doc_heading(d, 2, "Top tenants");
-    wc_doc_para(d, "By %s energy attributed by model %s (joules; share of the zone's node energy). Processes are"
-                   " identified by (pid, start time in ticks since boot); CPU s = what the model charged.",
-                r->rank_zone, v->model);
+    wc_doc_para(d, "By %s energy attributed by model %s from the %s meter (joules; share of the zone's node"
+                   " energy). Processes are identified by (pid, start time in ticks since boot); CPU s = what the"
+                   " model charged.", r->rank_zone, v->model, upper_prov(r->provenance));
     if (r->ntop_containers) {
         static const char *const ch[] = {"container", "pod", "joules", "CPU s", "share %"};
         wc_doc_table_begin(d, ch, 5);

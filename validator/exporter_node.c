@@ -9,8 +9,11 @@
  * splits each counter delta into the two, and they never wrap). The
  * cumulative at the scrapes is then resampled onto the run's ticks (linear
  * inside a scrape interval), so lag, windows and statistics are validate's.
- * Zones overlap (package contains core): each zone is its own source, never
- * summed. kepler_platform_watts (a gauge) is held over the interval since
+ * Zones overlap (package contains core): package and psys are scored alone;
+ * a non-package zone alone (dram, core, uncore) is no node total, so it is
+ * not scored against the wall: dram is scored inside "package+dram", the
+ * node total the meter source uses (accuracy.c), and the note says so.
+ * kepler_platform_watts (a gauge) is held over the interval since
  * the previous scrape and integrated.
  */
 #include "validator/exporter_report.h"
@@ -187,8 +190,32 @@ static int resample(const wc_xp_data *d, const double *cum, const unsigned char 
     return 0;
 }
 
-/* Adds one source (zone NULL: platform). Returns 0, -ENOENT (no series),
- * -ENOMEM. */
+/* The energy of "package+dram" (PAIR_ZONES): each part's cumulative summed,
+ * a segment known where both are. Wraps are counted for dram only (package
+ * is its own source and counts its own). Returns 0, -ENOENT, -ENOMEM. */
+static int pair_energy(const wc_xp_data *d, double *cum, unsigned char *okseg, size_t *wraps)
+{
+    size_t n = d->nscrapes ? d->nscrapes : 1, resets = 0, pkg_wraps = 0;
+    double *c2 = calloc(n, sizeof *c2);
+    unsigned char *ok2 = calloc(n, 1);
+    int rc = c2 && ok2 ? 0 : -ENOMEM;
+    if (!rc)
+        rc = wc_xp_zone_energy(d, "package", cum, okseg, &pkg_wraps, &resets);
+    if (!rc)
+        rc = wc_xp_zone_energy(d, "dram", c2, ok2, wraps, &resets);
+    for (size_t k = 0; !rc && k < d->nscrapes; k++) {
+        cum[k] += c2[k];
+        okseg[k] = okseg[k] && ok2[k];
+    }
+    free(c2);
+    free(ok2);
+    return rc;
+}
+
+#define PAIR_ZONES "package+dram"
+
+/* Adds one source (zone NULL: platform; PAIR_ZONES: the sum). Returns 0,
+ * -ENOENT (no series), -ENOMEM. */
 static int add_one(const wc_xp_data *d, const char *zone, wc_accuracy_report *acc, wc_xp_one *x)
 {
     size_t n = d->nscrapes;
@@ -197,8 +224,9 @@ static int add_one(const wc_xp_data *d, const char *zone, wc_accuracy_report *ac
     int rc = cum && okseg ? 0 : -ENOMEM;
     size_t resets = 0; /* d->nrestarts says it once for every zone */
     if (!rc)
-        rc = zone ? wc_xp_zone_energy(d, zone, cum, okseg, &x->nwraps, &resets)
-                  : platform_energy(d, cum, okseg);
+        rc = !zone                        ? platform_energy(d, cum, okseg)
+           : !strcmp(zone, PAIR_ZONES) ? pair_energy(d, cum, okseg, &x->nwraps)
+                                          : wc_xp_zone_energy(d, zone, cum, okseg, &x->nwraps, &resets);
     wc_acc_source src;
     memset(&src, 0, sizeof src);
     if (!rc)
@@ -212,7 +240,9 @@ static int add_one(const wc_xp_data *d, const char *zone, wc_accuracy_report *ac
     wc_textf(src.provenance, sizeof src.provenance, "%s", d->info.provenance);
     wc_textf(src.description, sizeof src.description, "%s, %s %s, node %s: %s", d->info.provenance,
              zone ? "node zone" : "platform power", z, d->info.node[0] ? d->info.node : "?",
-             zone ? "kepler_node_cpu_joules_total deltas" : "kepler_platform_watts integrated");
+             !zone ? "kepler_platform_watts integrated"
+                   : strchr(zone, '+') ? "sum of the zones' kepler_node_cpu_joules_total deltas"
+                                       : "kepler_node_cpu_joules_total deltas");
     rc = wc_accuracy_add_source(acc, &src);
     if (rc) {
         wc_cumseries_free(&src.series);
@@ -258,6 +288,38 @@ static size_t node_zones(const wc_xp_data *d, char zones[][32], size_t max, size
     return n < max ? n : max;
 }
 
+/* Whether zone z alone is a node total worth scoring against the wall:
+ * package and psys are; dram, core, uncore (a part of the node) are not. */
+static int scored_alone(const char *z)
+{
+    return !strcmp(z, "package") || !strcmp(z, "psys");
+}
+
+/* Keeps in zones[0..nz) those scored alone, then PAIR_ZONES when the exporter
+ * has package and dram; names the zones left out in x->sources_note. Returns
+ * the new count. */
+static size_t scored_zones(const wc_xp_data *d, char zones[][32], size_t nz, wc_xp_one *x)
+{
+    char out[256] = "";
+    size_t used = 0, k = 0, nout = 0;
+    for (size_t i = 0; i < nz; i++) {
+        if (scored_alone(zones[i]))
+            memmove(zones[k++], zones[i], 32);
+        else
+            wc_append(out, sizeof out, &used, "%s%.31s", nout++ ? ", " : "", zones[i]);
+    }
+    int pair = has_zone(d, "package") && has_zone(d, "dram");
+    if (pair)
+        wc_textf(zones[k++], 32, "%s", PAIR_ZONES);
+    if (nout) {
+        size_t l = strlen(x->sources_note);
+        wc_textf(x->sources_note + l, sizeof x->sources_note - l,
+                 "%s%.60s not scored alone: a part of the node is no wall estimate%s", l ? "; " : "", out,
+                 pair ? " (package+dram is)" : "");
+    }
+    return k;
+}
+
 int wc_xp_add_sources(const wc_xp_data *d, wc_accuracy_report *acc, wc_xp_one *x,
                       wc_error *err)
 {
@@ -265,8 +327,9 @@ int wc_xp_add_sources(const wc_xp_data *d, wc_accuracy_report *acc, wc_xp_one *x
     size_t total = 0, nz = node_zones(d, zones, WC_XP_MAX_ZONES - 1, &total);
     if (total > nz)
         wc_textf(x->sources_note, sizeof x->sources_note,
-                 "%zu of its %zu node zones scored (at most %d per exporter, platform aside)", nz,
+                 "%zu of its %zu node zones considered (at most %d per exporter, platform aside)", nz,
                  total, WC_XP_MAX_ZONES - 1);
+    nz = scored_zones(d, zones, nz, x);
     for (size_t i = 0; i <= nz && d->nscrapes >= 2; i++) {
         int rc = add_one(d, i < nz ? zones[i] : NULL, acc, x);
         if (rc == -ENOMEM)

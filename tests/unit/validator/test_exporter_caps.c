@@ -1,9 +1,10 @@
 /*
- * test_exporter_caps.c — every node zone of up to WC_XP_MAX exporters is a
- * scored node source (validator/exporter_node.c, accuracy.c's source array
- * grows): four exporters × three zones + platform power, beside the meter,
- * are 17 sources (the cap was 8, and "not scored (no room)" said so); the
+ * test_exporter_caps.c — the node sources of up to WC_XP_MAX exporters
+ * (validator/exporter_node.c, accuracy.c's source array grows): four
+ * exporters × (package, package+dram, platform power) beside the meter are
+ * 13 sources (the cap was 8, and "not scored (no room)" said so); the
  * platform power (kepler_platform_watts, no device label) is one of them.
+ * dram and core alone are no wall estimate: not scored, and the note says so.
  * The expositions are generated here: 6 scrapes, one second apart, of a
  * Kepler v0.11 node whose zone z of exporter e draws (10 e + z + 1) W.
  */
@@ -83,21 +84,30 @@ Test(exporter_caps, every_zone_of_four_exporters_is_scored)
     cr_assert_eq(r->n, NEXP);
     for (int e = 0; e < NEXP; e++) {
         const wc_xp_one *x = &r->x[e];
-        cr_assert_eq(x->nsources, 4, "exporter %d: %zu sources", e, x->nsources);
-        cr_assert_str_empty(x->sources_note, "%s", x->sources_note);
-        for (size_t s = 0; s < 3; s++) { /* package, dram, core: 10 e + z + 1 W */
+        cr_assert_eq(x->nsources, 3, "exporter %d: %zu sources", e, x->nsources);
+        cr_assert_str_eq(x->sources_note,
+                         "dram, core not scored alone: a part of the node is no wall estimate (package+dram is)");
+        /* package: 10 e + 1 W; package+dram: (10 e + 1) + (10 e + 2) W */
+        static const char *const want_zone[] = {"package", "package+dram"};
+        for (size_t s = 0; s < 2; s++) {
+            cr_assert_str_eq(x->source_zone[s], want_zone[s]);
             const wc_acc_source *src = &acc.sources[x->source_index[s]];
-            int zi = !strcmp(x->source_zone[s], "package") ? 0 : !strcmp(x->source_zone[s], "dram") ? 1 : 2;
-            double want_w = 10.0 * e + zi + 1;
+            double want_w = s ? 20.0 * e + 3 : 10.0 * e + 1;
             cr_assert_float_eq(src->run_energy_j, want_w * (NSCRAPES - 1), 1e-6, "%s: %g J",
                                src->name, src->run_energy_j);
         }
-        cr_assert_str_eq(x->source_zone[3], "platform");
-        const wc_acc_source *p = &acc.sources[x->source_index[3]];
+        char want_name[64];
+        snprintf(want_name, sizeof want_name, "exporter#%lld:package+dram", (long long)x->info.id);
+        cr_assert_str_eq(acc.sources[x->source_index[1]].name, want_name);
+        cr_assert_str_eq(x->source_zone[2], "platform");
+        const wc_acc_source *p = &acc.sources[x->source_index[2]];
         cr_assert_float_eq(p->run_energy_j, (100.0 + e) * (NSCRAPES - 1), 1e-6, "%s: %g J", p->name,
                            p->run_energy_j);
+        for (size_t i = 0; i < acc.nsources; i++)
+            cr_assert(!strstr(acc.sources[i].name, ":dram") && !strstr(acc.sources[i].name, ":core"),
+                      "a part of the node scored alone: %s", acc.sources[i].name);
     }
-    cr_assert_eq(acc.nsources, before + NEXP * 4, "%zu sources", acc.nsources);
+    cr_assert_eq(acc.nsources, before + NEXP * 3, "%zu sources", acc.nsources);
     wc_xp_report_free(r);
     free(r);
     wc_accuracy_free(&acc);
