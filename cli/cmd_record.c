@@ -347,6 +347,8 @@ void wc_cli_exporter_counts(const wc_record_opts *o, const wc_record_result *res
     size_t used = 0;
     wc_append(buf, cap, &used, "; exporter scrapes %lld ok, %lld failed",
               (long long)res->exporter_ok, (long long)res->exporter_failed);
+    if (res->exporter_cancelled)
+        wc_append(buf, cap, &used, ", %lld cancelled by the run's end", (long long)res->exporter_cancelled);
     if (res->exporter_dropped)
         wc_append(buf, cap, &used, ", %lld dropped (the sampler fell behind)",
                   (long long)res->exporter_dropped);

@@ -100,6 +100,7 @@ typedef struct wc_record_result {
     int64_t truth_errors;        /* of which error or unavailable */
     int64_t exporter_ok;         /* exporter scrapes stored ok (or capped) */
     int64_t exporter_failed;     /* exporter scrapes stored as error or parse_error */
+    int64_t exporter_cancelled;  /* of the error scrapes: cancelled by the run's end, not failed */
     int64_t exporter_dropped;    /* scrapes lost because the sampler fell behind */
     int64_t exporter_samples_dropped; /* samples of stored scrapes never written (queue full) */
     wc_provenance meter_provenance; /* the meter's, once opened (meter.h): SIMULATED for sim */

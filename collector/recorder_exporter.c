@@ -235,6 +235,7 @@ static int write_scrape(wc_rec_exporters *x, wc_store *st, wc_scrape *sc,
     int ok = sc->status == WC_SCRAPE_OK || sc->status == WC_SCRAPE_CAPPED;
     res->exporter_ok += ok;
     res->exporter_failed += !ok && !sc->cancelled; /* the run's end is no failure */
+    res->exporter_cancelled += !ok && sc->cancelled;
     int rc = st ? wc_store_put_scrape(st, &m, err) : 0;
     if (!rc)
         rc = learn(x, st, sc->exporter, &sc->learnt, err);

@@ -44,6 +44,10 @@ static const char *ci(const wc_ci *c)
 /* The exporter's node sources against the first truth, native pairs. */
 static void node_vs_truth(wc_doc *d, const wc_validation *v, const wc_xp_one *x)
 {
+    char *truth = cell();
+    const char *tp = v->acc.ntruth ? v->acc.truth[0].provenance : "";
+    snprintf(truth, 200, "%.150s [%s]", v->acc.ntruth ? v->acc.truth[0].spec : "",
+             !strcmp(tp, "simulated") ? "SIMULATED" : !strcmp(tp, "estimated") ? "ESTIMATED" : tp);
     static const char *const H[] = {"source", "truth", "n", "bias W [95% CI]", "bias % [95% CI]", "WAPE %"};
     if (!v->have_accuracy || !v->acc.ntruth || !x->nsources) {
         wc_doc_para(d, "Node vs ground truth: not scored (%s).",
@@ -55,12 +59,14 @@ static void node_vs_truth(wc_doc *d, const wc_validation *v, const wc_xp_one *x)
         const wc_acc_cell *c = x->source_index[i] < 0 ? NULL
                              : wc_accuracy_cell(&v->acc, (size_t)x->source_index[i], 0, 0, -1);
         const char *r[6] = {v->acc.sources[x->source_index[i] < 0 ? 0 : x->source_index[i]].name,
-                            v->acc.truth[0].spec, c ? num((double)c->acc.n, 0) : "-",
+                            truth, c ? num((double)c->acc.n, 0) : "-",
                             c ? ci(&c->acc.bias_w) : "-", c ? ci(&c->acc.bias_pct) : "-",
                             c ? num(c->acc.wape_pct.est, 1) : "-"};
         wc_doc_table_row(d, NULL, r);
     }
     wc_doc_table_end(d);
+    if (x->sources_note[0])
+        wc_doc_para(d, "Exporter #%lld: %s.", (long long)x->info.id, x->sources_note);
 }
 
 static void reference(wc_doc *d, const wc_xp_one *x)
@@ -131,9 +137,14 @@ void wc_report_exporters(wc_doc *d, const wc_validation *v)
         snprintf(h, sizeof h, "Exporter #%lld: %s", (long long)x->info.id, x->info.provenance);
         wc_doc_heading(d, 3, h);
         int measured = !strcmp(x->info.power_source, "measured");
-        wc_doc_note(d, measured ? "good" : "bad", "Power source.", "%s (node %s, %s, %zu scrapes, %zu restart(s)).",
+        char cancelled[64] = ""; /* neither ok nor failed (exporter_report.h) */
+        if (x->scrapes_cancelled)
+            snprintf(cancelled, sizeof cancelled, ", %zu cancelled by the run's end", x->scrapes_cancelled);
+        wc_doc_note(d, measured ? "good" : "bad", "Power source.", "%s (node %s, %s, %zu scrapes (%zu ok%s), %zu restart(s)).",
                     x->info.power_source[0] ? x->info.power_source : "unknown", x->info.node,
-                    x->info.origin, x->nscrapes, x->nrestarts);
+                    x->info.origin, x->nscrapes, x->scrapes_ok,
+                    cancelled,
+                    x->nrestarts);
         node_vs_truth(d, v, x);
         reference(d, x);
         invariants(d, x);

@@ -30,9 +30,14 @@ int wc_xp_report_load(wc_store *st, wc_accuracy_report *acc, wc_xp_report *r, wc
         x->nscrapes = r->data[i].nscrapes;
         x->nseries = r->data[i].nseries;
         x->nrestarts = r->data[i].nrestarts;
-        for (size_t k = 0; k < r->data[i].nscrapes; k++)
-            x->scrapes_ok += !strcmp(r->data[i].scrapes[k].status, "ok") ||
-                             !strcmp(r->data[i].scrapes[k].status, "capped");
+        for (size_t k = 0; k < r->data[i].nscrapes; k++) {
+            const wc_scrape_meta *m = &r->data[i].scrapes[k];
+            x->scrapes_ok += !strcmp(m->status, "ok") || !strcmp(m->status, "capped");
+            /* the recorder's words for a request the run's end cut short
+             * (collector/exporter/exporter_scrape.c) */
+            x->scrapes_cancelled += !strcmp(m->status, "error") &&
+                                    strstr(m->error, ": cancelled: the run ended during the request");
+        }
         for (size_t z = 0; z < WC_XP_MAX_ZONES; z++)
             x->source_index[z] = -1;
         if (acc)

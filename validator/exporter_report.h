@@ -84,6 +84,7 @@ typedef struct wc_xp_ref {
 typedef struct wc_xp_one {
     wc_exporter_info info;
     size_t nscrapes, scrapes_ok, nseries, nrestarts, nwraps;
+    size_t scrapes_cancelled;  /* error scrapes the run's end cancelled: neither ok nor failed */
     int source_index[WC_XP_MAX_ZONES]; /* accuracy sources added, -1 none */
     char source_zone[WC_XP_MAX_ZONES][32];
     size_t nsources;

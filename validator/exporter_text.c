@@ -36,6 +36,15 @@ static const char *ci_text(char *buf, size_t cap, const wc_ci *c)
     return buf;
 }
 
+/* ", N cancelled by the run's end" (neither ok nor failed), or "". */
+static const char *cancelled_text(const wc_xp_one *x, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (x->scrapes_cancelled)
+        snprintf(buf, cap, ", %zu cancelled by the run's end", x->scrapes_cancelled);
+    return buf;
+}
+
 static void print_head(FILE *out, const wc_xp_one *x)
 {
     char a[600], b[200], c[200];
@@ -45,9 +54,9 @@ static void print_head(FILE *out, const wc_xp_one *x)
             wc_term_safe(x->info.origin, c, sizeof c),
             x->info.power_source[0] ? x->info.power_source : "unknown");
     fprintf(out, "  %s\n", wc_term_safe(x->info.spec, a, sizeof a));
-    fprintf(out, "  %zu scrapes (%zu ok), %zu series, %zu restart(s) (counter falls there are resets,"
+    fprintf(out, "  %zu scrapes (%zu ok%s), %zu series, %zu restart(s) (counter falls there are resets,"
                  " not wraps), %zu wrap(s) bridged by active+idle\n",
-            x->nscrapes, x->scrapes_ok, x->nseries, x->nrestarts, x->nwraps);
+            x->nscrapes, x->scrapes_ok, cancelled_text(x, b, sizeof b), x->nseries, x->nrestarts, x->nwraps);
     fprintf(out, "  node vs ground truth: the sources exporter#%lld:<zone> in the accuracy table%s%s\n",
             (long long)x->info.id, x->sources_note[0] ? "; " : "", x->sources_note);
 }

@@ -403,8 +403,9 @@ static void print_phase_accuracy(FILE *out, const wc_validation *v, size_t si, s
         if (!c)
             continue;
         if (!any) {
-            fprintf(out, "  per phase (%s, %s pairs):\n  %-22s %4s %6s %9s %9s",
-                    safe(a->sources[si].name), v->gate_window_s > 0 ? "windowed" : "native", "phase",
+            fprintf(out, "  per phase (%s vs truth %s [%s], %s pairs):\n  %-22s %4s %6s %9s %9s",
+                    safe(a->sources[si].name), wc_term_safe(a->truth[ti].spec, name, sizeof name),
+                    prov_label(a->truth[ti].provenance), v->gate_window_s > 0 ? "windowed" : "native", "phase",
                     "rep", "n", "source_W", "truth_W");
             print_stats(out, WC_STAT_IN_PHASE, NULL);
         }
@@ -425,8 +426,10 @@ static void print_energy(FILE *out, const wc_accuracy_report *a, size_t ti)
             for (size_t si = 0; si < a->nsources; si++)
                 if (wc_accuracy_cell(a, si, ti, a->windows_s[k], -1))
                     w = a->windows_s[k];
-    fprintf(out, "  energy over the run: per source over the whole run; against the truth over the"
-                 " %s it covers\n", w > 0 ? "scored windows" : "readings");
+    char spec[128];
+    fprintf(out, "  energy over the run: per source over the whole run; against the truth %s [%s] over the"
+                 " %s it covers\n", wc_term_safe(a->truth[ti].spec, spec, sizeof spec),
+            prov_label(a->truth[ti].provenance), w > 0 ? "scored windows" : "readings");
     if (w == 0)
         fprintf(out, "  (no window was scored: the truth's own window is longer than every window asked"
                      " for; see --window)\n");
