@@ -63,7 +63,7 @@ extern const wc_cli_choices *const wc_cli_record_choices;
 int wc_cli_record_option(void *ctx, const wc_cli_opt *opt, const char *arg);
 
 struct wc_record_result;
-/* "; exporter scrapes N ok, N failed[, N dropped ...]" for the summary line
+/* "; exporter scrapes N ok, N failed[, N cancelled by the run's end][, N dropped ...]" for the summary line
  * of `record` and `run` into buf (cap bytes); "" without --exporter. */
 void wc_cli_exporter_counts(const struct wc_record_opts *o, const struct wc_record_result *res,
                             char *buf, size_t cap);

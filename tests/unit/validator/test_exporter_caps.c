@@ -5,6 +5,8 @@
  * 13 sources (the cap was 8, and "not scored (no room)" said so); the
  * platform power (kepler_platform_watts, no device label) is one of them.
  * dram and core alone are no wall estimate: not scored, and the note says so.
+ * A last error scrape that the run's end cancelled is counted apart: neither
+ * ok nor failed (exporter_report.c).
  * The expositions are generated here: 6 scrapes, one second apart, of a
  * Kepler v0.11 node whose zone z of exporter e draws (10 e + z + 1) W.
  */
@@ -55,6 +57,16 @@ static void put_exporter(wc_store *st, int e)
         exposition(e, k, text, sizeof text);
         xp_put_scrape(st, id, S(k), text);
     }
+    /* the run ended during a last request: stored as an error (exporter_scrape.c) */
+    wc_scrape_meta m = {.exporter_id = id, .req_mono_ns = S(NSCRAPES) + S(1) / 2,
+                        .resp_mono_ns = S(NSCRAPES + 1)};
+    snprintf(m.status, sizeof m.status, "error");
+    snprintf(m.error, sizeof m.error, "http://127.0.0.1:%d/metrics: cancelled: the run ended during the request",
+             1000 + e);
+    wc_error err = {{0}};
+    cr_assert_eq(wc_store_begin(st, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_store_put_scrape(st, &m, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_store_commit(st, &err), 0, "%s", err.msg);
 }
 
 Test(exporter_caps, every_zone_of_four_exporters_is_scored)
@@ -85,6 +97,9 @@ Test(exporter_caps, every_zone_of_four_exporters_is_scored)
     for (int e = 0; e < NEXP; e++) {
         const wc_xp_one *x = &r->x[e];
         cr_assert_eq(x->nsources, 3, "exporter %d: %zu sources", e, x->nsources);
+        cr_assert_eq(x->nscrapes, NSCRAPES + 1);
+        cr_assert_eq(x->scrapes_ok, NSCRAPES);
+        cr_assert_eq(x->scrapes_cancelled, 1);
         cr_assert_str_eq(x->sources_note,
                          "dram, core not scored alone: a part of the node is no wall estimate (package+dram is)");
         /* package: 10 e + 1 W; package+dram: (10 e + 1) + (10 e + 2) W */
