@@ -30,13 +30,18 @@ int wc_xp_report_load(wc_store *st, wc_accuracy_report *acc, wc_xp_report *r, wc
         x->nscrapes = r->data[i].nscrapes;
         x->nseries = r->data[i].nseries;
         x->nrestarts = r->data[i].nrestarts;
+        /* the recorder's exact words for a request the run's end cut short
+         * (collector/exporter/exporter_scrape.c): the whole error, so an
+         * exporter's own answer (an HTTP error quotes its body) cannot pass
+         * a failure off as a cancel */
+        const char *url = strchr(info[i].spec, ':');
+        char cancelled[256];
+        wc_textf(cancelled, sizeof cancelled, "%.160s: cancelled: the run ended during the request",
+                 url ? url + 1 : info[i].spec);
         for (size_t k = 0; k < r->data[i].nscrapes; k++) {
             const wc_scrape_meta *m = &r->data[i].scrapes[k];
             x->scrapes_ok += !strcmp(m->status, "ok") || !strcmp(m->status, "capped");
-            /* the recorder's words for a request the run's end cut short
-             * (collector/exporter/exporter_scrape.c) */
-            x->scrapes_cancelled += !strcmp(m->status, "error") &&
-                                    strstr(m->error, ": cancelled: the run ended during the request");
+            x->scrapes_cancelled += !strcmp(m->status, "error") && !strcmp(m->error, cancelled);
         }
         for (size_t z = 0; z < WC_XP_MAX_ZONES; z++)
             x->source_index[z] = -1;

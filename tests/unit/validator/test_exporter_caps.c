@@ -66,6 +66,11 @@ static void put_exporter(wc_store *st, int e)
     wc_error err = {{0}};
     cr_assert_eq(wc_store_begin(st, &err), 0, "%s", err.msg);
     cr_assert_eq(wc_store_put_scrape(st, &m, &err), 0, "%s", err.msg);
+    /* a failure whose quoted answer carries those words is still a failure */
+    m.id = 0;
+    snprintf(m.error, sizeof m.error, "http://127.0.0.1:%d/metrics: HTTP 500: x: cancelled: the run"
+             " ended during the request", 1000 + e);
+    cr_assert_eq(wc_store_put_scrape(st, &m, &err), 0, "%s", err.msg);
     cr_assert_eq(wc_store_commit(st, &err), 0, "%s", err.msg);
 }
 
@@ -97,7 +102,7 @@ Test(exporter_caps, every_zone_of_four_exporters_is_scored)
     for (int e = 0; e < NEXP; e++) {
         const wc_xp_one *x = &r->x[e];
         cr_assert_eq(x->nsources, 3, "exporter %d: %zu sources", e, x->nsources);
-        cr_assert_eq(x->nscrapes, NSCRAPES + 1);
+        cr_assert_eq(x->nscrapes, NSCRAPES + 2);
         cr_assert_eq(x->scrapes_ok, NSCRAPES);
         cr_assert_eq(x->scrapes_cancelled, 1);
         cr_assert_str_eq(x->sources_note,
