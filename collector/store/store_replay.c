@@ -457,6 +457,16 @@ int wc_store_replay_config(wc_store *st, wc_model model, const wc_kepler_config 
     return rc;
 }
 
+/* Binds ?1 and ?2 to the model's name and its old one (a run of an older
+ * version holds the model's rows under its old name; the name twice when
+ * it has none). */
+static void bind_model_names(sqlite3_stmt *s, wc_model model)
+{
+    const char *old = wc_model_old_name(model);
+    sqlite3_bind_text(s, 1, wc_model_name(model), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, old ? old : wc_model_name(model), -1, SQLITE_STATIC);
+}
+
 int wc_store_has_model_rows(wc_store *st, wc_model model, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
@@ -465,10 +475,7 @@ int wc_store_has_model_rows(wc_store *st, wc_model model, wc_error *err)
                           "reading models");
     if (rc)
         return rc;
-    /* a run of an older version holds the model's rows under its old name */
-    const char *old = wc_model_old_name(model);
-    sqlite3_bind_text(s, 1, wc_model_name(model), -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, old ? old : wc_model_name(model), -1, SQLITE_STATIC);
+    bind_model_names(s, model);
     int step = sqlite3_step(s);
     rc = step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0 : wc_store_fail(st, err, "reading models");
     sqlite3_finalize(s);
@@ -484,9 +491,7 @@ int wc_store_model_coverage(wc_store *st, wc_model model, int64_t *last_attr_tic
                                   " (SELECT MAX(id) FROM tick)", &s, err, "reading models");
     if (rc)
         return rc;
-    const char *old = wc_model_old_name(model);
-    sqlite3_bind_text(s, 1, wc_model_name(model), -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, old ? old : wc_model_name(model), -1, SQLITE_STATIC);
+    bind_model_names(s, model);
     int step = sqlite3_step(s);
     if (step == SQLITE_ROW) {
         *last_attr_tick = sqlite3_column_int64(s, 0);

@@ -83,17 +83,12 @@ static void build_from(const char *path, const char *fixture)
     trun_finish(&t);
 }
 
-static void build(const char *path)
-{
-    build_from(path, "exporter/faults-6scrapes.prom");
-}
-
 /* The fixture loaded and checked. */
-static void load(wc_xp_data *d, wc_xp_one *x)
+static void load_from(wc_xp_data *d, wc_xp_one *x, const char *fixture, const char *name)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/x.db", wc_test_tmpdir());
-    build(path);
+    snprintf(path, sizeof path, "%s/%s", wc_test_tmpdir(), name);
+    build_from(path, fixture);
     wc_error err = {{0}};
     wc_store *st = wc_store_open(path, WC_STORE_READ, &err);
     cr_assert_not_null(st, "%s", err.msg);
@@ -107,6 +102,11 @@ static void load(wc_xp_data *d, wc_xp_one *x)
     x->info = info[0];
     cr_assert_eq(wc_xp_check(d, x), 0);
     cr_assert_eq(wc_xp_showback(d, NULL, NAN, x), 0);
+}
+
+static void load(wc_xp_data *d, wc_xp_one *x)
+{
+    load_from(d, x, "exporter/faults-6scrapes.prom", "x.db");
 }
 
 static const wc_xp_invariant *inv(const wc_xp_one *x, const char *name)
@@ -232,22 +232,9 @@ Test(exporter_cases, exporter_invariants_tolerance_parses)
  * real decrease (tests/fixtures/exporter/README.md, zero-reset-6scrapes). */
 Test(exporter_cases, a_total_reset_to_zero_is_no_decrease)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/z.db", wc_test_tmpdir());
-    build_from(path, "exporter/zero-reset-6scrapes.prom");
-    wc_error err = {{0}};
-    wc_store *st = wc_store_open(path, WC_STORE_READ, &err);
-    cr_assert_not_null(st, "%s", err.msg);
-    wc_exporter_info info[2];
-    size_t n = 0;
-    cr_assert_eq(wc_store_exporters(st, info, 2, &n, &err), 0, "%s", err.msg);
     wc_xp_data d;
-    cr_assert_eq(wc_xp_load(st, &info[0], &d, &err), 0, "%s", err.msg);
-    wc_store_close(st);
     wc_xp_one x;
-    memset(&x, 0, sizeof x);
-    x.info = info[0];
-    cr_assert_eq(wc_xp_check(&d, &x), 0);
+    load_from(&d, &x, "exporter/zero-reset-6scrapes.prom", "z.db");
     const wc_xp_invariant *m = inv(&x, "counters monotonic except resets");
     cr_assert_eq(m->violations, 1, "only db's 20 -> 12 J: %s", m->note);
     cr_assert_float_eq(m->worst, -8, 1e-9);
