@@ -43,8 +43,8 @@ static const wc_cli_opt CALIBRATE_OPTS[] = {
      "instead of fitting, copy the latest fits of the run\n"
      "OTHER into this run (noting where they came from), so\n"
      "validate checks them out of sample; OTHER must be\n"
-     "another run (this run, a link or a copy of it is\n"
-     "refused: in-sample)"},
+     "another run (this run, a link or a copy of it, or a\n"
+     "run holding this run's own fits, is refused: in-sample)"},
     {"estimate-csv", "FILE", OPT_ESTIMATE_CSV,
      "write the estimates the run's stored fits give, per\n"
      "window (--window), as CSV tagged estimated"},

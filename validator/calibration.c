@@ -395,6 +395,7 @@ static void to_row(const wc_calibration *c, wc_store_cal_row *r)
     r->r2 = f->r2, r->rmse = f->rmse;
     snprintf(r->fitted_on, sizeof r->fitted_on, "%s", c->fitted_on);
     snprintf(r->note, sizeof r->note, "%s", c->note);
+    snprintf(r->fitted_run, sizeof r->fitted_run, "%s", c->fitted_run);
 }
 
 /* A fit from its stored row (no residuals). */
@@ -415,6 +416,7 @@ static void from_row(const wc_store_cal_row *r, wc_calibration *c)
     c->fit.r2 = r->r2, c->fit.rmse = r->rmse;
     snprintf(c->fitted_on, sizeof c->fitted_on, "%s", r->fitted_on);
     snprintf(c->note, sizeof c->note, "%s", r->note);
+    snprintf(c->fitted_run, sizeof c->fitted_run, "%s", r->fitted_run);
 }
 
 int wc_calibration_store(wc_store *st, wc_calibration *c, wc_error *err)
@@ -422,6 +424,11 @@ int wc_calibration_store(wc_store *st, wc_calibration *c, wc_error *err)
     if (c->unusable)
         return wc_error_set(err, -EINVAL, "calibration %s %s is not identified (%s): not stored",
                             wc_cal_kind_name(c->kind), c->target, c->why);
+    if (!c->fitted_run[0] && !c->fitted_on[0]) { /* fitted here: this run's fingerprint */
+        int frc = wc_store_run_fingerprint(st, c->fitted_run, sizeof c->fitted_run, err);
+        if (frc)
+            return frc;
+    }
     wc_store_cal_row row;
     to_row(c, &row);
     wc_store_cal_points pts = {.n = c->nres, .x = c->x, .y = c->y, .w = c->w, .a_ns = c->a_ns,
@@ -441,28 +448,43 @@ int wc_calibration_load(wc_store *st, wc_calibration *out, size_t max, size_t *n
         return wc_error_set(err, -ENOMEM, "out of memory");
     size_t got = 0;
     int rc = wc_store_load_calibrations(st, rows, max, &got, ignored, err);
-    for (size_t i = 0; !rc && i < got; i++)
+    char here[160] = "";
+    if (!rc && got)
+        rc = wc_store_run_fingerprint(st, here, sizeof here, err);
+    for (size_t i = 0; !rc && i < got; i++) {
         from_row(&rows[i], &out[i]);
+        out[i].here = !out[i].fitted_on[0] ||
+                      (out[i].fitted_run[0] && !strcmp(out[i].fitted_run, here));
+    }
     if (!rc)
         *n = got;
     free(rows);
     return rc;
 }
 
-/* Refuses to copy fits into the run they were fitted on: the same file, a
- * link to it or a byte copy has the same host and start times, and its fits
- * scored there would be in-sample while labelled out of sample. */
-static int other_run(wc_store *st, const wc_run_meta *from, const char *from_path, wc_error *err)
+/* Refuses fits that would be scored in-sample in the target: the source is
+ * this very run (the same file, a link or a byte copy: the same data
+ * fingerprint), or one of its fits was fitted on the target (copied to the
+ * source and now back). Gives every fit its origin's fingerprint. */
+static int origins_elsewhere(wc_store *st, wc_store *from, wc_calibration *fits, size_t n,
+                             const char *from_path, wc_error *err)
 {
-    wc_run_meta *to = calloc(1, sizeof *to);
-    int rc = to ? wc_store_get_run(st, to, err) : wc_error_set(err, -ENOMEM, "out of memory");
-    if (!rc && from->present && to->present && !strcmp(from->host, to->host) &&
-        from->started_wall_ns == to->started_wall_ns &&
-        from->started_mono_ns == to->started_mono_ns)
-        rc = wc_error_set(err, -EINVAL, "%s is this very run (the same host and start times: the"
-                          " same file, a link or a copy): its fits would be scored in-sample here;"
-                          " copy them from another run of the node", from_path);
-    free(to);
+    char src[160], dst[160];
+    int rc = wc_store_run_fingerprint(from, src, sizeof src, err);
+    if (!rc)
+        rc = wc_store_run_fingerprint(st, dst, sizeof dst, err);
+    if (!rc && !strcmp(src, dst))
+        return wc_error_set(err, -EINVAL, "%s is this very run (its data: the same file, a link or"
+                            " a copy): its fits would be scored in-sample here; copy them from"
+                            " another run of the node", from_path);
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!fits[i].fitted_run[0])
+            snprintf(fits[i].fitted_run, sizeof fits[i].fitted_run, "%s", fits[i].fitted_on[0] ? "" : src);
+        if (fits[i].fitted_run[0] && !strcmp(fits[i].fitted_run, dst))
+            rc = wc_error_set(err, -EINVAL, "%s's fit #%lld (%s) was fitted on this very run and"
+                              " copied there: copied back it would be scored in-sample; nothing"
+                              " copied", from_path, (long long)fits[i].id, fits[i].target);
+    }
     return rc;
 }
 
@@ -479,7 +501,7 @@ int wc_calibration_apply_from(wc_store *st, const char *from_path, wc_error *err
     if (!rc)
         rc = wc_store_get_run(from, run, err);
     if (!rc)
-        rc = other_run(st, run, from_path, err);
+        rc = origins_elsewhere(st, from, fits, n, from_path, err);
     char host[128] = "";
     if (!rc)
         snprintf(host, sizeof host, "%.127s", run->host);
@@ -513,7 +535,10 @@ static size_t split_zones(char *buf, const char **names, size_t max)
 
 static const char *fitted_where(const wc_calibration *c)
 {
-    return c->fitted_on[0] ? c->fitted_on : "this run (IN-SAMPLE: scored against the truth it was fitted on)";
+    return !c->here ? c->fitted_on
+                    : c->fitted_on[0] ? "this run, copied away and back (IN-SAMPLE: scored against the"
+                                        " truth it was fitted on)"
+                                      : "this run (IN-SAMPLE: scored against the truth it was fitted on)";
 }
 
 /* "estimate:wall#N" for each truth_meter fit of the report's node source.
@@ -532,7 +557,7 @@ static int add_wall_estimates(const wc_calibration *fits, size_t nfits, wc_accur
             return wc_error_set(err, -ENOMEM, "out of memory");
         snprintf(src.name, sizeof src.name, "estimate:wall#%lld", (long long)c->id);
         snprintf(src.provenance, sizeof src.provenance, "estimated");
-        src.in_sample = !c->fitted_on[0];
+        src.in_sample = c->here;
         wc_textf(src.description, sizeof src.description,
                  "wall power = %.4f * %s %c %.2f W (fit #%lld of %.40s, fitted on %.120s)",
                  c->fit.c1, c->input, c->fit.c0 < 0 ? '-' : '+', fabs(c->fit.c0), (long long)c->id, c->target,
@@ -614,7 +639,7 @@ static int add_util_estimate(wc_store *st, const wc_calibration *fits, size_t nf
     if (found && !wc_cumseries_affine(&util, ua, ub, &src.series)) {
         snprintf(src.name, sizeof src.name, "estimate:util");
         snprintf(src.provenance, sizeof src.provenance, "estimated");
-        src.in_sample = wall && !wall->fitted_on[0]; /* zone fits are on the meter, not the truth */
+        src.in_sample = wall && wall->here; /* zone fits are on the meter, not the truth */
         util_description(&src, rep, wall, ua, ub, where);
         if (wc_accuracy_add_source(rep, &src))
             wc_cumseries_free(&src.series);

@@ -56,6 +56,10 @@ typedef struct wc_calibration {
     wc_linfit fit;                /* c0 = P_idle or b (W); c1 = k or a */
     char fitted_on[300];          /* "" = this run; else where it was fitted ("A.db, host h, fit #3") */
     char note[256];
+    char fitted_run[160];         /* the fingerprint of the run it was fitted on
+                                     (wc_store_run_fingerprint); "" unknown (older fits) */
+    int here;                     /* wc_calibration_load: fitted on the run it was loaded from
+                                     (its own fit, or one copied away and back): in-sample */
     int unusable;                 /* 1: coefficients not identified (wc_calibration_usable); never
                                      stored, never applied */
     char why[320];                /* why unusable, with the numbers */

@@ -412,7 +412,8 @@ static const char *const FIELD_REPORT_COLS[][3] = {{"run", "ceiling_watts", "REA
                                                    {"process", "vm_name", "TEXT"},
                                                    {"process", "hypervisor", "TEXT"},
                                                    {"process", "vm_since", "TEXT"},
-                                                   {"tick", "proc_delta", "INTEGER"}};
+                                                   {"tick", "proc_delta", "INTEGER"},
+                                                   {"calibration", "fitted_run", "TEXT"}};
 #define N_FIELD_REPORT_COLS (sizeof FIELD_REPORT_COLS / sizeof FIELD_REPORT_COLS[0])
 
 static int add_field_report_columns(wc_store *st, wc_error *err)

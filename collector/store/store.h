@@ -126,6 +126,13 @@ typedef struct wc_run_meta {
  * there was a row) or -EIO with err naming the file. */
 int wc_store_get_run(wc_store *st, wc_run_meta *m, wc_error *err);
 
+/* A run's identity from its data, not its run row: the first tick's clocks,
+ * the first zone sample, the first truth reading and the zone count, as
+ * text in buf. A byte copy gives the same; two runs, even two imports
+ * with one host and zero start times, differ. For calibrate --apply-from
+ * (a fit is never copied into the run it was fitted on). 0 or -EIO. */
+int wc_store_run_fingerprint(wc_store *st, char *buf, size_t cap, wc_error *err);
+
 /* Id of an existing model in the model table, without inserting (readers;
  * wc_store_model_id below inserts). Returns 0 with *model_id set, -ENOENT
  * when the model table has no such name (err: "no attribution rows of model

@@ -16,14 +16,17 @@
 static const char INSERT_FIT[] =
     "INSERT INTO calibration(created_wall_ns, kind, target, input, window_s,"
     " lag_s, n, dof, c0, c0_se, c1, c1_se, cov01, c0_lo, c0_hi, c1_lo, c1_hi,"
-    " r2, rmse, fitted_on, provenance, note) VALUES"
-    " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'estimated',?)";
+    " r2, rmse, fitted_on, provenance, note, fitted_run) VALUES"
+    " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'estimated',?,?)";
 
-static const char SELECT_FITS[] =
-    "SELECT id, kind, target, input, window_s, lag_s, n, dof, c0, c0_se, c1,"
-    " c1_se, cov01, c0_lo, c0_hi, c1_lo, c1_hi, r2, rmse, fitted_on, note"
-    " FROM calibration WHERE id IN (SELECT MAX(id) FROM calibration GROUP BY"
-    " kind, target) ORDER BY id";
+#define SELECT_FITS_OF(run_col)                                                              \
+    "SELECT id, kind, target, input, window_s, lag_s, n, dof, c0, c0_se, c1,"                  \
+    " c1_se, cov01, c0_lo, c0_hi, c1_lo, c1_hi, r2, rmse, fitted_on, note, " run_col            \
+    " FROM calibration WHERE id IN (SELECT MAX(id) FROM calibration GROUP BY"                  \
+    " kind, target) ORDER BY id"
+static const char SELECT_FITS[] = SELECT_FITS_OF("fitted_run");
+/* a run calibrated before fitted_run (schema 4, an early 5), read as it is */
+static const char SELECT_FITS_NO_RUN[] = SELECT_FITS_OF("''");
 
 static int insert_points(wc_store *st, int64_t fit_id, double c0, double c1,
                          const wc_store_cal_points *p, wc_error *err)
@@ -69,6 +72,7 @@ static int insert_fit(wc_store *st, wc_store_cal_row *r, wc_error *err)
         wc_store_bind_real(s, 9 + i, v[i]);
     sqlite3_bind_text(s, 20, r->fitted_on, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 21, r->note, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 22, r->fitted_run, -1, SQLITE_STATIC);
     rc = sqlite3_step(s) == SQLITE_DONE ? 0 : wc_store_fail(st, err, "storing the calibration");
     sqlite3_finalize(s);
     if (!rc)
@@ -124,6 +128,7 @@ static void read_fit(sqlite3_stmt *s, wc_store_cal_row *r)
         *dst[i] = wc_store_col_real(s, 8 + i);
     wc_store_col_text(s, 19, r->fitted_on, sizeof r->fitted_on);
     wc_store_col_text(s, 20, r->note, sizeof r->note);
+    wc_store_col_text(s, 21, r->fitted_run, sizeof r->fitted_run);
 }
 
 int wc_store_load_calibrations(wc_store *st, wc_store_cal_row *out, size_t max, size_t *n,
@@ -137,8 +142,12 @@ int wc_store_load_calibrations(wc_store *st, wc_store_cal_row *out, size_t max, 
         return wc_store_fail(st, err, "reading calibrations");
     if (rc == 0)
         return 0;
+    int has_run = wc_store_has_column(st, "calibration", "fitted_run");
+    if (has_run < 0)
+        return wc_store_fail(st, err, "reading calibrations");
     sqlite3_stmt *s = NULL;
-    rc = wc_store_prepare(st, SELECT_FITS, &s, err, "reading calibrations");
+    rc = wc_store_prepare(st, has_run ? SELECT_FITS : SELECT_FITS_NO_RUN, &s, err,
+                          "reading calibrations");
     if (rc)
         return rc;
     int step = SQLITE_DONE;

@@ -183,6 +183,8 @@ typedef struct wc_store_cal_row {
     double r2, rmse;
     char fitted_on[300];          /* "" = this run */
     char note[256];
+    char fitted_run[160];         /* the fingerprint of the run it was fitted on
+                                     (wc_store_run_fingerprint); "" unknown (older runs) */
 } wc_store_cal_row;
 
 /* The fitted points of a fit (n each): x, y, weight, the interval each point

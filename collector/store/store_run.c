@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "collector/meter/counter.h"
@@ -120,5 +121,27 @@ int wc_store_find_model(wc_store *st, const char *model_name, int64_t *model_id,
                           ? wc_model_old_name(m) : NULL;
     if (old && find_model_named(st, old, model_id, NULL) == 0)
         return 0; /* a run of an older version: the model's rows under its old name */
+    return rc;
+}
+
+int wc_store_run_fingerprint(wc_store *st, char *buf, size_t cap, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = wc_store_prepare(st, "SELECT (SELECT mono_ns || '/' || COALESCE(wall_ns, '') FROM tick"
+                                  " ORDER BY id LIMIT 1), (SELECT value FROM zone_sample"
+                                  " ORDER BY rowid LIMIT 1), (SELECT watts FROM truth_sample"
+                                  " ORDER BY rowid LIMIT 1), (SELECT COUNT(*) FROM zone)",
+                              &s, err, "reading the run's first samples");
+    if (rc)
+        return rc;
+    int step = sqlite3_step(s);
+    if (step == SQLITE_ROW) {
+        const unsigned char *t = sqlite3_column_text(s, 0);
+        snprintf(buf, cap, "tick0 %s zone0 %lld truth0 %.17g zones %lld", t ? (const char *)t : "-",
+                 (long long)sqlite3_column_int64(s, 1), sqlite3_column_double(s, 2),
+                 (long long)sqlite3_column_int64(s, 3));
+    }
+    rc = step == SQLITE_ROW ? 0 : wc_store_fail(st, err, "reading the run's first samples");
+    sqlite3_finalize(s);
     return rc;
 }

@@ -93,7 +93,7 @@ static const char WC_CALIBRATION_SQL[] =
     " id INTEGER PRIMARY KEY, created_wall_ns INTEGER, kind TEXT, target TEXT, input TEXT,"
     " window_s REAL, lag_s REAL, n INTEGER, dof INTEGER, c0 REAL, c0_se REAL, c1 REAL,"
     " c1_se REAL, cov01 REAL, c0_lo REAL, c0_hi REAL, c1_lo REAL, c1_hi REAL, r2 REAL,"
-    " rmse REAL, fitted_on TEXT, provenance TEXT, note TEXT);"
+    " rmse REAL, fitted_on TEXT, provenance TEXT, note TEXT, fitted_run TEXT);"
     "CREATE TABLE IF NOT EXISTS calibration_residual("
     " calibration_id INTEGER, start_mono_ns INTEGER, end_mono_ns INTEGER, x REAL, y REAL,"
     " fitted REAL, residual REAL, weight REAL);";

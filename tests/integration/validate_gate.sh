@@ -106,6 +106,11 @@ for src in "$T/a-copy.db" "$T/a-link.db" "$T/a.db"; do
     "$BIN" calibrate --db "$T/a.db" --apply-from "$src" >"$T/o" 2>&1; rc=$?
     [ $rc -eq 2 ] && grep -q "is this very run" "$T/o" || { cat "$T/o"; fail "--apply-from $src into a.db: exit $rc"; }
 done
+# ... nor is a run holding a.db's own fits: copied back they would be in-sample
+"$BIN" calibrate --db "$T/a.db" --apply-from "$T/b.db" >"$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "was fitted on this very run and copied there" "$T/o" ||
+    { cat "$T/o"; fail "--apply-from b.db (a.db's fits) back into a.db: exit $rc"; }
+[ "$(sql "$T/a.db" "SELECT COUNT(*) FROM calibration WHERE fitted_on != ''")" = 0 ] || fail "fits copied back"
 "$BIN" validate --db "$T/b.db" --tolerance node=50% >"$T/vb" 2>&1; rc=$?
 # 1 a check failed; 3 per-phase checks on this short run read fewer than 5
 # pairs (INSUFFICIENT): a verdict either way, never a crash or a usage error
