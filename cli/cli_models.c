@@ -38,7 +38,7 @@ static int covers_run(wc_store *st, wc_model model, wc_error *err)
     if (last_attr >= last)
         return 1;
     fprintf(stderr, "wattcal: model %s covers ticks up to %lld of the run's %lld (attributed while"
-                    " it was recording): attributing it again\n", wc_model_name(model),
+                    " it was recording): it must be attributed again\n", wc_model_name(model),
             (long long)last_attr, (long long)last);
     return 0;
 }

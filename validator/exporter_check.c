@@ -285,18 +285,53 @@ static double node_active_at(const wc_xp_data *d, const char *zone, size_t k)
     return NAN;
 }
 
-/* Whether the decrease of track t at sample j is a reset of its total to
- * zero: Kepler (0.10, 0.11) sets every workload's total to 0 on a refresh
- * whose zone had no active energy (docs/kepler-model.md), and it then grows
- * again; the new value can be no more than the node's active energy over the
- * same scrapes. Prometheus's rate() reads such a drop as a counter reset. A
- * drop to a value above that is no reset: a real decrease. */
-static int reset_to_zero(const wc_xp_data *d, const wc_xp_track *t, size_t j)
+/* Track t's value at scrape k (binary search over its rising scrapes), or
+ * NAN when it has no sample there or a terminated one (frozen at its last
+ * total: Kepler never zeroes those). */
+static double track_at(const wc_xp_track *t, size_t k)
 {
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->scrape[mid] < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->n && t->scrape[lo] == k && !t->terminated[lo] ? t->v[lo] : NAN;
+}
+
+/* Whether every workload of zone at scrape k holds no more than limit J:
+ * what a zone whose totals were all zeroed since the previous scrape shows. */
+static int zone_all_within(const zone_ctx *c, const char *zone, size_t k, double limit)
+{
+    const wc_xp_track *sets[3] = {c->procs, c->conts, c->pods};
+    size_t ns[3] = {c->nprocs, c->nconts, c->npods};
+    for (int l = 0; l < 3; l++)
+        for (size_t i = 0; i < ns[l]; i++) {
+            if (strcmp(sets[l][i].s->row.zone, zone))
+                continue;
+            double v = track_at(&sets[l][i], k);
+            if (isfinite(v) && v > limit)
+                return 0;
+        }
+    return 1;
+}
+
+/* Whether the decrease of track t at sample j is Kepler's reset of every
+ * total to zero (0.10, 0.11 zero all the zone's workload totals on a refresh
+ * without active energy, docs/kepler-model.md, and they grow again): every
+ * workload of the zone then holds no more than the node's active energy over
+ * the same scrapes. Prometheus's rate() reads such a drop as a counter reset.
+ * One workload dropping while another keeps its total is a real decrease. */
+static int reset_to_zero(const zone_ctx *c, const wc_xp_track *t, size_t j)
+{
+    const wc_xp_data *d = c->d;
     double a0 = node_active_at(d, t->s->row.zone, t->scrape[j - 1]);
     double a1 = node_active_at(d, t->s->row.zone, t->scrape[j]);
-    return isfinite(a0) && isfinite(a1) && a1 >= a0 && t->v[j] >= 0 &&
-           t->v[j] <= a1 - a0 + 1e-6;
+    double limit = a1 - a0 + 1e-6;
+    return isfinite(a0) && isfinite(a1) && a1 >= a0 && t->v[j] >= 0 && t->v[j] <= limit &&
+           zone_all_within(c, t->s->row.zone, t->scrape[j], limit);
 }
 
 /* Counters monotonic except resets: node active/idle and every workload track. */
@@ -326,7 +361,7 @@ static void check_monotonic(const wc_xp_data *d, const zone_ctx *c, wc_xp_one *x
             for (size_t j = 1; j < sets[l][i].n; j++) {
                 wc_xp_dkind kind;
                 wc_xp_track_delta(d, &sets[l][i], j, &kind);
-                if (kind == WC_XP_D_DECREASE && reset_to_zero(d, &sets[l][i], j)) {
+                if (kind == WC_XP_D_DECREASE && reset_to_zero(c, &sets[l][i], j)) {
                     zero_resets++;
                     continue;
                 }
