@@ -25,6 +25,7 @@
 #include "reports/headline.h"
 #include "reports/report_exporter.h"
 #include "reports/report_io.h"
+#include "validator/gate_notes.h"
 #include "validator/stat_table.h"
 
 /* What the run table says about the recording. */
@@ -356,8 +357,10 @@ static void lead_checked(wc_doc *d, const wc_validation *v, const lead_ctx *L, c
     size_t other = v->nchecks - v->passed - v->failed;
     char started[64];
     const char *run = fmt("the %.1f s run started %s", v->gap.duration_s, started_text(m, started, sizeof started));
-    const char *gate = fmt("the gate: %zu check(s), %zu passed, %zu failed, %zu not evaluated (%s).",
-                           v->nchecks, v->passed, v->failed, other, gate_word(v));
+    const char *prov = wc_gate_provenance(v);
+    const char *gate = fmt("the gate: %zu check(s), %zu passed, %zu failed, %zu not evaluated (%s%s%s).",
+                           v->nchecks, v->passed, v->failed, other, gate_word(v), prov[0] ? "; " : "",
+                           prov);
     if (!L->cell) {
         wc_doc_verdict_item(d, "Checked:", "%s over %s; %s", v->nchecks ? "the tolerances below" : "no tolerance",
                             run, gate);

@@ -28,6 +28,12 @@ if command -v gnuplot >/dev/null 2>&1; then
     ! grep -E -q "over [0-9]+\.[0-9]{4,} s windows" "$M" || fail "a window shown with spurious digits"
 fi
 
+# the gate's line in the report says a simulated run validates nothing, as validate's does
+"$BIN" report --db "$T/r.db" --out "$T/rep2" --tolerance node=10% >"$T/out" 2>&1 ||
+    [ $? -le 3 ] || { cat "$T/out"; fail "report --tolerance"; }
+grep -q "not evaluated ([A-Z ]*; SIMULATED meter and truth: a rehearsal, validates nothing)" \
+    "$T/rep2/report.md" || fail "the report's gate line does not say the run is SIMULATED"
+
 "$BIN" validate --db "$T/r.db" >"$T/v" 2>&1
 rc=$?
 [ $rc -le 3 ] || { cat "$T/v"; fail "validate exit $rc"; }
