@@ -72,7 +72,8 @@ static const wc_cli_spec CALIBRATE_SPEC = {
         "exit codes: 0 fitted (or applied), 2 usage or input error, 3 nothing could be\n"
         "fitted (no utilisation, no ground truth, too few points), every fit was refused\n"
         "as not identified (R^2 < 0.1, utilisation spread < 0.05, 95 % interval wider\n"
-        "than the run's ceiling, P_idle negative or beyond it); a refused fit is never\n"
+        "than the run's ceiling, P_idle negative or beyond it, a truth fit's a not\n"
+        "above 0 across its interval); a refused fit is never\n"
         "stored and gives no estimate, the usable ones are; --apply-from a run that\n"
         "holds no calibration (its own fits were refused) also exits 3",
 };

@@ -96,6 +96,7 @@ int wc_calibration_usable(const wc_calibration *c, double ceiling_w, char *why, 
     int t = f->t0_hi > f->t0_lo;
     double w0 = t ? f->t0_hi - f->t0_lo : 3.92 * f->se0, w1 = t ? f->t1_hi - f->t1_lo : 3.92 * f->se1;
     double hi0 = t ? f->t0_hi : f->c0 + 1.96 * f->se0, lo0 = t ? f->t0_lo : f->c0 - 1.96 * f->se0;
+    double lo1 = t ? f->t1_lo : f->c1 - 1.96 * f->se1, hi1 = t ? f->t1_hi : f->c1 + 1.96 * f->se1;
     double ur = util_range(c);
     char r[320] = "";
     if (!isfinite(f->c0) || !isfinite(f->c1))
@@ -115,6 +116,10 @@ int wc_calibration_usable(const wc_calibration *c, double ceiling_w, char *why, 
     else if (fabs(f->c0) > ceil_w)
         snprintf(r, sizeof r, "%s = %.4f W is beyond %g W (the run's ceiling%s)", c0, f->c0, ceil_w,
                  c->kind == WC_CAL_TRUTH_METER ? " x the wall's zones and losses" : "");
+    else if (c->kind == WC_CAL_TRUTH_METER && !(lo1 > 0))
+        snprintf(r, sizeof r, "a = %.4f: its 95 %% interval [%.4f, %.4f] does not stay above 0 (wall"
+                 " power must rise with the meter): the meter's power barely varied, or the truth"
+                 " does not follow it", f->c1, lo1, hi1);
     else if (c->kind == WC_CAL_ZONE_UTIL && hi0 < 0)
         snprintf(r, sizeof r, "P_idle = %.4f W is negative (95 %% interval [%.4f, %.4f] W)", f->c0,
                  lo0, hi0);

@@ -87,7 +87,9 @@ typedef struct wc_cal_opts {
  * intercept (W) or of k (W) is wider than ceiling_w (the run's counter
  * ceiling, run.ceiling_watts; x WC_CAL_TRUTH_CEILINGS for b); the intercept
  * (P_idle or b, W) is below zero
- * beyond its interval or above ceiling_w; or, for a zone fit whose residuals
+ * beyond its interval or above ceiling_w; a truth fit's a (wall W per meter
+ * W) is not above 0 across its 95 % interval (a flat load: any b scores
+ * well, so the fit proves nothing); or, for a zone fit whose residuals
  * are at hand, the utilisation spans less than WC_CAL_MIN_UTIL_RANGE.
  * Returns 1 usable, 0 not (why: the reason with the numbers). */
 #define WC_CAL_MIN_R2 0.1

@@ -132,6 +132,28 @@ Test(cal_refuse, absurd_intercepts_and_intervals_are_refused_with_numbers)
     cr_assert_str_eq(why, "");
 }
 
+/* A truth fit on a flat load (a new-user run: utilisation spanning 0.001
+ * while other work kept the node busy): a = -1.362 ± 0.81, R² 0.29. Its b
+ * was within bounds, so it was stored, copied and gated a node PASS; a wall
+ * fit whose a does not stay above 0 across its interval proves nothing. */
+Test(cal_refuse, a_wall_fit_whose_a_is_not_above_zero_is_refused)
+{
+    wc_calibration c;
+    memset(&c, 0, sizeof c);
+    c.kind = WC_CAL_TRUTH_METER;
+    c.fit = (wc_linfit){.n = 9, .c0 = 250, .c1 = -1.362, .se0 = 60, .se1 = 0.81, .r2 = 0.29};
+    char why[320];
+    cr_assert_eq(wc_calibration_usable(&c, 400, why, sizeof why), 0);
+    cr_assert_not_null(strstr(why, "a = -1.3620: its 95 % interval [-2.9496, 0.2256] does not stay"
+                                   " above 0 (wall power must rise with the meter)"), "%s", why);
+    /* positive but its interval reaches 0: refused too */
+    c.fit.c1 = 0.6, c.fit.se1 = 0.4;
+    cr_assert_eq(wc_calibration_usable(&c, 400, why, sizeof why), 0, "%s", why);
+    /* the simulated BMC's 1/eff = 1.25 with a tight interval: usable */
+    c.fit.c1 = 1.25, c.fit.se1 = 0.05, c.fit.c0 = 37.5, c.fit.se0 = 2, c.fit.r2 = 0.95;
+    cr_assert_eq(wc_calibration_usable(&c, 400, why, sizeof why), 1, "%s", why);
+}
+
 /* NU2 item 2: how long a simulated recording must last, from the sim BMC's
  * own parameters (collector/truth/truth_sim.c) and WC_CHECK_MIN_N. */
 Test(cal_refuse, sim_bmc_timing_says_how_long_to_record)
