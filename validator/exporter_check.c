@@ -278,27 +278,19 @@ static double node_active_at(const wc_xp_data *d, const char *zone, size_t k)
         const wc_xp_series *s = &d->series[i];
         if (!wc_xp_is(s, "node", "active_joules", NULL) || strcmp(s->row.zone, zone))
             continue;
-        for (size_t j = 0; j < s->n; j++)
-            if (s->scrape[j] == k)
-                return s->v[j];
+        long j = wc_xp_at(s, k);
+        if (j >= 0)
+            return s->v[j];
     }
     return NAN;
 }
 
-/* Track t's value at scrape k (binary search over its rising scrapes), or
- * NAN when it has no sample there or a terminated one (frozen at its last
- * total: Kepler never zeroes those). */
+/* Track t's value at scrape k, or NAN when it has no sample there or a
+ * terminated one (frozen at its last total: Kepler never zeroes those). */
 static double track_at(const wc_xp_track *t, size_t k)
 {
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->scrape[mid] < k)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < t->n && t->scrape[lo] == k && !t->terminated[lo] ? t->v[lo] : NAN;
+    long j = wc_xp_index_of(t->scrape, t->n, k);
+    return j >= 0 && !t->terminated[j] ? t->v[j] : NAN;
 }
 
 /* Whether every workload of zone at scrape k holds no more than limit J:

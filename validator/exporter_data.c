@@ -16,17 +16,22 @@ int wc_xp_is(const wc_xp_series *s, const char *level, const char *quantity, con
            (!zone || !strcmp(s->row.zone, zone));
 }
 
-long wc_xp_at(const wc_xp_series *s, size_t k)
+long wc_xp_index_of(const size_t *scrape, size_t n, size_t k)
 {
-    size_t lo = 0, hi = s->n;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s->scrape[mid] < k)
+        if (scrape[mid] < k)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < s->n && s->scrape[lo] == k ? (long)lo : -1;
+    return lo < n && scrape[lo] == k ? (long)lo : -1;
+}
+
+long wc_xp_at(const wc_xp_series *s, size_t k)
+{
+    return wc_xp_index_of(s->scrape, s->n, k);
 }
 
 /* The index of the scrape with id `id` (scrapes are in time order, ids

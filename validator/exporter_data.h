@@ -72,6 +72,10 @@ int wc_xp_is(const wc_xp_series *s, const char *level, const char *quantity, con
 /* The series index of the sample of s at scrape k, or -1 (binary search). */
 long wc_xp_at(const wc_xp_series *s, size_t k);
 
+/* The same over any rising scrape-index array of n (a track's): the index
+ * holding scrape k, or -1. */
+long wc_xp_index_of(const size_t *scrape, size_t n, size_t k);
+
 /* A workload's energy counter in one zone across its states: Kepler exports
  * a process, container or pod as one series while running and another
  * (state="terminated") once it ended; a track merges them by scrape. */
