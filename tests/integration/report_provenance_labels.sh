@@ -5,9 +5,23 @@
 # validate's energy header tag the truth [SIMULATED]; the power caption
 # shows the drawing window rounded for display ("0.5 s", never
 # "0.499999 s").
+#
+# The run reads tests/tools/fake_node.py's animated --procfs-root (three pods
+# with known CPU), not the machine's own /proc: on an idle CI machine a 6 s
+# run of the real /proc can see no CPU in any interval, so no workload gets
+# energy and the stacked figure is rightly not drawn (stop 19's CI).
 . tests/integration/lib/common.sh
 
-"$BIN" record --db "$T/r.db" --meter sim --duration 6s --interval 500ms --quiet \
+FN=
+trap '[ -n "$FN" ] && { kill "$FN" 2>/dev/null; wait "$FN" 2>/dev/null; }; rm -rf "$T"' EXIT
+python3 tests/tools/fake_node.py --root "$T/proc" --max-seconds 60 >"$T/node.out" 2>&1 &
+FN=$!
+i=0
+while ! grep -q READY "$T/node.out" 2>/dev/null; do
+    i=$((i + 1)); [ $i -le 100 ] || fail "fake_node.py never said READY"
+    sleep 0.1
+done
+"$BIN" record --db "$T/r.db" --meter sim --procfs-root "$T/proc" --duration 6s --interval 500ms --quiet \
     --truth sim:lag=1,window=2,period=1 --truth-interval 500ms >"$T/rec" 2>&1 || { cat "$T/rec"; fail "record"; }
 "$BIN" report --db "$T/r.db" --out "$T/rep" >"$T/out" 2>&1 || { cat "$T/out"; fail "report"; }
 M="$T/rep/report.md"
