@@ -53,6 +53,16 @@ int wc_xp_report_load(wc_store *st, wc_accuracy_report *acc, wc_xp_report *r, wc
     return rc;
 }
 
+void wc_xp_showback_untrusted(wc_xp_one *x, size_t phases)
+{
+    size_t used = strlen(x->show_err_basis);
+    if (!phases || !isfinite(x->show_err_pct) || used >= sizeof x->show_err_basis)
+        return;
+    wc_textf(x->show_err_basis + used, sizeof x->show_err_basis - used,
+             "; NOT TRUSTWORTHY: its class bias comes from a replay where %zu phase(s) drew less"
+             " than the idle baseline (replay on a quiet node)", phases);
+}
+
 int wc_xp_report_finish(wc_store *st, int64_t model_id, const char *model,
                         const wc_accuracy_report *acc, double class_err_pct,
                         const wc_boot_cfg *boot, wc_xp_report *r, wc_error *err)
@@ -63,6 +73,8 @@ int wc_xp_report_finish(wc_store *st, int64_t model_id, const char *model,
         if (wc_xp_check(&r->data[i], x) || wc_xp_showback(&r->data[i], acc, class_err_pct, x))
             rc = wc_error_set(err, -ENOMEM, "out of memory checking exporter %lld",
                               (long long)x->info.id);
+        if (!rc && r->class_untrusted && isfinite(class_err_pct))
+            wc_xp_showback_untrusted(x, r->class_untrusted);
         if (!rc)
             rc = wc_xp_reference(st, model_id, model, &r->data[i], boot, x, err);
     }

@@ -95,7 +95,8 @@ typedef struct wc_xp_one {
     size_t ngap;
     char show_zone[32];
     double show_node_j, show_err_pct;
-    char show_err_basis[200];  /* how the error bar was derived */
+    char show_err_basis[320];  /* how the error bar was derived (and, when its class bias
+                                  comes from untrustworthy phases, that warning) */
     wc_xp_show show[WC_XP_MAX_SHOW];
     size_t nshow, show_pods;   /* rows shown, pods with energy */
     wc_xp_ref ref[WC_XP_MAX_REF];
@@ -111,6 +112,9 @@ typedef struct wc_xp_report {
     wc_xp_one x[WC_XP_MAX];
     wc_xp_data data[WC_XP_MAX];  /* their samples (freed by wc_xp_report_free) */
     size_t skipped;              /* exporters beyond WC_XP_MAX */
+    size_t class_untrusted;      /* set before wc_xp_report_finish: phases below the idle
+                                    baseline (wc_gap_below_baseline), which make the class
+                                    bias in the error bar untrustworthy; 0 none */
 } wc_xp_report;
 
 /* Loads the run's exporters (none: r->n 0, not an error) and adds their node
@@ -120,7 +124,9 @@ int wc_xp_report_load(wc_store *st, wc_accuracy_report *acc, wc_xp_report *r, wc
 
 /* After scoring: invariants, gap split, second opinion against model
  * model_id (<= 0: none), showback (node error from acc, class error from
- * class_err_pct: NAN when unknown). Returns 0, -EIO/-ENOMEM with err. */
+ * class_err_pct: NAN when unknown; its basis says NOT TRUSTWORTHY when
+ * r->class_untrusted phases fell below the idle baseline). Returns 0,
+ * -EIO/-ENOMEM with err. */
 int wc_xp_report_finish(wc_store *st, int64_t model_id, const char *model,
                         const wc_accuracy_report *acc, double class_err_pct,
                         const wc_boot_cfg *boot, wc_xp_report *r, wc_error *err);
@@ -149,6 +155,12 @@ int wc_xp_add_sources(const wc_xp_data *d, wc_accuracy_report *acc, wc_xp_one *x
 
 /* exporter_check.c: invariants and gap split. Returns 0 or -ENOMEM. */
 int wc_xp_check(const wc_xp_data *d, wc_xp_one *x);
+
+/* exporter_report.c: an error bar (x->show_err_pct finite) built on a class
+ * bias from a replay where phases (> 0) drew less than the idle baseline
+ * says NOT TRUSTWORTHY at the end of its basis (validate, its JSON and the
+ * report print the basis beside the bar); no error bar: unchanged. */
+void wc_xp_showback_untrusted(wc_xp_one *x, size_t phases);
 
 /* exporter_check.c: the showback table. */
 int wc_xp_showback(const wc_xp_data *d, const wc_accuracy_report *acc, double class_err_pct,

@@ -113,7 +113,7 @@ static void print_reference(FILE *out, const wc_xp_one *x)
 
 static void print_showback(FILE *out, const wc_xp_one *x)
 {
-    char a[200], b[200], c[200], s[32], e[32];
+    char a[200], b[200], c[330], s[32], e[32];
     fprintf(out, "  Showback (zone %s, node %.3f J; %zu pod(s) with energy): error bar %s\n",
             x->show_zone, x->show_node_j, x->show_pods, wc_term_safe(x->show_err_basis, c, sizeof c));
     if (!x->nshow)

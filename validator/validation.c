@@ -762,6 +762,10 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
         v->gated_source = pick_gated(&v->acc, o->gate_source);
     if (!rc)
         rc = wc_bias_compute(st, v->model_id, v->model, &o->acc.boot, &v->bias, err);
+    if (!rc) {
+        char first[64];
+        v->xp->class_untrusted = wc_gap_below_baseline(&v->gap, first, sizeof first);
+    }
     if (!rc)
         rc = wc_xp_report_finish(st, v->model_id, v->model, v->have_accuracy ? &v->acc : NULL,
                                  class_error_pct(&v->bias), &o->acc.boot, v->xp, err);

@@ -244,3 +244,24 @@ Test(exporter_cases, a_total_reset_to_zero_is_no_decrease)
     cr_assert(strstr(m->note, "2 totals reset to 0"), "the whole zone zeroed at 5000: %s", m->note);
     wc_xp_free(&d);
 }
+
+/* An error bar whose class bias comes from phases below the idle baseline
+ * says so in its basis; no error bar: nothing said (the new-user run saw
+ * +-739 % beside a class-bias table marked not trustworthy, unwarned). */
+Test(exporter_cases, an_error_bar_on_untrusted_class_bias_says_so)
+{
+    wc_xp_one x;
+    memset(&x, 0, sizeof x);
+    x.show_err_pct = 739.0;
+    snprintf(x.show_err_basis, sizeof x.show_err_basis,
+             "+-739.0 %% = sqrt(node platform vs truth 4.0 %%^2 + class bias 739.0 %%^2)");
+    wc_xp_showback_untrusted(&x, 2);
+    cr_assert(strstr(x.show_err_basis, "class bias 739.0 %^2); NOT TRUSTWORTHY: its class bias comes"
+                                       " from a replay where 2 phase(s) drew less than the idle"
+                                       " baseline (replay on a quiet node)"), "%s", x.show_err_basis);
+    memset(&x, 0, sizeof x);
+    x.show_err_pct = NAN;
+    snprintf(x.show_err_basis, sizeof x.show_err_basis, "no error bar");
+    wc_xp_showback_untrusted(&x, 2);
+    cr_assert_str_eq(x.show_err_basis, "no error bar");
+}
