@@ -77,6 +77,8 @@ static void reference(wc_doc *d, const wc_xp_one *x)
                 x->ref_model, x->ref_note);
     if (!x->nref)
         return;
+    wc_doc_para(d, "Rows: per level, the largest |exporter − reference| first: %zu of %zu workloads compared.",
+                x->nref, x->ref_compared);
     wc_doc_table_begin(d, H, 7);
     for (size_t i = 0; i < x->nref; i++) {
         const wc_xp_ref *f = &x->ref[i];

@@ -223,6 +223,7 @@ int wc_xp_ref_keep_top(const ref_ctx *c, const wc_boot_cfg *boot, wc_xp_one *x)
         m += !rc && rows[m].n && (rows[m].exp_j > 0 || rows[m].ref_j > 0);
     }
     qsort(rows, m, sizeof *rows, by_gap);
+    x->ref_compared += m;
     for (size_t i = 0; !rc && i < m && i < REF_PER_LEVEL && x->nref < WC_XP_MAX_REF; i++)
         x->ref[x->nref++] = rows[i];
     free(rows);

@@ -99,8 +99,8 @@ typedef struct wc_xp_one {
                                   comes from untrustworthy phases, that warning) */
     wc_xp_show show[WC_XP_MAX_SHOW];
     size_t nshow, show_pods;   /* rows shown, pods with energy */
-    wc_xp_ref ref[WC_XP_MAX_REF];
-    size_t nref;
+    wc_xp_ref ref[WC_XP_MAX_REF]; /* per level, the largest |exporter − reference| first */
+    size_t nref, ref_compared; /* rows kept; workloads compared (every level) */
     char ref_model[32], ref_note[200];
     double ref_lag_s;          /* the exporter's refresh lag behind the reference's ticks
                                   (estimated from the node's active energy; NAN none) */

@@ -46,11 +46,16 @@ pa=$(sed -n 's/^PORT=//p' "$T/a.out")
 "$BIN" validate --db "$T/run.db" --json "$T/v.json" >"$T/val" 2>&1 || [ $? -le 1 ] ||
     { cat "$T/val"; fail "validate exited $?"; }
 expect_contains "$T/val" "processes by pid + comm (a reused pid told apart by lifetime)"
+grep -E -q "^  rows: per level, the largest \|exporter_J - reference_J\| first: [0-9]+ of [0-9]+ workloads compared$" "$T/val" ||
+    fail "the second opinion does not say how its rows are chosen"
 python3 - "$T/v.json" <<'PY' || { sed -n '/Second opinion/,/Invariants/p' "$T/val"; fail "process matching"; }
 import json, sys
 x = json.load(open(sys.argv[1]))["exporters"][0]
 rows = x["reference"]["top"]
 errs = []
+# the header says how rows are chosen: per level the largest gaps, k of N compared
+if not (len(rows) <= x["reference"]["compared"]):
+    errs.append("%d rows but %s compared" % (len(rows), x["reference"]["compared"]))
 workers = [r["key"] for r in rows if r["level"] == "process" and r["name"] == "worker"]
 if "pid 60 start 60" not in workers or not [k for k in workers if k.startswith("pid 61 start ")]:
     errs.append("worker rows %s: pid 60 and pid 61 not apart" % workers)
