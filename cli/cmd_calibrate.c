@@ -258,7 +258,32 @@ static int do_fit(calibrate_cli *c, wc_store *st)
     return exit_code;
 }
 
-/* The estimates of the stored fits, per window, as CSV. */
+/* The CSV rows of the estimate sources first.. of rep, per window of w
+ * seconds; returns the windows written (a line per source on stdout). */
+static size_t estimate_rows(const calibrate_cli *c, FILE *f, const wc_accuracy_report *rep,
+                            size_t first, double w)
+{
+    size_t total = 0;
+    for (size_t s = first; s < rep->nsources; s++) {
+        wc_pairs p;
+        if (wc_align_series_windows(&rep->sources[s].series, NULL, rep->tb.mono_ns[0],
+                                    (int64_t)llround(w * 1e9), INT64_MIN, INT64_MAX, &p))
+            break;
+        for (size_t k = 0; k < p.n; k++)
+            fprintf(f, "%.3f,%.3f,%s,%.3f,estimated\n",
+                    (double)(p.a_ns[k] - rep->tb.mono_ns[0]) / 1e9,
+                    (double)(p.b_ns[k] - rep->tb.mono_ns[0]) / 1e9, rep->sources[s].name,
+                    p.source_w[k]);
+        printf("%s: %zu windows of %g s written to %s (ESTIMATED)\n", rep->sources[s].name, p.n, w,
+               c->estimate_csv);
+        total += p.n;
+        wc_pairs_free(&p);
+    }
+    return total;
+}
+
+/* The estimates of the stored fits, per window, as CSV. No window at all
+ * (a run shorter than one window, or no tick the fits can read): exit 3. */
 static int write_estimates(const calibrate_cli *c, wc_store *st)
 {
     wc_error err = {{0}};
@@ -293,19 +318,12 @@ static int write_estimates(const calibrate_cli *c, wc_store *st)
     if (f) {
         fprintf(f, "# wattcal calibrate --estimate-csv: ESTIMATED power from stored calibrations of %s\n"
                    "start_s,end_s,source,watts,provenance\n", c->db);
-        for (size_t s = first; s < rep->nsources; s++) {
-            wc_pairs p;
-            if (wc_align_series_windows(&rep->sources[s].series, NULL, rep->tb.mono_ns[0],
-                                        (int64_t)llround(w * 1e9), INT64_MIN, INT64_MAX, &p))
-                break;
-            for (size_t k = 0; k < p.n; k++)
-                fprintf(f, "%.3f,%.3f,%s,%.3f,estimated\n",
-                        (double)(p.a_ns[k] - rep->tb.mono_ns[0]) / 1e9,
-                        (double)(p.b_ns[k] - rep->tb.mono_ns[0]) / 1e9, rep->sources[s].name,
-                        p.source_w[k]);
-            printf("%s: %zu windows of %g s written to %s (ESTIMATED)\n", rep->sources[s].name, p.n, w,
-                   c->estimate_csv);
-            wc_pairs_free(&p);
+        if (!estimate_rows(c, f, rep, first, w)) {
+            fprintf(stderr, "wattcal calibrate: --estimate-csv %s: no window of %g s holds an estimate"
+                            " (the run is shorter than one window, or no tick carries what the fits"
+                            " read): only the header was written; try a shorter --window\n",
+                    c->estimate_csv, w);
+            exit_code = WC_EXIT_NO_DATA;
         }
         if (fclose(f)) {
             fprintf(stderr, "wattcal calibrate: --estimate-csv %s: write failed\n", c->estimate_csv);

@@ -312,8 +312,10 @@ static void print_truth_delivery(FILE *out, const wc_gap_report *r)
         fprintf(out, "  %s [%s] ok %lld, stale %lld, unavailable %lld, error %lld",
                 wc_term_safe(t->spec, a, sizeof a), prov_label(t->provenance), (long long)t->ok,
                 (long long)t->stale, (long long)t->unavailable, (long long)t->error);
-        if (!isnan(t->mean_watts))
+        if (isfinite(t->mean_watts))
             fprintf(out, "; mean of ok samples %.1f W", t->mean_watts);
+        else if (!isnan(t->mean_watts))
+            fprintf(out, "; mean of ok samples out of range (readings too large to average)");
         fprintf(out, "\n    %s\n", wc_term_safe(t->description, b, sizeof b));
         if (t->last_error[0])
             fprintf(out, "    last problem: %s\n", wc_term_safe(t->last_error, a, sizeof a));

@@ -73,4 +73,14 @@ try "--sim-seed" "$BIN" record --db "$T/seed.db" --meter sim --duration 1s \
 try "--truth-password-file /nonexistent" "$BIN" record --db "$T/pw.db" --meter sim \
     --duration 1s --truth ipmi:local --truth-password-file /nonexistent
 [ ! -e "$T/pw.db" ] || fail "a run file was made for an unreadable password file"
-echo "db_edges: FIFO, directory, locked, 0 ticks, no run row, --db '', seed, password file"
+
+# readings too large to average (a hand-edited file: 1e308 W twice sums to
+# inf): the delivery line says so, never "mean of ok samples inf W"
+"$BIN" record --db "$T/big.db" --meter sim --interval 250ms --duration 1s --quiet \
+    --truth sim:lag=0,window=0.25,period=0.25 --truth-interval 250ms 2>"$T/e" || { cat "$T/e"; fail "record big"; }
+sql "$T/big.db" "UPDATE truth_sample SET watts = 1e308 WHERE status = 'ok'"
+"$BIN" validate --db "$T/big.db" >"$T/vbig" 2>&1
+[ $? -le 3 ] || { cat "$T/vbig"; fail "validate of huge readings"; }
+! grep -q "inf W" "$T/vbig" || { grep "inf W" "$T/vbig"; fail "an infinite mean printed"; }
+expect_contains "$T/vbig" "mean of ok samples out of range (readings too large to average)"
+echo "db_edges: FIFO, directory, locked, 0 ticks, no run row, --db '', seed, password file, huge readings"

@@ -122,6 +122,10 @@ grep -q "^PASS all  *estimate:wall#[0-9]* vs\|^FAIL all  *estimate:wall#[0-9]* v
     { cat "$T/vb"; fail "the out-of-sample estimate is not the gated source"; }
 "$BIN" calibrate --db "$T/b.db" --estimate-csv "$T/est.csv" >"$T/o" 2>&1 || { cat "$T/o"; fail "--estimate-csv"; }
 head -n 3 "$T/est.csv" | grep -q ",estimated$" || { head "$T/est.csv"; fail "estimate CSV tagged estimated"; }
+# a window longer than the run: no estimate at all is no data (exit 3), never a silent 0
+"$BIN" calibrate --db "$T/b.db" --estimate-csv "$T/est0.csv" --window 1h >"$T/o" 2>&1; rc=$?
+[ $rc -eq 3 ] || { cat "$T/o"; fail "--estimate-csv with no window: exit $rc, not 3"; }
+expect_contains "$T/o" "no window of 3600 s holds an estimate"
 
 # version comparison: two runs of the same scenario, and one run under two models
 "$BIN" diff "$T/a.db" "$T/b.db" --window 5s >"$T/d" 2>&1; rc=$?
