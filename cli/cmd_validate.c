@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/cli_validation.h"
@@ -85,6 +86,18 @@ static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
     return wc_cli_validation_option("validate", &c->v, opt->id, arg);
 }
 
+/* 1 when the --json and --junit paths name one file that one write would
+ * clobber: the same path (not a device such as /dev/null), or two names of
+ * one existing regular file (a link); 0 otherwise. */
+static int one_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (!strcmp(a, b))
+        return !ea || S_ISREG(sa.st_mode);
+    return ea && eb && S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* Returns 0 to run, -1 after --help, or WC_EXIT_USAGE. */
 static int parse(int argc, char **argv, validate_cli *c)
 {
@@ -95,7 +108,7 @@ static int parse(int argc, char **argv, validate_cli *c)
         return rc;
     if (next < argc)
         return bad(argv[next], "unexpected argument");
-    if (c->json && c->junit && !strcmp(c->json, c->junit))
+    if (c->json && c->junit && one_file(c->json, c->junit))
         return bad("--junit", "the same file as --json: one would overwrite the other");
     return wc_cli_validation_finish("validate", &c->v);
 }

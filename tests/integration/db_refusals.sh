@@ -2,6 +2,8 @@
 # run, another application's SQLite DB, a non-database file, an empty name.
 # "Never writes" is checked byte for byte: a refused file keeps its journal
 # mode too (a switch to WAL alone would rewrite its header).
+# validate's --json and --junit naming one file are refused (a device for both
+# is not one file).
 . tests/integration/lib/common.sh
 sum() { cksum <"$1"; }
 sqlite3 "$T/other.db" 'CREATE TABLE customers(id INTEGER); INSERT INTO customers VALUES(1);'
@@ -34,4 +36,15 @@ before=$(sum "$T/run.db")
 expect_contains "$T/e" "already holds a recorded run"
 [ "$(sum "$T/run.db")" = "$before" ] || fail "the refused run was modified"
 [ ! -e "$T/run.db-wal" ] || fail "the refused run was switched to WAL"
+
+# --json and --junit naming one file (one path, or two names of one file)
+# are refused; a device such as /dev/null for both is not one file
+"$BIN" validate --db "$T/run.db" --json "$T/out" --junit "$T/out" >/dev/null 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] || fail "--json and --junit one path: exit $rc"
+expect_contains "$T/e" "the same file as --json"
+: >"$T/j" && ln "$T/j" "$T/k"
+"$BIN" validate --db "$T/run.db" --json "$T/j" --junit "$T/k" >/dev/null 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] || fail "--json and --junit two links of one file: exit $rc"
+"$BIN" validate --db "$T/run.db" --json /dev/null --junit /dev/null >/dev/null 2>"$T/e"; rc=$?
+[ $rc -le 1 ] || [ $rc -eq 3 ] || { cat "$T/e"; fail "--json and --junit both /dev/null: exit $rc"; }
 exit 0
