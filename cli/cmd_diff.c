@@ -199,17 +199,18 @@ static void print_table(const wc_diff_table *t)
     printf("\n%ss (top %zu by energy; A has %zu, B has %zu with energy; matched by %s)\n",
            wc_diff_level_name(t->level), t->n, t->keys_a, t->keys_b,
            t->level == WC_DIFF_POD ? "pod uid" : t->level == WC_DIFF_CONTAINER ? "container id" : "comm");
-    printf("  %-20s %12s %-28s %12s %-28s %-30s %8s %s\n", "workload", "A_J", "A_W [95% CI]", "B_J",
+    int w = t->level == WC_DIFF_POD ? 36 : 20; /* a pod uid whole (36), else 20 */
+    printf("  %-*s %12s %-28s %12s %-28s %-30s %8s %s\n", w, "workload", "A_J", "A_W [95% CI]", "B_J",
            "B_W [95% CI]", "diff_W (B-A) [95% CI]", "diff_%", "verdict");
     for (size_t i = 0; i < t->n; i++) {
         const wc_diff_row *r = &t->rows[i];
         char k[128], a[64], b[64], d[64], p[32];
-        wc_term_safe(r->key, k, 21);
+        wc_term_safe(r->key, k, (size_t)w + 1);
         if (isfinite(r->diff_pct))
             snprintf(p, sizeof p, "%+.2f", r->diff_pct);
         else
             snprintf(p, sizeof p, "-");
-        printf("  %-20s %12.3f %-28s %12.3f %-28s %-30s %8s %s\n", k, r->a_j, ci_text(&r->a_w, a, sizeof a),
+        printf("  %-*s %12.3f %-28s %12.3f %-28s %-30s %8s %s\n", w, k, r->a_j, ci_text(&r->a_w, a, sizeof a),
                r->b_j, ci_text(&r->b_w, b, sizeof b), ci_text(&r->diff_w, d, sizeof d), p,
                wc_diff_verdict_name(r->verdict));
     }

@@ -146,6 +146,7 @@ for line in txt.splitlines():
     f = re.match(r"\s+(\S+)\s+([0-9.]+)\s+([0-9.]+)(?: \[[^]]*\])?\s+([0-9.]+)\s+([0-9.]+)", line)
     if f and f.group(1).startswith("aaaaaaaa-"):
         aj, aw, bj, bw = map(float, f.groups()[1:])
+        assert len(f.group(1)) == 36, "pod uid cut: " + line  # shown whole
         assert abs(aj - aw * dur_a) <= 0.002 + 0.001 * aj, line
         assert abs(bj - bw * dur_b) <= 0.002 + 0.001 * bj, line
         n += 1
