@@ -149,6 +149,11 @@ static int parse(int argc, char **argv, diff_cli *c)
         return bad("A.db", "a run is required");
     if (c->ndb == 1 && c->nmodel != 2)
         return bad(c->db[0], "one run needs two --model options to compare (or give a second run)");
+    wc_model m0, m1;
+    if (c->ndb == 1 && (!strcmp(c->model[0], c->model[1]) ||
+                        (!wc_model_parse(c->model[0], &m0) && !wc_model_parse(c->model[1], &m1) &&
+                         m0 == m1)))
+        return bad("--model", "the same model twice: a run against itself compares nothing");
     struct stat a, b;
     if (c->ndb == 2 && !stat(c->db[0], &a) && !stat(c->db[1], &b) && a.st_dev == b.st_dev &&
         a.st_ino == b.st_ino)

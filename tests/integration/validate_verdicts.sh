@@ -157,6 +157,9 @@ rc=$?; [ $rc -eq 0 ] || { cat "$T/d1"; fail "a 1000 W floor: exit $rc, expected 
 grep -q "never below the 1000 W noise floor): 0 CHANGED" "$T/d1" || { tail -n 4 "$T/d1"; fail "floor 1000 W"; }
 "$BIN" diff "$T/pods.db" --model kepler-0.11 --model ideal --min-change-watts -1 2>"$T/e"; [ $? -eq 2 ] ||
     fail "--min-change-watts -1 must be a usage error"
+"$BIN" diff "$T/pods.db" --model ideal --model ideal 2>"$T/e"; [ $? -eq 2 ] ||
+    fail "diff of one model against itself must be a usage error (it compares nothing)"
+expect_contains "$T/e" "the same model twice"
 # nothing decided (1 s windows of a 5 s run: fewer than the bootstrap needs): NO VERDICT, exit 3
 "$BIN" diff "$T/pods.db" --model kepler-0.11 --model ideal --window 1s >"$T/d3" 2>&1
 rc=$?; [ $rc -eq 3 ] || { cat "$T/d3"; fail "diff, every comparison inconclusive: exit $rc, expected 3"; }
