@@ -28,6 +28,7 @@
 #include "collector/exporter/exporter_table.h"
 #include "common/wc_clock.h"
 #include "common/wc_fs.h"
+#include "common/wc_http.h"
 #include "common/wc_text.h"
 
 #define MAX_BACKOFF_NS (60 * WC_NS_PER_S)
@@ -632,20 +633,6 @@ static void *scrape_loop(void *arg)
 
 /* ---- setting up -------------------------------------------------------------- */
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc = CURLE_FAILED_INIT;
-
-static void curl_global(void)
-{
-    curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static long ms_of(int64_t ns)
-{
-    long ms = (long)(ns / 1000000);
-    return ms > 0 ? ms : 1;
-}
-
 /* The credentials: a bearer token (file, else environment), else basic auth
  * from the environment, else none. */
 static int load_credentials(wc_exporter_scraper *s, wc_error *err)
@@ -677,31 +664,15 @@ static void curl_options(worker *w, const wc_exporter_scraper *s)
     CURL *c = w->curl;
     const wc_exporter_config *cfg = &s->cfg;
     curl_easy_setopt(c, CURLOPT_URL, w->url);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, w->errbuf);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, w->headers);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "wattcal");
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-    if (strncmp(w->url, "http://", 7) == 0) /* a node-local exporter: never via a proxy */
-        curl_easy_setopt(c, CURLOPT_PROXY, "");
-    if (s->user[0]) {
-        curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-        curl_easy_setopt(c, CURLOPT_USERNAME, s->user);
-        curl_easy_setopt(c, CURLOPT_PASSWORD, s->password);
-    }
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, cfg->insecure ? 0L : 1L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, cfg->insecure ? 0L : 2L);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ms_of(cfg->connect_timeout_ns));
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ms_of(cfg->timeout_ns));
-    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)cfg->max_body);
-    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, w);
+    /* a node-local exporter over http: never via a proxy */
+    wc_http_cfg h = {.errbuf = w->errbuf, .insecure = cfg->insecure,
+                     .no_proxy = strncmp(w->url, "http://", 7) == 0, .accept_encoding = 1,
+                     .connect_timeout_ns = cfg->connect_timeout_ns, .timeout_ns = cfg->timeout_ns,
+                     .max_body_bytes = (int64_t)cfg->max_body,
+                     .user = s->user[0] ? s->user : NULL, .password = s->password,
+                     .write = on_body, .write_data = w};
+    wc_http_setup(c, &h);
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, w);
@@ -757,8 +728,7 @@ static int scraper_init(wc_exporter_scraper *s, const char *const *specs, size_t
         if (rc)
             return rc;
     }
-    pthread_once(&curl_once, curl_global);
-    if (curl_init_rc != CURLE_OK)
+    if (wc_http_global_init())
         return wc_error_set(err, -EIO, "--exporter: libcurl initialisation failed");
     int rc = load_credentials(s, err);
     for (size_t i = 0; i < n && !rc; i++) {

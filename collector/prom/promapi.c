@@ -10,12 +10,12 @@
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/wc_clock.h"
+#include "common/wc_http.h"
 #include "common/wc_fs.h"
 #include "common/wc_text.h"
 
@@ -181,21 +181,10 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
     return n;
 }
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc = CURLE_FAILED_INIT;
-static void curl_global(void) { curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT); }
-
-static long ms_of(int64_t ns)
-{
-    long ms = (long)(ns / 1000000);
-    return ms > 0 ? ms : 1;
-}
-
 /* The options every request shares. */
 static int curl_setup(wc_prom *p, const wc_prom_config *cfg, wc_error *err)
 {
-    pthread_once(&curl_once, curl_global);
-    if (curl_init_rc != CURLE_OK)
+    if (wc_http_global_init())
         return wc_error_set(err, -EIO, "prometheus: libcurl initialisation failed");
     CURL *c = p->curl = curl_easy_init();
     if (!c)
@@ -204,34 +193,15 @@ static int curl_setup(wc_prom *p, const wc_prom_config *cfg, wc_error *err)
     int64_t cto = cfg->connect_timeout_ns > 0 ? cfg->connect_timeout_ns
                                               : WC_PROM_DEFAULT_CONNECT_TIMEOUT_NS;
     cto = cto < to ? cto : to;
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, p->errbuf);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "wattcal/" WATTCAL_VERSION);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
-#if LIBCURL_VERSION_NUM >= 0x075500
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-    if (p->bearer) {
-        curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
-        curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, p->secret);
-    } else if (p->secret[0]) {
-        curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-        curl_easy_setopt(c, CURLOPT_USERNAME, p->user);
-        curl_easy_setopt(c, CURLOPT_PASSWORD, p->secret);
-    }
-    if (p->loopback) /* never hand a loopback request to a proxy */
-        curl_easy_setopt(c, CURLOPT_PROXY, "");
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, cfg->insecure ? 0L : 1L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, cfg->insecure ? 0L : 2L);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ms_of(cto));
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ms_of(to));
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, p);
-    p->timeout_s = (double)ms_of(to) / 1000.0;
-    p->connect_timeout_s = (double)ms_of(cto) / 1000.0;
+    wc_http_cfg h = {.errbuf = p->errbuf, .user_agent = "wattcal/" WATTCAL_VERSION,
+                     .insecure = cfg->insecure, .no_proxy = p->loopback, /* loopback: no proxy */
+                     .accept_encoding = 1, .connect_timeout_ns = cto, .timeout_ns = to,
+                     .bearer = p->bearer ? p->secret : NULL,
+                     .user = !p->bearer && p->secret[0] ? p->user : NULL, .password = p->secret,
+                     .write = on_body, .write_data = p};
+    wc_http_setup(c, &h);
+    p->timeout_s = (double)wc_http_ms(to) / 1000.0;
+    p->connect_timeout_s = (double)wc_http_ms(cto) / 1000.0;
     return 0;
 }
 

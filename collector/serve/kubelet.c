@@ -13,6 +13,7 @@
 
 #include "common/wc_clock.h"
 #include "common/wc_fs.h"
+#include "common/wc_http.h"
 #include "common/wc_text.h"
 
 #define KUBELET_MAX_BODY (64u << 20)
@@ -81,25 +82,18 @@ static size_t on_body(char *p, size_t size, size_t n, void *ctx)
 /* One GET of the pod list into the state. 0 or -errno with err. */
 static int read_once(wc_kubelet *k, wc_error *err)
 {
+    if (wc_http_global_init())
+        return wc_error_set(err, -EIO, "--kubelet: libcurl initialisation failed");
     CURL *c = curl_easy_init();
     if (!c)
         return wc_error_set(err, -ENOMEM, "--kubelet: out of memory");
     body b = {0};
     char errbuf[CURL_ERROR_SIZE] = "";
     curl_easy_setopt(c, CURLOPT_URL, k->url);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, k->insecure ? 0L : 1L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, k->insecure ? 0L : 2L);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 3000L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 10000L);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-    if (k->token[0]) {
-        curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
-        curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, k->token);
-    }
+    wc_http_cfg h = {.errbuf = errbuf, .insecure = k->insecure,
+                     .connect_timeout_ns = 3 * WC_NS_PER_S, .timeout_ns = 10 * WC_NS_PER_S,
+                     .bearer = k->token[0] ? k->token : NULL, .write = on_body, .write_data = &b};
+    wc_http_setup(c, &h);
     CURLcode cc = curl_easy_perform(c);
     long status = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

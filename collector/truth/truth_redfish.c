@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +31,7 @@
 #include <unistd.h>
 
 #include "collector/truth/truth_table.h"
+#include "common/wc_http.h"
 #include "common/wc_text.h"
 
 #define CHASSIS_COLLECTION "/redfish/v1/Chassis"
@@ -541,25 +541,10 @@ static int http_fetch(void *ctx, const char *path, wc_redfish_response *resp, wc
     return 0;
 }
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc = CURLE_FAILED_INIT;
-
-static void curl_global(void)
-{
-    curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static long ms_of(int64_t ns)
-{
-    long ms = (long)(ns / 1000000);
-    return ms > 0 ? ms : 1;
-}
-
 /* Options that stay the same for every request of this source. */
 static int curl_setup(wc_truth_source *s, redfish_priv *p, wc_error *err)
 {
-    pthread_once(&curl_once, curl_global);
-    if (curl_init_rc != CURLE_OK)
+    if (wc_http_global_init())
         return wc_error_set(err, -EIO, "redfish: libcurl initialisation failed");
     p->curl = curl_easy_init();
     p->headers = curl_slist_append(NULL, "Accept: application/json");
@@ -567,30 +552,15 @@ static int curl_setup(wc_truth_source *s, redfish_priv *p, wc_error *err)
     if (!p->curl || !p->headers)
         return wc_error_set(err, -ENOMEM, "redfish: out of memory setting up libcurl");
     CURL *c = p->curl;
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, p->errbuf);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, p->headers);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "wattcal");
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-    curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-    curl_easy_setopt(c, CURLOPT_USERNAME, p->user);
-    curl_easy_setopt(c, CURLOPT_PASSWORD, p->password);
-    if (p->plain_http) /* loopback only: never hand the clear-text request to a proxy */
-        curl_easy_setopt(c, CURLOPT_PROXY, "");
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, s->cfg.insecure ? 0L : 1L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, s->cfg.insecure ? 0L : 2L);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ms_of(s->cfg.connect_timeout_ns));
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ms_of(s->cfg.timeout_ns));
-    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)WC_REDFISH_MAX_BODY_BYTES);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, p);
-    p->timeout_s = (double)ms_of(s->cfg.timeout_ns) / 1000.0;
-    p->connect_timeout_s = (double)ms_of(s->cfg.connect_timeout_ns) / 1000.0;
+    /* plain http is loopback only: never hand the clear-text request to a proxy */
+    wc_http_cfg h = {.errbuf = p->errbuf, .insecure = s->cfg.insecure, .no_proxy = p->plain_http,
+                     .connect_timeout_ns = s->cfg.connect_timeout_ns,
+                     .timeout_ns = s->cfg.timeout_ns, .max_body_bytes = WC_REDFISH_MAX_BODY_BYTES,
+                     .user = p->user, .password = p->password, .write = on_body, .write_data = p};
+    wc_http_setup(c, &h);
+    p->timeout_s = (double)wc_http_ms(s->cfg.timeout_ns) / 1000.0;
+    p->connect_timeout_s = (double)wc_http_ms(s->cfg.connect_timeout_ns) / 1000.0;
     return 0;
 }
 

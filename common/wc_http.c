@@ -1,0 +1,70 @@
+/*
+ * wc_http.c — the libcurl set-up every wattcal HTTP client shares
+ * (wc_http.h): one process-wide curl_global_init, and one function that sets
+ * the options every request carries, so a TLS or redirect rule is changed
+ * in one place for the Redfish poller, the exporter scraper, the Prometheus
+ * client and serve's kubelet client alike.
+ */
+#include "common/wc_http.h"
+
+#include <errno.h>
+#include <pthread.h>
+
+static pthread_once_t http_once = PTHREAD_ONCE_INIT;
+static CURLcode http_init_rc = CURLE_FAILED_INIT;
+
+static void http_global(void)
+{
+    http_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+int wc_http_global_init(void)
+{
+    pthread_once(&http_once, http_global);
+    return http_init_rc == CURLE_OK ? 0 : -EIO;
+}
+
+long wc_http_ms(int64_t ns)
+{
+    long ms = (long)(ns / 1000000);
+    return ms > 0 ? ms : 1;
+}
+
+/* Credentials: a bearer token, else basic auth, else none. */
+static void http_auth(CURL *c, const wc_http_cfg *cfg)
+{
+    if (cfg->bearer && cfg->bearer[0]) {
+        curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
+        curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, cfg->bearer);
+    } else if (cfg->user) {
+        curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+        curl_easy_setopt(c, CURLOPT_USERNAME, cfg->user);
+        curl_easy_setopt(c, CURLOPT_PASSWORD, cfg->password ? cfg->password : "");
+    }
+}
+
+void wc_http_setup(CURL *c, const wc_http_cfg *cfg)
+{
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cfg->errbuf);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, cfg->user_agent ? cfg->user_agent : "wattcal");
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+    if (cfg->no_proxy)
+        curl_easy_setopt(c, CURLOPT_PROXY, "");
+    http_auth(c, cfg);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, cfg->insecure ? 0L : 1L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, cfg->insecure ? 0L : 2L);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, wc_http_ms(cfg->connect_timeout_ns));
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, wc_http_ms(cfg->timeout_ns));
+    if (cfg->max_body_bytes > 0)
+        curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)cfg->max_body_bytes);
+    if (cfg->accept_encoding)
+        curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, cfg->write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, cfg->write_data);
+}
