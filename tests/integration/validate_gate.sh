@@ -20,15 +20,30 @@ phases:
     workloads: [{class: cpu, workers: 1}]
 EOF
 BMC="sim:lag=2,window=3,period=1,eff=0.8,base=30,noise=0.2,quant=0.1"
-"$BIN" run "$T/steps.yaml" --db "$T/a.db" --meter sim --interval 500ms --truth "$BMC" \
-    --truth-interval 500ms --quiet 2>"$T/e" || { cat "$T/e"; fail "run A"; }
 
 # calibrate: wall = a * (package + dram) + b, known answer a = 1/eff = 1.25,
 # b = base/eff = 37.5. The simulated BMC samples the simulated node's files
 # between ticks, so over 30 s its fit is rough: here the estimates must be
 # plausible and inside their own intervals; that the intervals cover the
 # injected values is asserted on exact synthetic runs (tests/unit/validator/test_align.c).
-"$BIN" calibrate --db "$T/a.db" --window 2s >"$T/cal" 2>&1 || { cat "$T/cal"; fail "calibrate"; }
+# The simulated node follows this whole machine's CPU: when other work keeps
+# both cores busy, the load steps vanish and calibrate rightly refuses the
+# wall fit (exit 3, "not identified"). Then the run is recorded once more;
+# refused twice, the test is skipped saying so (never passed).
+for attempt in 1 2; do
+    rm -f "$T/a.db"
+    "$BIN" run "$T/steps.yaml" --db "$T/a.db" --meter sim --interval 500ms --truth "$BMC" \
+        --truth-interval 500ms --quiet 2>"$T/e" || { cat "$T/e"; fail "run A"; }
+    "$BIN" calibrate --db "$T/a.db" --window 2s >"$T/cal" 2>&1; rc=$?
+    [ $rc -eq 0 ] || [ $rc -eq 3 ] || { cat "$T/cal"; fail "calibrate: exit $rc"; }
+    wall=$(sql "$T/a.db" "SELECT COUNT(*) FROM calibration WHERE kind='truth_meter'")
+    if [ "$wall" -ge 1 ] && ! grep -q "lag 0.00 s (not identifiable" "$T/cal"; then break; fi
+    grep -q "truth_meter sim:.*NOT STORED, not identified\|lag 0.00 s (not identifiable" "$T/cal" ||
+        { cat "$T/cal"; fail "no wall fit stored and no refusal said"; }
+    echo "attempt $attempt: the wall fit or its lag was not identified (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+    wall=0
+done
+[ "$wall" -ge 1 ] || skip "the machine's own load hid the load steps twice: calibrate rightly said the wall fit or its lag was not identified (see above); rerun on a quieter machine"
 expect_contains "$T/cal" "stored as calibration #"
 python3 - "$T/a.db" <<'PY' || { cat "$T/cal"; fail "the fit does not recover the simulated BMC's efficiency and base"; }
 import sqlite3, sys
