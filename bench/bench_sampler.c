@@ -261,15 +261,28 @@ static int run_quiet(char *const argv[], struct rusage *ru)
 
 static int64_t tv_ns(struct timeval t) { return (int64_t)t.tv_sec * 1000000000 + t.tv_usec * 1000; }
 
+/* A mkstemp path "$TMPDIR/wattcal-bench-<what>-XXXXXX" (TMPDIR unset or
+ * empty: /tmp) in buf; the file is created (fd closed). 0 or -1. */
+static int bench_tmpfile(char *buf, size_t cap, const char *what)
+{
+    const char *tmp = getenv("TMPDIR");
+    int n = snprintf(buf, cap, "%s/wattcal-bench-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", what);
+    if (n < 0 || (size_t)n >= cap)
+        return -1;
+    int fd = mkstemp(buf);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
+}
+
 /* One `wattcal record` of dur on meter: its CPU (ns), ticks and peak RSS (KiB). */
 static int record_once(const char *meter, const char *dur, int64_t *cpu, int64_t *ticks,
                        long *rss_kib)
 {
-    char db[] = "/tmp/wattcal-bench-rec-XXXXXX";
-    int fd = mkstemp(db);
-    if (fd < 0)
+    char db[4096];
+    if (bench_tmpfile(db, sizeof db, "rec"))
         return -1;
-    close(fd);
     unlink(db);
     const char *sysfs = getenv("WATTCAL_BENCH_SYSFS");
     char *argv[] = {(char *)wattcal_bin(), "record", "--db", db, "--meter", (char *)meter,
@@ -392,11 +405,10 @@ static pid_t pe_start(const char *cfg, int port)
 /* prometheus-process-exporter: CPU per scrape and wall time per scrape. */
 static int bench_exporter(figure *cpu, figure *wall)
 {
-    char cfg[] = "/tmp/wattcal-bench-pe-XXXXXX";
-    int fd = mkstemp(cfg), port = free_port();
-    if (fd < 0 || !port)
+    char cfg[4096];
+    int port = free_port();
+    if (!port || bench_tmpfile(cfg, sizeof cfg, "pe"))
         return -1;
-    close(fd);
     pid_t pid = pe_start(cfg, port);
     char url[96];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/metrics", port);
@@ -471,11 +483,9 @@ static int bench_ticks(size_t target)
 static int bench_ingest(void)
 {
     enum { NPROC = 5000, NTICKS = 200 };
-    char path[] = "/tmp/wattcal-bench-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0)
+    char path[4096];
+    if (bench_tmpfile(path, sizeof path, "ingest"))
         return -1;
-    close(fd);
     unlink(path);
     wc_error err = {{0}};
     wc_store *st = wc_store_open(path, WC_STORE_CREATE, &err);
