@@ -31,7 +31,7 @@
 #include "collector/truth/truth.h"
 #include "common/wc_error.h"
 
-#define WC_STORE_SCHEMA_VERSION 5
+#define WC_STORE_SCHEMA_VERSION 6
 /* Oldest schema still read: version 3 lacks the calibration tables, 3 and 4
  * the exporter tables (store_exporter.h: such runs have no exporter) and
  * the run's ceiling and the zones' die layout (readers check the columns).

@@ -142,29 +142,37 @@ int wc_store_tenant_next(wc_store_iter *it, wc_tenant_row *row, wc_error *err)
 }
 
 /* VMs: per (zone, vm_id) totals, labels from the latest process with that
- * vm_id (the same VM keeps one name; a later one wins if it changed). */
-#define VM_TOTALS_SUMS                                                                     \
-    "WITH v AS (SELECT zone, key, SUM(energy_uj) AS e, SUM(cpu_delta_s) AS c, MIN(rowid) AS r"  \
-    " FROM work_attr WHERE model_id = ?1 AND level = 4 AND (COALESCE(flags, 0) & 4160) = 0"      \
+ * vm_id (the same VM keeps one name; a later one wins if it changed). Zones
+ * come in the order of their first VM row: the table's rowid, or in a
+ * compact run (a view has no rowid) the first tick, then the zone's slot. */
+#define VM_TOTALS_SUMS(first)                                                              \
+    "WITH v AS (SELECT zone, key, SUM(energy_uj) AS e, SUM(cpu_delta_s) AS c, MIN(" first  \
+    ") AS r FROM work_attr WHERE model_id = ?1 AND level = 4 AND (COALESCE(flags, 0) & 4160) = 0" \
     " GROUP BY zone, key),"                                                                     \
     " z AS (SELECT zone, MIN(r) AS zr FROM v GROUP BY zone)"
+#define VM_FIRST_COMPACT "tick_id * 4096 + (SELECT slot FROM attr_zone a WHERE a.name = zone)"
 #define VM_TOTALS_ORDER " FROM v JOIN z ON z.zone = v.zone ORDER BY z.zr, v.e DESC, v.key"
-static const char VM_TOTALS[] =
-    VM_TOTALS_SUMS
-    " SELECT v.zone, v.key,"
-    " COALESCE((SELECT vm_name FROM process WHERE vm_id = v.key ORDER BY id DESC LIMIT 1), ''),"
-    " COALESCE((SELECT hypervisor FROM process WHERE vm_id = v.key ORDER BY id DESC LIMIT 1), ''),"
-    " v.e, v.c, (SELECT COUNT(*) FROM process WHERE vm_id = v.key)" VM_TOTALS_ORDER;
+#define VM_TOTALS_LABELLED                                                                   \
+    " SELECT v.zone, v.key,"                                                                 \
+    " COALESCE((SELECT vm_name FROM process WHERE vm_id = v.key ORDER BY id DESC LIMIT 1), ''),"   \
+    " COALESCE((SELECT hypervisor FROM process WHERE vm_id = v.key ORDER BY id DESC LIMIT 1), ''),"\
+    " v.e, v.c, (SELECT COUNT(*) FROM process WHERE vm_id = v.key)" VM_TOTALS_ORDER
+static const char VM_TOTALS[] = VM_TOTALS_SUMS("rowid") VM_TOTALS_LABELLED;
+static const char VM_TOTALS_COMPACT[] = VM_TOTALS_SUMS(VM_FIRST_COMPACT) VM_TOTALS_LABELLED;
 /* a run recorded before the VM columns (schema 3 and 4, or an early 5): no labels */
 static const char VM_TOTALS_UNLABELLED[] =
-    VM_TOTALS_SUMS " SELECT v.zone, v.key, '', '', v.e, v.c, 0" VM_TOTALS_ORDER;
+    VM_TOTALS_SUMS("rowid") " SELECT v.zone, v.key, '', '', v.e, v.c, 0" VM_TOTALS_ORDER;
 
 int wc_store_vm_totals_open(wc_store *st, int64_t model_id, wc_store_iter **it, wc_error *err)
 {
     int labelled = wc_store_has_column(st, "process", "vm_id");
     if (labelled < 0)
         return wc_store_fail(st, err, "reading VM attribution");
-    int rc = wc_store_iter_open(st, labelled ? VM_TOTALS : VM_TOTALS_UNLABELLED,
+    int compact = wc_store_attr_compact(st, err); /* version 6: always labelled */
+    if (compact < 0)
+        return compact;
+    int rc = wc_store_iter_open(st, compact ? VM_TOTALS_COMPACT
+                                    : labelled ? VM_TOTALS : VM_TOTALS_UNLABELLED,
                                 WC_ITER_VM_TOTALS, "reading VM attribution", it, err);
     if (!rc)
         sqlite3_bind_int64((*it)->s, 1, model_id);
