@@ -504,8 +504,11 @@ int wc_store_ensure_indexes(wc_store *st, wc_error *err)
     if (st->read_only)
         return 0; /* queries still work, only slower */
     int rc = wc_store_exec(st, WC_INDEX_SQL, err);
-    if (!rc && wc_store_attr_compact(st, NULL) == 0) /* a work_attr table, not the view */
-        rc = wc_store_exec(st, WC_WORK_ATTR_INDEX_SQL, err);
+    int compact = rc ? 0 : wc_store_attr_compact(st, err); /* the view, or a work_attr table */
+    if (compact < 0)
+        return compact;
+    if (!rc)
+        rc = wc_store_exec(st, compact ? WC_COMPACT_TIDY_SQL : WC_WORK_ATTR_INDEX_SQL, err);
     if (!rc && wc_store_has_object(st, "exporter_sample") == 1) /* version 5 */
         rc = wc_store_exec(st, WC_EXPORTER_INDEX_SQL, err);
     if (!rc && wc_store_has_object(st, "cgroup_cpu") == 1)
@@ -564,9 +567,11 @@ static int finish_indexes(wc_store *st, wc_error *err)
     if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
         return finish_failed(st, 1, NULL, err);
     int has_exporter = wc_store_has_object(st, "exporter_sample");
-    int table = wc_store_attr_compact(st, NULL) == 0;
-    if (has_exporter >= 0 && sqlite3_exec(st->db, WC_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK &&
-        (!table || sqlite3_exec(st->db, WC_WORK_ATTR_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK) &&
+    int compact = wc_store_attr_compact(st, NULL);
+    const char *attr_sql = compact ? WC_COMPACT_TIDY_SQL : WC_WORK_ATTR_INDEX_SQL;
+    if (has_exporter >= 0 && compact >= 0 &&
+        sqlite3_exec(st->db, WC_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK &&
+        sqlite3_exec(st->db, attr_sql, NULL, NULL, NULL) == SQLITE_OK &&
         (has_exporter == 0 ||
          sqlite3_exec(st->db, WC_EXPORTER_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK) &&
         sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)

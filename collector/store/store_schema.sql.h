@@ -166,4 +166,7 @@ static const char WC_COMPACT_ATTR_SQL[] =
 static const char WC_WORK_ATTR_INDEX_SQL[] =
     "CREATE INDEX IF NOT EXISTS work_attr_model ON work_attr(model_id, level, tick_id);";
 
+/* ... and in a compact run, the empty table its first write renamed away. */
+static const char WC_COMPACT_TIDY_SQL[] = "DROP TABLE IF EXISTS work_attr_empty;";
+
 #endif

@@ -10,8 +10,9 @@
  * A new run is created with attr_zone and work_key (the marker of a run
  * that takes the layout) and a real, empty work_attr table: a run with no
  * attribution, or an imported one, reads as before. The first attribution
- * write of such a run replaces the empty table with work_energy (one slot
- * per zone of out->node[]) and the view, inside the tick's transaction. A
+ * write of such a run renames the empty table away (work_attr_empty, dropped
+ * with the indexes) and creates work_energy (one slot per zone of
+ * out->node[]) and the view, inside the tick's transaction. A
  * run whose work_attr table holds rows (every run of schema 5 and older)
  * keeps its table and is written row by row as before (store_write.c).
  *
@@ -337,7 +338,10 @@ static void ddl_other_triggers(sqlite3_str *q, size_t n)
 static int convert(wc_store *st, wc_work_energy *we, const wc_attr_out *out, wc_error *err)
 {
     sqlite3_str *q = sqlite3_str_new(st->db);
-    sqlite3_str_appendall(q, "DROP TABLE work_attr;");
+    /* renamed, not dropped: SQLite refuses to drop a table while the replay
+     * source's statements read (SQLITE_LOCKED); the empty table goes when
+     * the run's indexes are built (WC_COMPACT_TIDY_SQL) */
+    sqlite3_str_appendall(q, "ALTER TABLE work_attr RENAME TO work_attr_empty;");
     for (int k = 0; k < (int)out->nnode; k++) {
         char *name = sqlite3_mprintf("%Q", out->node[k].zone);
         sqlite3_str_appendf(q, "INSERT INTO attr_zone(slot, name) VALUES(%d, %s);", k,
