@@ -333,30 +333,84 @@ static void ddl_other_triggers(sqlite3_str *q, size_t n)
                              " UPDATE attr_zone SET name = NEW.zone WHERE name = OLD.zone; END;");
 }
 
-/* Replaces the empty work_attr table of a pending run by work_energy and the
- * view, with one slot per zone of out->node[]. In the caller's transaction. */
-static int convert(wc_store *st, wc_work_energy *we, const wc_attr_out *out, wc_error *err)
+/* The view and its triggers for the run's n slots (dropped with the view). */
+static int rebuild_view(wc_store *st, size_t n, wc_error *err)
+{
+    sqlite3_str *q = sqlite3_str_new(st->db);
+    sqlite3_str_appendall(q, "DROP VIEW IF EXISTS work_attr;");
+    ddl_view(q, n);
+    ddl_insert_trigger(q, n);
+    ddl_other_triggers(q, n);
+    char *sql = sqlite3_str_finish(q);
+    if (!sql)
+        return wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
+    int rc = wc_store_exec(st, sql, err);
+    sqlite3_free(sql);
+    return rc;
+}
+
+/* A zone no model of the run attributed yet: its slot (attr_zone row and
+ * four columns; a WITHOUT ROWID table takes ADD COLUMN, old rows read NULL:
+ * absent). Another model may attribute other zones (a hwmon-first Kepler
+ * config: 'ppt' instead of 'package'); each model's rows leave the slots of
+ * zones it does not have absent. */
+static int add_slot(wc_store *st, wc_work_energy *we, const char *zone, wc_error *err)
+{
+    int k = (int)we->nslot;
+    char *sql = sqlite3_mprintf("INSERT INTO attr_zone(slot, name) VALUES(%d, %Q);"
+                                "ALTER TABLE work_energy ADD COLUMN e%d INTEGER;"
+                                "ALTER TABLE work_energy ADD COLUMN t%d INTEGER;"
+                                "ALTER TABLE work_energy ADD COLUMN p%d REAL;"
+                                "ALTER TABLE work_energy ADD COLUMN f%d INTEGER;",
+                                k, zone, k, k, k, k);
+    if (!sql)
+        return wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
+    int rc = wc_store_exec(st, sql, err);
+    sqlite3_free(sql);
+    if (!rc)
+        rc = zones_load(st, we, err);
+    sqlite3_finalize(we->ins); /* its column list grew */
+    we->ins = NULL;
+    return rc;
+}
+
+/* Maps out->node[j] to its slot (map[j]), adding the slots of new zones and
+ * rebuilding the view when any was added. -EINVAL for a zone named twice. */
+static int map_zones(wc_store *st, wc_work_energy *we, const wc_attr_out *out, size_t *map,
+                     wc_error *err)
+{
+    int added = 0, rc = 0;
+    for (size_t j = 0; j < out->nnode && !rc; j++) {
+        size_t k = 0;
+        while (k < we->nslot && strcmp(we->zone[k], out->node[j].zone))
+            k++;
+        for (size_t i = 0; i < j && !rc; i++)
+            if (map[i] == k)
+                rc = wc_error_set(err, -EINVAL, "%s: writing workload attribution: zone '%s'"
+                                  " given twice", st->path, out->node[j].zone);
+        if (!rc && k == we->nslot) {
+            rc = add_slot(st, we, out->node[j].zone, err);
+            added = 1;
+        }
+        map[j] = k;
+    }
+    return !rc && added ? rebuild_view(st, we->nslot, err) : rc;
+}
+
+/* A pending run's first write: the empty work_attr table renamed away and
+ * work_energy created without slots (map_zones adds them). In the caller's
+ * transaction. */
+static int convert(wc_store *st, wc_work_energy *we, wc_error *err)
 {
     sqlite3_str *q = sqlite3_str_new(st->db);
     /* renamed, not dropped: SQLite refuses to drop a table while the replay
      * source's statements read (SQLITE_LOCKED); the empty table goes when
      * the run's indexes are built (WC_COMPACT_TIDY_SQL) */
     sqlite3_str_appendall(q, "ALTER TABLE work_attr RENAME TO work_attr_empty;");
-    for (int k = 0; k < (int)out->nnode; k++) {
-        char *name = sqlite3_mprintf("%Q", out->node[k].zone);
-        sqlite3_str_appendf(q, "INSERT INTO attr_zone(slot, name) VALUES(%d, %s);", k,
-                            name ? name : "NULL");
-        sqlite3_free(name);
-    }
-    ddl_table(q, out->nnode);
-    ddl_view(q, out->nnode);
-    ddl_insert_trigger(q, out->nnode);
-    ddl_other_triggers(q, out->nnode);
-    if (sqlite3_str_errcode(q) != SQLITE_OK) {
-        sqlite3_free(sqlite3_str_finish(q));
-        return wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
-    }
+    ddl_table(q, 0);
     char *sql = sqlite3_str_finish(q);
+    if (!sql)
+        return wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
     int rc = wc_store_exec(st, sql, err);
     sqlite3_free(sql);
     if (!rc)
@@ -364,24 +418,6 @@ static int convert(wc_store *st, wc_work_energy *we, const wc_attr_out *out, wc_
     if (!rc)
         we->layout = LAYOUT_COMPACT;
     return rc;
-}
-
-/* ---- the writer --------------------------------------------------------- */
-
-/* The run's zones must be out->node[] exactly (every model, every tick). */
-static int check_zones(wc_store *st, const wc_work_energy *we, const wc_attr_out *out,
-                       wc_error *err)
-{
-    int same = we->nslot == out->nnode;
-    for (size_t k = 0; same && k < we->nslot; k++)
-        same = !strcmp(we->zone[k], out->node[k].zone);
-    if (same)
-        return 0;
-    return wc_error_set(err, -EINVAL, "%s: writing workload attribution: the model's zones (%zu,"
-                        " first '%s') are not the run's attribution zones (attr_zone: %zu, first"
-                        " '%s'): every model of a run must attribute the same zones in the same"
-                        " order", st->path, out->nnode, out->nnode ? out->node[0].zone : "",
-                        we->nslot, we->nslot ? we->zone[0] : "");
 }
 
 static int prepare_writer(wc_store *st, wc_work_energy *we, wc_error *err)
@@ -438,6 +474,7 @@ typedef struct slot_val {
     uint64_t energy_uj, total_uj;
     double power_uw, cpu_delta_s;
     unsigned flags;
+    double active_uw;            /* the zone's node active power (the derivation) */
 } slot_val;
 
 /* Binds and inserts one work_energy row: key = model_id, tick_id, level,
@@ -469,7 +506,7 @@ static int put_row(wc_store *st, wc_work_energy *we, const int64_t key[5], const
                                 " in one row", st->path, cpu, v[k].cpu_delta_s);
         bind_u64(s, b, v[k].energy_uj);
         bind_u64(s, b + 1, v[k].total_uj);
-        if (power_derivable(cpu, out->cpu_delta_sum_s, out->node[k].active_uw, v[k].power_uw))
+        if (power_derivable(cpu, out->cpu_delta_sum_s, v[k].active_uw, v[k].power_uw))
             sqlite3_bind_null(s, b + 2);
         else
             sqlite3_bind_double(s, b + 2, v[k].power_uw);
@@ -537,22 +574,25 @@ static int bad_order(wc_store *st, wc_error *err)
 
 /* The running workloads: nslot consecutive rows each (attribution.h). */
 static int put_work(wc_store *st, wc_work_energy *we, int64_t model_id, int64_t tick_id,
-                    const wc_attr_out *out, const int64_t *proc_ids, slot_val *v, wc_error *err)
+                    const wc_attr_out *out, const int64_t *proc_ids, const size_t *map,
+                    slot_val *v, wc_error *err)
 {
-    size_t n = we->nslot;
+    size_t n = out->nnode;
     if (n == 0 || out->nwork % n)
         return out->nwork ? bad_order(st, err) : 0;
     for (size_t i = 0; i < out->nwork; i += n) {
         const wc_attr_work_out *w = &out->work[i];
-        for (size_t k = 0; k < n; k++) {
-            const wc_attr_work_out *x = &w[k];
-            if (x->zone != k || x->level != w->level || x->proc_index != w->proc_index)
+        memset(v, 0, we->nslot * sizeof *v);
+        for (size_t j = 0; j < n; j++) {
+            const wc_attr_work_out *x = &w[j];
+            size_t k = map[j];
+            if (x->zone != j || x->level != w->level || x->proc_index != w->proc_index)
                 return bad_order(st, err);
             /* absent exactly when the table's writer skipped the row */
             int present = !(x->cpu_delta_s == 0.0 && x->energy_uj == 0 && x->power_uw == 0.0 &&
                             x->flags == 0);
             v[k] = (slot_val){present, x->energy_uj, x->total_uj, x->power_uw, x->cpu_delta_s,
-                              x->flags};
+                              x->flags, out->node[j].active_uw};
         }
         int64_t key[5] = {model_id, tick_id, (int64_t)w->level, 0, 0};
         int rc = work_wid(st, we, w, proc_ids, &key[3], err);
@@ -567,17 +607,19 @@ static int put_work(wc_store *st, wc_work_energy *we, int64_t model_id, int64_t 
 /* The Kepler models' terminated workloads (store_write.c put_term_attr:
  * cpu and energy 0, flags TERMINATED, the frozen total and last power). */
 static int put_term(wc_store *st, wc_work_energy *we, int64_t model_id, int64_t tick_id,
-                    const wc_attr_out *out, slot_val *v, wc_error *err)
+                    const wc_attr_out *out, const size_t *map, slot_val *v, wc_error *err)
 {
-    size_t n = we->nslot;
+    size_t n = out->nnode;
     if (n == 0 || out->nterm % n)
         return out->nterm ? bad_order(st, err) : 0;
     for (size_t i = 0; i < out->nterm; i += n) {
         const wc_attr_term_out *t = &out->term[i];
-        for (size_t k = 0; k < n; k++) {
-            if (t[k].zone != k || t[k].level != t->level || t[k].pid != t->pid)
+        memset(v, 0, we->nslot * sizeof *v);
+        for (size_t j = 0; j < n; j++) {
+            if (t[j].zone != j || t[j].level != t->level || t[j].pid != t->pid)
                 return bad_order(st, err);
-            v[k] = (slot_val){1, 0, t[k].total_uj, t[k].power_uw, 0.0, WC_AF_TERMINATED};
+            v[map[j]] = (slot_val){1, 0, t[j].total_uj, t[j].power_uw, 0.0, WC_AF_TERMINATED,
+                                   out->node[j].active_uw};
         }
         int64_t key[5] = {model_id, tick_id, (int64_t)t->level, 0, 1};
         int rc = term_wid(st, we, t, &key[3], err);
@@ -593,22 +635,26 @@ int wc_store_work_energy_put(wc_store *st, int64_t model_id, int64_t tick_id,
                              const wc_attr_out *out, const int64_t *proc_ids, wc_error *err)
 {
     int layout = layout_of(st, err);
-    if (layout < 0 || layout == LAYOUT_TABLE)
-        return layout < 0 ? layout : 1;
+    if (layout < 0 || layout == LAYOUT_TABLE || (layout == LAYOUT_PENDING && out->nnode == 0))
+        return layout < 0 ? layout : 1; /* no zone yet: the empty table stays */
     wc_work_energy *we = st->we;
-    int rc = layout == LAYOUT_PENDING ? convert(st, we, out, err) : 0;
+    int rc = layout == LAYOUT_PENDING ? convert(st, we, err) : 0;
+    size_t *map = rc ? NULL : calloc(out->nnode + 1, sizeof *map);
+    if (!rc && !map)
+        rc = wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
     if (!rc)
-        rc = check_zones(st, we, out, err);
+        rc = map_zones(st, we, out, map, err);
     if (!rc)
         rc = prepare_writer(st, we, err);
-    slot_val *v = rc ? NULL : calloc(we->nslot ? we->nslot : 1, sizeof *v);
+    slot_val *v = rc ? NULL : calloc(we->nslot + 1, sizeof *v);
     if (!rc && !v)
         rc = wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
     if (!rc)
-        rc = put_work(st, we, model_id, tick_id, out, proc_ids, v, err);
+        rc = put_work(st, we, model_id, tick_id, out, proc_ids, map, v, err);
     if (!rc)
-        rc = put_term(st, we, model_id, tick_id, out, v, err);
+        rc = put_term(st, we, model_id, tick_id, out, map, v, err);
     free(v);
+    free(map);
     return rc;
 }
 
