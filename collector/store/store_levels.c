@@ -8,7 +8,9 @@
  * (NOT INDEXED: through the model index SQLite would sort every row by rowid
  * in a temporary B-tree, several times slower); rowid order is tick order for
  * every writer (record and replay insert one tick at a time), and a reader
- * that finds otherwise reopens the stream ordered by tick_id.
+ * that finds otherwise reopens the stream ordered by tick_id. A compact run
+ * (schema 6, store_work_energy.c) is read from work_energy in primary-key
+ * order (tick order), one statement row handing out its present zones.
  */
 #include <errno.h>
 #include <sqlite3.h>
