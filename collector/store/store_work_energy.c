@@ -438,10 +438,10 @@ static int prepare_writer(wc_store *st, wc_work_energy *we, wc_error *err)
         return wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
     int rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &we->ins, NULL);
     sqlite3_free(sql);
-    if (rc == SQLITE_OK)
+    if (rc == SQLITE_OK && !we->key_ins) /* kept when a new slot re-prepares ins */
         rc = sqlite3_prepare_v3(st->db, "INSERT INTO work_key(level, key) VALUES(?, ?)", -1,
                                 SQLITE_PREPARE_PERSISTENT, &we->key_ins, NULL);
-    if (rc == SQLITE_OK)
+    if (rc == SQLITE_OK && !we->find_proc)
         rc = sqlite3_prepare_v3(st->db, "SELECT id FROM process WHERE pid = ? AND starttime = ?"
                                 " ORDER BY id DESC LIMIT 1", -1, SQLITE_PREPARE_PERSISTENT,
                                 &we->find_proc, NULL);
