@@ -206,7 +206,11 @@ static int compact_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err)
     row->process_id = is_proc ? (wid > 0 ? wid : 0) : -1;
     row->key = is_proc ? NULL : wc_store_col_str(s, 3);
     row->energy_uj = sqlite3_column_double(s, 5 + 2 * (int)k);
-    row->cpu_delta_s = row->level == WC_LEVEL_POD ? 0 : sqlite3_column_double(s, 4);
+    /* an INTEGER CPU delta is centiseconds (store_work_energy.c put_cpu) */
+    double cpu = sqlite3_column_double(s, 4);
+    if (sqlite3_column_type(s, 4) == SQLITE_INTEGER)
+        cpu /= 100.0;
+    row->cpu_delta_s = row->level == WC_LEVEL_POD ? 0 : cpu;
     row->flags = (unsigned)sqlite3_column_int(s, 6 + 2 * (int)k);
     return 1;
 }

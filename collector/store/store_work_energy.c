@@ -49,6 +49,9 @@ struct wc_work_energy {
     size_t nkeys, capkeys;
     int keys_loaded;             /* work_key read into keys[] */
     sqlite3_stmt *ins, *key_ins, *find_proc;
+    size_t *map;                 /* the writer's scratch, grown (no allocation per tick in */
+    struct slot_val *val;        /* the steady state): node index -> slot, one row's slots */
+    size_t cap_map, cap_val;
 };
 
 /* ---- the key cache ------------------------------------------------------ */
@@ -249,13 +252,19 @@ static void ddl_table(sqlite3_str *q, size_t n)
 {
     sqlite3_str_appendall(q, "CREATE TABLE work_energy(model_id INTEGER NOT NULL,"
                              " tick_id INTEGER NOT NULL, level INTEGER NOT NULL,"
-                             " wid INTEGER NOT NULL, term INTEGER NOT NULL, cpu_delta_s REAL");
+                             " wid INTEGER NOT NULL, term INTEGER NOT NULL, cpu_delta_s");
     for (int k = 0; k < (int)n; k++)
         sqlite3_str_appendf(q, ", e%d INTEGER, t%d INTEGER, p%d REAL, f%d INTEGER", k, k, k,
                             k);
     sqlite3_str_appendall(q, ", PRIMARY KEY(model_id, tick_id, level, wid, term))"
                              " WITHOUT ROWID;");
 }
+
+/* cpu_delta_s has no type affinity: an INTEGER there is centiseconds (a
+ * clock-tick delta / USER_HZ, exact: put_cpu), 1-2 bytes instead of 8. */
+#define CPU_OF(e)                                                                            \
+    "(CASE WHEN typeof(" e ".cpu_delta_s) = 'integer' THEN " e ".cpu_delta_s / 100.0 ELSE " e  \
+    ".cpu_delta_s END)"
 
 /* The view work_attr: one arm per slot, zone names through attr_zone (a
  * renamed zone is one UPDATE), power_uw derived from node_attr when NULL. */
@@ -268,8 +277,8 @@ static void ddl_view(sqlite3_str *q, size_t n)
             q, "%sSELECT e.model_id, e.tick_id, e.level,"
                " CASE WHEN e.level = 1 AND e.wid > 0 THEN e.wid END,"
                " CASE WHEN e.level = 1 THEN '' ELSE (SELECT key FROM work_key WHERE id = e.wid) END,"
-               " z.name, e.cpu_delta_s, e.e%d, e.t%d, COALESCE(e.p%d, (SELECT"
-               " (e.cpu_delta_s / n.cpu_delta_sum_s) * n.active_uw FROM node_attr n WHERE"
+               " z.name, " CPU_OF("e") ", e.e%d, e.t%d, COALESCE(e.p%d, (SELECT"
+               " (" CPU_OF("e") " / n.cpu_delta_sum_s) * n.active_uw FROM node_attr n WHERE"
                " n.model_id = e.model_id AND n.tick_id = e.tick_id AND n.zone = z.name)), e.f%d"
                " FROM attr_zone z CROSS JOIN work_energy e WHERE z.slot = %d AND e.f%d IS NOT NULL",
             k ? " UNION ALL " : "", k, k, k, k, k, k);
@@ -298,7 +307,7 @@ static void ddl_insert_trigger(sqlite3_str *q, size_t n)
            " WHERE NEW.level != 1;"
            " INSERT OR IGNORE INTO work_energy(model_id, tick_id, level, wid, term, cpu_delta_s)"
            " VALUES(NEW.model_id, NEW.tick_id, NEW.level, " WID_OF("NEW") ","
-           " (COALESCE(NEW.flags, 0) & 4096) != 0, NEW.cpu_delta_s);"
+           " (COALESCE(NEW.flags, 0) & 4096) != 0, CAST(NEW.cpu_delta_s AS REAL));"
            " UPDATE work_energy SET ");
     for (int k = 0; k < (int)n; k++)
         sqlite3_str_appendf(q, "%se%d = CASE WHEN " SLOT_OF("NEW") " = %d THEN NEW.energy_uj"
@@ -468,14 +477,31 @@ static int power_derivable(double cpu, double d, double active, double p)
     return isfinite(q) && q != 0.0 && memcmp(&q, &p, sizeof q) == 0;
 }
 
+/* Binds a CPU delta: as integer centiseconds when that is exact, bit for
+ * bit, after the view's division (every clock-tick delta / USER_HZ 100),
+ * else as REAL (NaN: NULL, as the table stored it). */
+static void put_cpu(sqlite3_stmt *s, int i, double cpu)
+{
+    if (isfinite(cpu) && fabs(cpu) < 1e12) {
+        double c = nearbyint(cpu * 100.0);
+        double back = c / 100.0;
+        if (memcmp(&back, &cpu, sizeof cpu) == 0) {
+            sqlite3_bind_int64(s, i, (sqlite3_int64)c);
+            return;
+        }
+    }
+    sqlite3_bind_double(s, i, cpu);
+}
+
 /* One zone's values of a row (what the old table held in one row). */
-typedef struct slot_val {
+typedef struct slot_val slot_val;
+struct slot_val {
     int present;
     uint64_t energy_uj, total_uj;
     double power_uw, cpu_delta_s;
     unsigned flags;
     double active_uw;            /* the zone's node active power (the derivation) */
-} slot_val;
+};
 
 /* Binds and inserts one work_energy row: key = model_id, tick_id, level,
  * wid, term; v = its nslot zones. */
@@ -492,7 +518,7 @@ static int put_row(wc_store *st, wc_work_energy *we, const int64_t key[5], const
     double cpu = v[first].cpu_delta_s;
     for (int i = 0; i < 5; i++)
         sqlite3_bind_int64(s, i + 1, key[i]);
-    sqlite3_bind_double(s, 6, cpu);
+    put_cpu(s, 6, cpu);
     for (size_t k = 0; k < we->nslot; k++) {
         int b = 7 + 4 * (int)k;
         if (!v[k].present) {
@@ -631,6 +657,15 @@ static int put_term(wc_store *st, wc_work_energy *we, int64_t model_id, int64_t 
     return 0;
 }
 
+/* Room for n + 1 elements in *arr (wc_store_grow, doubling): 0 or -ENOMEM. */
+static int room(void **arr, size_t size, size_t n, size_t *cap)
+{
+    while (n >= *cap)
+        if (wc_store_grow(arr, size, n, cap, n + 8))
+            return -ENOMEM;
+    return 0;
+}
+
 int wc_store_work_energy_put(wc_store *st, int64_t model_id, int64_t tick_id,
                              const wc_attr_out *out, const int64_t *proc_ids, wc_error *err)
 {
@@ -639,22 +674,18 @@ int wc_store_work_energy_put(wc_store *st, int64_t model_id, int64_t tick_id,
         return layout < 0 ? layout : 1; /* no zone yet: the empty table stays */
     wc_work_energy *we = st->we;
     int rc = layout == LAYOUT_PENDING ? convert(st, we, err) : 0;
-    size_t *map = rc ? NULL : calloc(out->nnode + 1, sizeof *map);
-    if (!rc && !map)
+    if (!rc && room((void **)&we->map, sizeof *we->map, out->nnode, &we->cap_map))
         rc = wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
     if (!rc)
-        rc = map_zones(st, we, out, map, err);
+        rc = map_zones(st, we, out, we->map, err);
     if (!rc)
         rc = prepare_writer(st, we, err);
-    slot_val *v = rc ? NULL : calloc(we->nslot + 1, sizeof *v);
-    if (!rc && !v)
+    if (!rc && room((void **)&we->val, sizeof *we->val, we->nslot, &we->cap_val))
         rc = wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
     if (!rc)
-        rc = put_work(st, we, model_id, tick_id, out, proc_ids, map, v, err);
+        rc = put_work(st, we, model_id, tick_id, out, proc_ids, we->map, we->val, err);
     if (!rc)
-        rc = put_term(st, we, model_id, tick_id, out, map, v, err);
-    free(v);
-    free(map);
+        rc = put_term(st, we, model_id, tick_id, out, we->map, we->val, err);
     return rc;
 }
 
@@ -687,6 +718,8 @@ void wc_store_work_energy_free(wc_store *st)
     sqlite3_finalize(we->key_ins);
     sqlite3_finalize(we->find_proc);
     free(we->zone);
+    free(we->map);
+    free(we->val);
     free(we);
     st->we = NULL;
 }

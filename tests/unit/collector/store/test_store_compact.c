@@ -134,6 +134,9 @@ Test(store_compact, slots_absence_derived_power_and_interned_keys)
                            " AND zone = 'dram' AND process_id IS NULL"), 3);
     cr_assert_eq(q_i64(st, "SELECT COUNT(*) FROM work_attr WHERE level = 1 AND process_id = 1"
                            " AND key = '' AND cpu_delta_s = 0.11"), 6);
+    cr_assert_eq(q_i64(st, "SELECT COUNT(*) FROM work_energy WHERE level = 1"
+                           " AND typeof(cpu_delta_s) = 'integer' AND cpu_delta_s = 11"), 3,
+                 "0.11 s kept as 11 centiseconds");
     wc_store_close(st);
 }
 
@@ -176,7 +179,8 @@ Test(store_compact, work_rows_stream_per_present_slot)
     wc_store_close(st);
 }
 
-/* C and SQLite compute the same doubles for (cpu / D) × activeP. */
+/* C and SQLite compute the same doubles for (cpu / D) × activeP, and for
+ * centiseconds / 100. */
 Test(store_compact, c_and_sqlite_derive_the_same_doubles)
 {
     sqlite3 *db = NULL;
@@ -196,6 +200,16 @@ Test(store_compact, c_and_sqlite_derive_the_same_doubles)
         double got = sqlite3_column_double(s, 0);
         cr_assert(same_bits(got, q), "%.17g / %.17g * %.17g: C %.17g, SQLite %.17g", cpu, d, a,
                   q, got);
+        sqlite3_reset(s);
+    }
+    sqlite3_finalize(s);
+    /* ... and a centisecond CPU delta back to seconds */
+    cr_assert_eq(sqlite3_prepare_v2(db, "SELECT ?1 / 100.0", -1, &s, NULL), SQLITE_OK);
+    for (int64_t c = -1000; c < 2000000; c += 7) {
+        sqlite3_bind_int64(s, 1, c);
+        cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+        volatile double want = (double)c / 100.0;
+        cr_assert(same_bits(sqlite3_column_double(s, 0), want), "%lld", (long long)c);
         sqlite3_reset(s);
     }
     sqlite3_finalize(s);
