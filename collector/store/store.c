@@ -194,6 +194,8 @@ static int create_schema(wc_store *st, wc_error *err)
         rc = wc_store_exec(st, WC_EXPORTER_SQL, err);
     if (!rc)
         rc = wc_store_exec(st, WC_CGROUP_CPU_SQL, err);
+    if (!rc)
+        rc = wc_store_exec(st, WC_COMPACT_ATTR_SQL, err);
     if (!rc) {
         char pragma[64];
         snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", WC_STORE_SCHEMA_VERSION);
@@ -375,6 +377,7 @@ void wc_store_close(wc_store *st)
     sqlite3_finalize(st->proc_batch);
     wc_store_exporter_free(st);
     wc_store_delta_free(st);
+    wc_store_work_energy_free(st);
     if (st->db)
         sqlite3_close(st->db);
     free(st);
@@ -392,6 +395,7 @@ int wc_store_commit(wc_store *st, wc_error *err)
             rc = wc_store_fail(st, err, "committing tick");
         wc_store_exec(st, "ROLLBACK", NULL);
         wc_store_delta_reset(st);
+        wc_store_work_energy_reset(st);
     }
     return rc;
 }
@@ -399,6 +403,7 @@ int wc_store_commit(wc_store *st, wc_error *err)
 int wc_store_rollback(wc_store *st)
 {
     wc_store_delta_reset(st);
+    wc_store_work_energy_reset(st);
     return sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 
@@ -499,6 +504,11 @@ int wc_store_ensure_indexes(wc_store *st, wc_error *err)
     if (st->read_only)
         return 0; /* queries still work, only slower */
     int rc = wc_store_exec(st, WC_INDEX_SQL, err);
+    int compact = rc ? 0 : wc_store_attr_compact(st, err); /* the view, or a work_attr table */
+    if (compact < 0)
+        return compact;
+    if (!rc)
+        rc = wc_store_exec(st, compact ? WC_COMPACT_TIDY_SQL : WC_WORK_ATTR_INDEX_SQL, err);
     if (!rc && wc_store_has_object(st, "exporter_sample") == 1) /* version 5 */
         rc = wc_store_exec(st, WC_EXPORTER_INDEX_SQL, err);
     if (!rc && wc_store_has_object(st, "cgroup_cpu") == 1)
@@ -557,7 +567,11 @@ static int finish_indexes(wc_store *st, wc_error *err)
     if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
         return finish_failed(st, 1, NULL, err);
     int has_exporter = wc_store_has_object(st, "exporter_sample");
-    if (has_exporter >= 0 && sqlite3_exec(st->db, WC_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK &&
+    int compact = wc_store_attr_compact(st, NULL);
+    const char *attr_sql = compact ? WC_COMPACT_TIDY_SQL : WC_WORK_ATTR_INDEX_SQL;
+    if (has_exporter >= 0 && compact >= 0 &&
+        sqlite3_exec(st->db, WC_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK &&
+        sqlite3_exec(st->db, attr_sql, NULL, NULL, NULL) == SQLITE_OK &&
         (has_exporter == 0 ||
          sqlite3_exec(st->db, WC_EXPORTER_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK) &&
         sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)

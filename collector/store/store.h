@@ -31,11 +31,15 @@
 #include "collector/truth/truth.h"
 #include "common/wc_error.h"
 
-#define WC_STORE_SCHEMA_VERSION 5
+/* Version 6 (issue 15): a new run keeps its workload rows compact
+ * (work_energy, store_work_energy.c; work_attr a view); older runs keep the
+ * work_attr table, read and written as before. */
+#define WC_STORE_SCHEMA_VERSION 6
 /* Oldest schema still read: version 3 lacks the calibration tables, 3 and 4
  * the exporter tables (store_exporter.h: such runs have no exporter) and
  * the run's ceiling and the zones' die layout (readers check the columns).
- * Calibrating a version-3 or 4 run makes it version 5 whole. */
+ * Calibrating a version-3 or 4 run makes it version 6 whole (tables and
+ * columns; its work_attr stays a table). */
 #define WC_STORE_SCHEMA_MIN_VERSION 3
 
 typedef struct wc_store wc_store;

@@ -39,7 +39,38 @@ struct wc_store {
     struct wc_exporter_cache *exporter; /* store_exporter.c: its statements and series ids,
                                            made on first use (NULL until then) */
     struct wc_store_delta *delta; /* store_delta.c: which process samples a tick writes */
+    struct wc_work_energy *we;   /* store_work_energy.c: the compact workload layout (its
+                                    zones, key cache, statements; NULL until first use) */
 };
+
+typedef struct wc_work_energy wc_work_energy;
+struct wc_attr_out;
+
+/* store_work_energy.c (schema 6, docs/schema.md "work_energy"). Writes one
+ * tick's workload rows of a model in the compact layout (converting a new
+ * run's empty work_attr table on its first write). Returns 0, 1 when the run
+ * keeps the work_attr table (the caller writes its rows as before), -EINVAL
+ * when the zones differ from the run's attribution zones or the rows are not
+ * one per zone, or wc_store_fail / -ENOMEM. */
+int wc_store_work_energy_put(wc_store *st, int64_t model_id, int64_t tick_id,
+                             const struct wc_attr_out *out, const int64_t *proc_ids,
+                             wc_error *err);
+
+/* Deletes a model's compact rows: 0, 1 when the run keeps the table, < 0. */
+int wc_store_work_energy_clear(wc_store *st, int64_t model_id, wc_error *err);
+
+/* 1 when the run's workload rows are in work_energy (compact), 0 when in the
+ * work_attr table, < 0 on error. Loads the attribution zones. */
+int wc_store_attr_compact(wc_store *st, wc_error *err);
+
+/* The attribution zones of a compact run (slot order) into zone[0..cap);
+ * returns their count (0 for a run that keeps the table). Valid until close. */
+size_t wc_store_attr_slots(const wc_store *st, const char **zone, size_t cap);
+
+/* Forgets the key cache and layout after a rollback (ids and a first write's
+ * conversion may be gone); frees it all at close. */
+void wc_store_work_energy_reset(wc_store *st);
+void wc_store_work_energy_free(wc_store *st);
 
 /* store_delta.c (the keyframe rule is in its file comment). Creates the
  * cache of a store opened for writing: 0 or -ENOMEM. */

@@ -40,6 +40,8 @@ struct wc_store_iter {
     sqlite3_stmt *s;
     wc_iter_kind kind;
     const char *what;             /* "reading meter zones": names a failed step */
+    size_t slot, nslot;           /* compact workload rows (store_levels.c): the next zone
+                                     slot of the current row, and the run's slot count */
 };
 
 /* Prepares sql into a new iterator *it (NULL on failure); the caller binds

@@ -8,9 +8,12 @@
  * (NOT INDEXED: through the model index SQLite would sort every row by rowid
  * in a temporary B-tree, several times slower); rowid order is tick order for
  * every writer (record and replay insert one tick at a time), and a reader
- * that finds otherwise reopens the stream ordered by tick_id.
+ * that finds otherwise reopens the stream ordered by tick_id. A compact run
+ * (schema 6, store_work_energy.c) is read from work_energy in primary-key
+ * order (tick order), one statement row handing out its present zones.
  */
 #include <errno.h>
+#include <sqlite3.h>
 #include <stdio.h>
 
 #include "collector/model/attribution.h"
@@ -127,9 +130,41 @@ int wc_store_node_totals_next(wc_store_iter *it, wc_node_totals *row, wc_error *
     return 1;
 }
 
+/* A compact run (store_work_energy.c): one statement row per work_energy
+ * row, in primary-key order (model, tick, level, workload: tick order with
+ * no sort), its zones handed out one by one by wc_store_work_row_next. */
+static int compact_rows_open(wc_store *st, int64_t model_id, wc_store_iter **it, wc_error *err)
+{
+    const char *zone[1];
+    size_t n = wc_store_attr_slots(st, zone, 0);
+    sqlite3_str *q = sqlite3_str_new(NULL);
+    sqlite3_str_appendall(q, "SELECT e.tick_id, e.level, e.wid, k.key, e.cpu_delta_s");
+    for (int k = 0; k < (int)n; k++)
+        sqlite3_str_appendf(q, ", e.e%d, e.f%d", k, k);
+    sqlite3_str_appendall(q, " FROM work_energy e LEFT JOIN work_key k ON k.id = e.wid AND"
+                             " e.level != 1 WHERE e.model_id = ? AND e.term = 0"
+                             " ORDER BY e.model_id, e.tick_id");
+    char *sql = sqlite3_str_finish(q);
+    if (!sql)
+        return wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
+    int rc = wc_store_iter_open(st, sql, WC_ITER_WORK_ROWS, "reading workload attribution", it,
+                                err);
+    sqlite3_free(sql);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64((*it)->s, 1, model_id);
+    (*it)->nslot = (*it)->slot = n;
+    return 0;
+}
+
 int wc_store_work_rows_open(wc_store *st, int64_t model_id, int tick_ordered,
                             wc_store_iter **it, wc_error *err)
 {
+    int compact = wc_store_attr_compact(st, err);
+    if (compact < 0)
+        return compact;
+    if (compact)
+        return compact_rows_open(st, model_id, it, err);
     /* terminated workloads (flag 4096, WC_AF_TERMINATED) hold no interval
      * energy or CPU: the levels never see them */
     const char *sql = tick_ordered
@@ -145,8 +180,45 @@ int wc_store_work_rows_open(wc_store *st, int64_t model_id, int tick_ordered,
     return rc;
 }
 
+/* The next present zone of a compact row (stepping to the next row when
+ * the current one has no more): 1 a row, 0 the end, < 0 an error. */
+static int compact_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err)
+{
+    sqlite3_stmt *s = it->s;
+    for (;;) {
+        while (it->slot < it->nslot && sqlite3_column_type(s, 6 + 2 * (int)it->slot) == SQLITE_NULL)
+            it->slot++;
+        if (it->slot < it->nslot)
+            break;
+        int rc = wc_store_iter_step(it, WC_ITER_WORK_ROWS, err);
+        if (rc != 1)
+            return rc;
+        it->slot = 0;
+    }
+    const char *zone[64];
+    size_t k = it->slot++;
+    wc_store_attr_slots(it->st, zone, k < 64 ? k + 1 : 0);
+    row->tick_id = sqlite3_column_int64(s, 0);
+    row->zone = k < 64 ? zone[k] : NULL;
+    row->level = sqlite3_column_int(s, 1);
+    int is_proc = row->level == WC_LEVEL_PROCESS;
+    int64_t wid = sqlite3_column_int64(s, 2);
+    row->process_id = is_proc ? (wid > 0 ? wid : 0) : -1;
+    row->key = is_proc ? NULL : wc_store_col_str(s, 3);
+    row->energy_uj = sqlite3_column_double(s, 5 + 2 * (int)k);
+    /* an INTEGER CPU delta is centiseconds (store_work_energy.c put_cpu) */
+    double cpu = sqlite3_column_double(s, 4);
+    if (sqlite3_column_type(s, 4) == SQLITE_INTEGER)
+        cpu /= 100.0;
+    row->cpu_delta_s = row->level == WC_LEVEL_POD ? 0 : cpu;
+    row->flags = (unsigned)sqlite3_column_int(s, 6 + 2 * (int)k);
+    return 1;
+}
+
 int wc_store_work_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err)
 {
+    if (it && it->kind == WC_ITER_WORK_ROWS && it->nslot)
+        return compact_row_next(it, row, err);
     int rc = wc_store_iter_step(it, WC_ITER_WORK_ROWS, err);
     if (rc != 1)
         return rc;

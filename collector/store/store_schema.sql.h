@@ -1,5 +1,5 @@
 /*
- * store_schema.sql.h — the SQL text of the wattcal store schema (version 5),
+ * store_schema.sql.h — the SQL text of the wattcal store schema (version 6),
  * included by collector/store/store.c only. docs/schema.md explains every column.
  */
 #ifndef WC_STORE_SCHEMA_SQL_H
@@ -148,7 +148,25 @@ static const char WC_INDEX_SQL[] =
     "CREATE INDEX IF NOT EXISTS zone_sample_tick ON zone_sample(tick_id);"
     "CREATE INDEX IF NOT EXISTS proc_sample_process ON proc_sample(process_id);"
     "CREATE INDEX IF NOT EXISTS node_attr_model ON node_attr(model_id, tick_id);"
-    "CREATE INDEX IF NOT EXISTS work_attr_model ON work_attr(model_id, level, tick_id);"
     "CREATE INDEX IF NOT EXISTS truth_sample_source ON truth_sample(source_id, poll_mono_ns);";
+
+/* Version 6 (issue 15, the compact workload rows of store_work_energy.c),
+ * run after WC_SCHEMA_SQL in a new run: the run's attribution zones (slot
+ * order) and the interned container ids, pod uids and VM ids. Their presence
+ * marks a run whose first attribution write replaces the empty work_attr
+ * table by work_energy and a view; older runs (upgraded to 6 on a write-open)
+ * never get them and keep their table. */
+static const char WC_COMPACT_ATTR_SQL[] =
+    "CREATE TABLE attr_zone(slot INTEGER PRIMARY KEY, name TEXT NOT NULL);"
+    "CREATE TABLE work_key(id INTEGER PRIMARY KEY, level INTEGER NOT NULL, key TEXT NOT NULL,"
+    " UNIQUE(level, key));";
+
+/* The work_attr table's index, only where work_attr is a table (a compact
+ * run's work_energy is its own index). */
+static const char WC_WORK_ATTR_INDEX_SQL[] =
+    "CREATE INDEX IF NOT EXISTS work_attr_model ON work_attr(model_id, level, tick_id);";
+
+/* ... and in a compact run, the empty table its first write renamed away. */
+static const char WC_COMPACT_TIDY_SQL[] = "DROP TABLE IF EXISTS work_attr_empty;";
 
 #endif

@@ -10,6 +10,10 @@
  * wrapped to ~2^64 µJ by pid reuse is no energy (validator/levels.h counts
  * and reports those rows instead).
  */
+#include <errno.h>
+#include <sqlite3.h>
+#include <string.h>
+
 #include "collector/store/store_iter.h"
 #include "collector/store/store_results.h"
 
@@ -75,13 +79,44 @@ static const char ROWS_BY_COMM[] =
     " WHERE w.model_id = ?1 AND w.level = 1 AND w.zone = ?3 AND ?2 = 1 AND w.energy_uj > 0"
     " AND (COALESCE(w.flags, 0) & 64) = 0";
 
+/* A compact run (schema 6, store_work_energy.c): sql with "FROM work_attr"
+ * read from the zone's slot of work_energy directly, a subquery SQLite
+ * flattens — through the view (one UNION arm per zone) a query is about
+ * twice as slow (make bench, 24 h run). NULL when sql is to run as it is
+ * (a table run, a zone the run never attributed); *rc -ENOMEM or < 0. */
+static char *compact_sql(wc_store *st, const char *sql, const char *zone, int *rc,
+                         wc_error *err)
+{
+    const char *names[64];
+    *rc = wc_store_attr_compact(st, err);
+    size_t n = *rc == 1 ? wc_store_attr_slots(st, names, 64) : 0, k = 0;
+    while (k < n && k < 64 && strcmp(names[k], zone ? zone : ""))
+        k++;
+    const char *from = strstr(sql, "FROM work_attr");
+    if (*rc < 0 || k >= n || k >= 64 || !from)
+        return *rc < 0 ? NULL : (*rc = 0, NULL);
+    char *out = sqlite3_mprintf(
+        "%.*sFROM (SELECT e.model_id AS model_id, e.tick_id AS tick_id, e.level AS level,"
+        " CASE WHEN e.level = 1 AND e.wid > 0 THEN e.wid END AS process_id,"
+        " CASE WHEN e.level = 1 THEN '' ELSE (SELECT key FROM work_key WHERE id = e.wid) END"
+        " AS key, %Q AS zone, e.e%d AS energy_uj, e.f%d AS flags FROM work_energy e"
+        " WHERE e.f%d IS NOT NULL)%s", (int)(from - sql), sql, zone, (int)k, (int)k, (int)k,
+        from + strlen("FROM work_attr"));
+    *rc = out ? 0 : wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
+    return out;
+}
+
 /* Opens sql as kind and binds model (1), zone (2), and for the report's
  * queries level (2), zone (3) and a positive limit (4). */
 static int tenant_open(wc_store *st, const char *sql, wc_iter_kind kind, int numbered,
                        int64_t model_id, wc_attr_level level, const char *zone, int limit,
                        const char *what, wc_store_iter **it, wc_error *err)
 {
-    int rc = wc_store_iter_open(st, sql, kind, what, it, err);
+    int rc = 0;
+    char *direct = compact_sql(st, sql, zone, &rc, err);
+    if (!rc)
+        rc = wc_store_iter_open(st, direct ? direct : sql, kind, what, it, err);
+    sqlite3_free(direct);
     if (rc)
         return rc;
     sqlite3_stmt *s = (*it)->s;
@@ -142,31 +177,55 @@ int wc_store_tenant_next(wc_store_iter *it, wc_tenant_row *row, wc_error *err)
 }
 
 /* VMs: per (zone, vm_id) totals, labels from the latest process with that
- * vm_id (the same VM keeps one name; a later one wins if it changed). */
-#define VM_TOTALS_SUMS                                                                     \
-    "WITH v AS (SELECT zone, key, SUM(energy_uj) AS e, SUM(cpu_delta_s) AS c, MIN(rowid) AS r"  \
-    " FROM work_attr WHERE model_id = ?1 AND level = 4 AND (COALESCE(flags, 0) & 4160) = 0"      \
+ * vm_id (the same VM keeps one name; a later one wins if it changed). Zones
+ * come in the order of their first VM row: the table's rowid, or in a
+ * compact run (a view has no rowid) the first tick, then the zone's slot. */
+#define VM_TOTALS_SUMS(first)                                                              \
+    "WITH v AS (SELECT zone, key, SUM(energy_uj) AS e, SUM(cpu_delta_s) AS c, MIN(" first  \
+    ") AS r FROM work_attr WHERE model_id = ?1 AND level = 4 AND (COALESCE(flags, 0) & 4160) = 0" \
     " GROUP BY zone, key),"                                                                     \
     " z AS (SELECT zone, MIN(r) AS zr FROM v GROUP BY zone)"
+#define VM_FIRST_COMPACT "tick_id * 4096 + (SELECT slot FROM attr_zone a WHERE a.name = zone)"
 #define VM_TOTALS_ORDER " FROM v JOIN z ON z.zone = v.zone ORDER BY z.zr, v.e DESC, v.key"
-static const char VM_TOTALS[] =
-    VM_TOTALS_SUMS
-    " SELECT v.zone, v.key,"
-    " COALESCE((SELECT vm_name FROM process WHERE vm_id = v.key ORDER BY id DESC LIMIT 1), ''),"
-    " COALESCE((SELECT hypervisor FROM process WHERE vm_id = v.key ORDER BY id DESC LIMIT 1), ''),"
-    " v.e, v.c, (SELECT COUNT(*) FROM process WHERE vm_id = v.key)" VM_TOTALS_ORDER;
+#define VM_TOTALS_LABELLED                                                                   \
+    " SELECT v.zone, v.key,"                                                                 \
+    " COALESCE((SELECT vm_name FROM process WHERE vm_id = v.key ORDER BY id DESC LIMIT 1), ''),"   \
+    " COALESCE((SELECT hypervisor FROM process WHERE vm_id = v.key ORDER BY id DESC LIMIT 1), ''),"\
+    " v.e, v.c, (SELECT COUNT(*) FROM process WHERE vm_id = v.key)" VM_TOTALS_ORDER
+static const char VM_TOTALS[] = VM_TOTALS_SUMS("rowid") VM_TOTALS_LABELLED;
+static const char VM_TOTALS_COMPACT[] = VM_TOTALS_SUMS(VM_FIRST_COMPACT) VM_TOTALS_LABELLED;
+/* a compact run with no VM key interned has no VM row: no scan of every row
+ * (three through the view) to find none */
+static const char VM_TOTALS_NONE[] = "SELECT '', '', '', '', 0, 0, 0 WHERE 0";
+static const char HAS_VM_KEY[] = "SELECT 1 FROM work_key WHERE level = 4 LIMIT 1";
 /* a run recorded before the VM columns (schema 3 and 4, or an early 5): no labels */
 static const char VM_TOTALS_UNLABELLED[] =
-    VM_TOTALS_SUMS " SELECT v.zone, v.key, '', '', v.e, v.c, 0" VM_TOTALS_ORDER;
+    VM_TOTALS_SUMS("rowid") " SELECT v.zone, v.key, '', '', v.e, v.c, 0" VM_TOTALS_ORDER;
 
 int wc_store_vm_totals_open(wc_store *st, int64_t model_id, wc_store_iter **it, wc_error *err)
 {
     int labelled = wc_store_has_column(st, "process", "vm_id");
     if (labelled < 0)
         return wc_store_fail(st, err, "reading VM attribution");
-    int rc = wc_store_iter_open(st, labelled ? VM_TOTALS : VM_TOTALS_UNLABELLED,
-                                WC_ITER_VM_TOTALS, "reading VM attribution", it, err);
-    if (!rc)
+    int compact = wc_store_attr_compact(st, err); /* version 6: always labelled */
+    if (compact < 0)
+        return compact;
+    sqlite3_stmt *s = NULL;
+    int has_vm = 0;
+    if (compact) {
+        int rc = wc_store_prepare(st, HAS_VM_KEY, &s, err, "reading VM attribution");
+        if (rc)
+            return rc;
+        int step = sqlite3_step(s);
+        sqlite3_finalize(s);
+        if (step != SQLITE_ROW && step != SQLITE_DONE)
+            return wc_store_fail(st, err, "reading VM attribution");
+        has_vm = step == SQLITE_ROW;
+    }
+    const char *sql = compact ? (has_vm ? VM_TOTALS_COMPACT : VM_TOTALS_NONE)
+                              : labelled ? VM_TOTALS : VM_TOTALS_UNLABELLED;
+    int rc = wc_store_iter_open(st, sql, WC_ITER_VM_TOTALS, "reading VM attribution", it, err);
+    if (!rc && sql != VM_TOTALS_NONE)
         sqlite3_bind_int64((*it)->s, 1, model_id);
     return rc;
 }

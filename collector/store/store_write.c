@@ -459,7 +459,9 @@ int wc_store_put_attribution(wc_store *st, int64_t model_id, int64_t tick_id,
                              const wc_attr_out *out, const int64_t *proc_ids, wc_error *err)
 {
     int rc = put_node_attr(st, model_id, tick_id, out, err);
-    if (rc)
+    if (!rc) /* a version-6 run: the compact rows (store_work_energy.c); 1: the table */
+        rc = wc_store_work_energy_put(st, model_id, tick_id, out, proc_ids, err);
+    if (rc <= 0)
         return rc;
     sqlite3_stmt *s = st->q[Q_WORK_ATTR];
     for (size_t i = 0; i < out->nwork; i++) {
@@ -603,10 +605,15 @@ int wc_store_set_tick_util(wc_store *st, int64_t tick_id, double util_pct, wc_er
 
 int wc_store_clear_model(wc_store *st, int64_t model_id, wc_error *err)
 {
+    /* a compact run's workload rows go first (store_work_energy.c); 1: the table's */
+    int table = wc_store_work_energy_clear(st, model_id, err);
+    if (table < 0)
+        return table;
     char sql[160];
-    snprintf(sql, sizeof sql,
-             "DELETE FROM node_attr WHERE model_id=%lld; DELETE FROM work_attr WHERE model_id=%lld;",
-             (long long)model_id, (long long)model_id);
+    int n = snprintf(sql, sizeof sql, "DELETE FROM node_attr WHERE model_id=%lld;",
+                     (long long)model_id);
+    if (table)
+        snprintf(sql + n, sizeof sql - (size_t)n, " DELETE FROM work_attr WHERE model_id=%lld;",
+                 (long long)model_id);
     return wc_store_exec(st, sql, err);
 }
-

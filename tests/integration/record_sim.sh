@@ -6,7 +6,7 @@
     || { cat "$T/rec.err"; fail "record exited $?"; }
 kill $burner 2>/dev/null; wait $burner 2>/dev/null
 [ "$(sql "$T/run.db" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"
-[ "$(sql "$T/run.db" 'PRAGMA user_version')" = 5 ] || fail "user_version"
+[ "$(sql "$T/run.db" 'PRAGMA user_version')" = 6 ] || fail "user_version"
 ticks=$(sql "$T/run.db" 'SELECT COUNT(*) FROM tick')
 [ "$ticks" -ge 6 ] && [ "$ticks" -le 10 ] || fail "expected 9 ticks (6 on a loaded machine), got $ticks"
 [ "$(sql "$T/run.db" 'SELECT provenance FROM run')" = simulated ] || fail "provenance"

@@ -362,7 +362,7 @@ Test(store_exporter, version_4_run_gains_the_field_report_columns_when_calibrate
     cr_assert_eq(m.ceiling_watts, WC_DEFAULT_CEILING_WATTS);
     cr_assert_eq(wc_store_ensure_calibration(st, &err), 0, "%s", err.msg);
     cr_assert_eq(wc_store_ensure_calibration(st, &err), 0, "twice: %s", err.msg);
-    cr_assert_eq(count(st, "PRAGMA user_version"), 5);
+    cr_assert_eq(count(st, "PRAGMA user_version"), WC_STORE_SCHEMA_VERSION);
     cr_assert_eq(count(st, "SELECT COUNT(*) FROM pragma_table_info('run')"
                            " WHERE name = 'ceiling_watts'"), 1);
     cr_assert_eq(count(st, "SELECT COUNT(*) FROM pragma_table_info('zone')"

@@ -1,0 +1,75 @@
+# Issue 15's compact workload rows (collector/store/store_work_energy.c,
+# schema 6): one recorded run re-attributed under every model in the new
+# layout and in an old-format copy (its work_attr a real table, as every run
+# of schema 5 and older) gives the same work_attr rows, exactly (the view
+# against the table, every column, power derived or stored), the same
+# validate --json, diff and report; attr_zone holds the zones, work_key the
+# interned keys, and the old copy is still written row by row.
+. tests/integration/lib/common.sh
+FN=
+trap 'for p in $FN; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+# fake_node.py: three pods (the last one exits: terminated workloads), two VMs,
+# a reused pid
+python3 tests/tools/fake_node.py --root "$T/proc" --pods 3 --vms --end-pod-at 2 \
+    --reuse-pid-at 2.5 --max-seconds 60 >"$T/node.out" 2>&1 &
+FN=$!
+i=0
+while ! grep -q READY "$T/node.out" 2>/dev/null; do
+    i=$((i + 1)); [ $i -le 100 ] || fail "fake_node.py never said READY"
+    sleep 0.1
+done
+"$BIN" record --db "$T/new.db" --meter sim --procfs-root "$T/proc" --interval 100ms \
+    --duration 4s --quiet 2>"$T/err" || { cat "$T/err"; fail "record exited $?"; }
+kill "$FN"; wait "$FN" 2>/dev/null; FN=
+[ "$(sql "$T/new.db" 'PRAGMA user_version')" = 6 ] || fail "user_version"
+[ "$(sql "$T/new.db" "SELECT type FROM sqlite_master WHERE name = 'work_attr'")" = view ] ||
+    fail "work_attr of a new run is not the view"
+[ "$(sql "$T/new.db" 'SELECT COUNT(*) FROM attr_zone')" -ge 1 ] || fail "no attr_zone rows"
+# the old-format copy: the compact tables gone, an empty work_attr table
+cp "$T/new.db" "$T/old.db"
+sql "$T/old.db" "DROP VIEW work_attr; DROP TABLE work_energy; DROP TABLE attr_zone;
+    DROP TABLE work_key; CREATE TABLE work_attr(model_id INTEGER, tick_id INTEGER,
+    level INTEGER, process_id INTEGER, key TEXT, zone TEXT, cpu_delta_s REAL,
+    energy_uj INTEGER, total_uj INTEGER, power_uw REAL, flags INTEGER);" || fail "old copy"
+# every exited workload kept as terminated (no 10 J threshold): terminated rows
+# whatever the machine's load did to the pods' energy
+printf 'monitor:\n  minTerminatedEnergyThreshold: 0\n' >"$T/kepler.yaml"
+for db in new old; do
+    "$BIN" attribute --db "$T/$db.db" --model kepler-0.11 --model kepler-main --model ideal \
+        --model kepler-0.10 --kepler-config "$T/kepler.yaml" >"$T/$db.attr" 2>&1 ||
+        { cat "$T/$db.attr"; fail "attribute $db"; }
+done
+[ "$(sql "$T/old.db" "SELECT type FROM sqlite_master WHERE name = 'work_attr'")" = table ] ||
+    fail "the old copy lost its table"
+rows() { # every row, every column, REALs printed exactly
+    sql "$1" "SELECT model_id, tick_id, level, quote(process_id), quote(key), zone,
+        quote(cpu_delta_s), quote(energy_uj), quote(total_uj), quote(power_uw), quote(flags)
+        FROM work_attr ORDER BY model_id, tick_id, level, process_id, key, zone, flags" >"$2"
+}
+rows "$T/new.db" "$T/new.rows"
+rows "$T/old.db" "$T/old.rows"
+n=$(wc -l <"$T/old.rows")
+[ "$n" -ge 1000 ] || fail "only $n work_attr rows"
+cmp -s "$T/new.rows" "$T/old.rows" || { diff "$T/old.rows" "$T/new.rows" | head; fail "rows differ"; }
+derived=$(sql "$T/new.db" "SELECT COUNT(*) FROM work_energy WHERE p0 IS NULL AND f0 IS NOT NULL")
+[ "$derived" -ge 1 ] || fail "no power derived from node_attr"
+[ "$(sql "$T/new.db" 'SELECT COUNT(*) FROM work_key WHERE level = 3')" -ge 3 ] ||
+    fail "pod uids not interned"
+[ "$(sql "$T/new.db" 'SELECT COUNT(*) FROM work_key WHERE level = 4')" = 2 ] || fail "VM ids"
+nterm=$(sql "$T/new.db" 'SELECT COUNT(*) FROM work_energy WHERE term = 1')
+[ "$nterm" -ge 1 ] || fail "no terminated workload row"
+for m in kepler-0.11 ideal; do
+    for db in new old; do
+        "$BIN" validate --db "$T/$db.db" --model $m --json >"$T/$db.json" 2>/dev/null
+        echo "exit $?" >>"$T/$db.json"
+        sed -i "s|$T/$db.db|RUN|g" "$T/$db.json"
+    done
+    cmp -s "$T/new.json" "$T/old.json" || { diff "$T/old.json" "$T/new.json" | head; fail "validate $m"; }
+done
+for db in new old; do
+    "$BIN" diff "$T/$db.db" --model ideal --model kepler-0.11 >"$T/$db.diff" 2>&1
+    echo "exit $?" >>"$T/$db.diff"
+    sed -i "s|$T/$db.db|RUN|g" "$T/$db.diff"
+done
+cmp -s "$T/new.diff" "$T/old.diff" || { diff "$T/old.diff" "$T/new.diff" | head; fail "diff"; }
+echo "ok: compact work_attr rows equal the table's ($n rows, $nterm terminated), validate and diff identical"
