@@ -204,6 +204,10 @@ static int compact_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err)
     int is_proc = row->level == WC_LEVEL_PROCESS;
     int64_t wid = sqlite3_column_int64(s, 2);
     row->process_id = is_proc ? (wid > 0 ? wid : 0) : -1;
+    if (!is_proc && sqlite3_column_type(s, 3) == SQLITE_NULL) /* only a hand edit */
+        return wc_error_set(err, -EINVAL, "%s: a workload row of tick %lld names key %lld, which"
+                            " work_key lacks: the file was edited by hand; nothing read from it",
+                            it->st->path, (long long)row->tick_id, (long long)wid);
     row->key = is_proc ? NULL : wc_store_col_str(s, 3);
     row->energy_uj = sqlite3_column_double(s, 5 + 2 * (int)k);
     /* an INTEGER CPU delta is centiseconds (store_work_energy.c put_cpu) */

@@ -172,27 +172,82 @@ static wc_work_energy *we_of(wc_store *st)
     return st->we;
 }
 
-/* The attr_zone rows into we->zone (slot order). */
+/* -EINVAL naming the file when attr_zone and work_energy disagree (only a
+ * hand edit makes them): every reader finds slot k's columns by position. */
+static int zones_bad(wc_store *st, const char *why, wc_error *err)
+{
+    return wc_error_set(err, -EINVAL, "%s: attr_zone / work_energy inconsistent (%s): the file"
+                        " was edited by hand; nothing read from it", st->path, why);
+}
+
+/* 1 when work_energy holds a row, 0 when none, < 0 on error. */
+static int energy_rows(wc_store *st, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = wc_store_prepare(st, "SELECT 1 FROM work_energy LIMIT 1", &s, err,
+                              "reading the attribution zones");
+    if (rc)
+        return rc;
+    int step = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0
+                                   : wc_store_fail(st, err, "reading the attribution zones");
+}
+
+/* Slots 0 .. n-1 in order, distinct non-empty names, and e/t/p/f<k> of
+ * every slot in work_energy; rows need at least one slot. */
+static int zones_check(wc_store *st, const wc_work_energy *we, wc_error *err)
+{
+    if (!we->nslot) {
+        int rows = energy_rows(st, err);
+        if (rows)
+            return rows < 0 ? rows : zones_bad(st, "workload rows but no zone", err);
+    }
+    for (size_t k = 0; k < we->nslot; k++) {
+        if (!we->zone[k][0])
+            return zones_bad(st, "a zone without a name", err);
+        for (size_t j = 0; j < k; j++)
+            if (!strcmp(we->zone[j], we->zone[k]))
+                return zones_bad(st, "a zone named twice", err);
+        static const char *const col[4] = {"e", "t", "p", "f"};
+        for (int c = 0; c < 4; c++) {
+            char name[32];
+            snprintf(name, sizeof name, "%s%zu", col[c], k);
+            int has = wc_store_has_column(st, "work_energy", name);
+            if (has < 0)
+                return wc_store_fail(st, err, "reading the attribution zones");
+            if (!has)
+                return zones_bad(st, "a slot's column is missing", err);
+        }
+    }
+    return 0;
+}
+
+/* The attr_zone rows into we->zone (slot order), checked (zones_check). */
 static int zones_load(wc_store *st, wc_work_energy *we, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
-    int rc = wc_store_prepare(st, "SELECT name FROM attr_zone ORDER BY slot", &s, err,
+    int rc = wc_store_prepare(st, "SELECT slot, name FROM attr_zone ORDER BY slot", &s, err,
                               "reading the attribution zones");
     int step = SQLITE_DONE;
     we->nslot = 0;
     while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (sqlite3_column_int64(s, 0) != (sqlite3_int64)we->nslot) {
+            rc = zones_bad(st, "its slots do not run 0, 1, 2, ...", err);
+            break;
+        }
         void *p = realloc(we->zone, (we->nslot + 1) * sizeof *we->zone);
         if (!p) {
             rc = wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
             break;
         }
         we->zone = p;
-        wc_store_col_text(s, 0, we->zone[we->nslot++], WC_ATTR_ZONE_NAME_MAX);
+        wc_store_col_text(s, 1, we->zone[we->nslot++], WC_ATTR_ZONE_NAME_MAX);
     }
     if (!rc && step != SQLITE_DONE)
         rc = wc_store_fail(st, err, "reading the attribution zones");
     sqlite3_finalize(s);
-    return rc;
+    return rc ? rc : zones_check(st, we, err);
 }
 
 /* 1 when table work_attr holds no row; 0 when it does; < 0 on error. */
@@ -340,6 +395,10 @@ static void ddl_other_triggers(sqlite3_str *q, size_t n)
                              "CREATE TRIGGER work_attr_update INSTEAD OF UPDATE ON work_attr"
                              " BEGIN SELECT RAISE(ABORT, 'work_attr: only a zone can be renamed"
                              " in this run''s layout') WHERE NEW.zone IS OLD.zone;"
+                             " SELECT RAISE(ABORT, 'work_attr: that zone name is taken (a"
+                             " zone is renamed whole, in every model and tick)') WHERE EXISTS"
+                             " (SELECT 1 FROM attr_zone WHERE name = NEW.zone) AND EXISTS"
+                             " (SELECT 1 FROM attr_zone WHERE name = OLD.zone);"
                              " UPDATE attr_zone SET name = NEW.zone WHERE name = OLD.zone; END;");
 }
 
