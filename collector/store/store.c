@@ -326,8 +326,11 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
     int version = 0;
     if (!rc)
         rc = mode == WC_STORE_CREATE ? start_new_run(st, err) : read_user_version(st, &version, err);
-    if (!rc && mode != WC_STORE_CREATE &&
-        (version < WC_STORE_SCHEMA_MIN_VERSION || version > WC_STORE_SCHEMA_VERSION))
+    if (!rc && mode != WC_STORE_CREATE && version > WC_STORE_SCHEMA_VERSION)
+        rc = wc_error_set(err, -EINVAL, "%s: a run of schema version %d, written by a newer"
+                          " wattcal (this one reads %d to %d): read it with that release or newer",
+                          path, version, WC_STORE_SCHEMA_MIN_VERSION, WC_STORE_SCHEMA_VERSION);
+    else if (!rc && mode != WC_STORE_CREATE && version < WC_STORE_SCHEMA_MIN_VERSION)
         rc = wc_error_set(err, -EINVAL,
                           "%s: not a wattcal run (schema version %d, expected %d to %d)%s", path,
                           version, WC_STORE_SCHEMA_MIN_VERSION, WC_STORE_SCHEMA_VERSION,
@@ -440,12 +443,16 @@ static int add_field_report_columns(wc_store *st, wc_error *err)
 
 /* An older run opened for writing becomes version 5 whole (the calibration,
  * exporter and cgroup tables, the field-report columns, NULL in old rows):
- * the writer's statements name them. Idempotent; 0 or a negative errno. */
-/* 1 when the file is version 5 whole already (nothing to write), else 0. */
+ * the writer's statements name them. It stays version 5, not 6: version 6
+ * is a run created with the compact workload rows (store_work_energy.c),
+ * and an old run keeps its work_attr table, so a release that reads 3 to 5
+ * still reads it after this one wrote to it. Idempotent; 0 or a negative
+ * errno. */
+/* 1 when the file is version 5 or 6 whole already (nothing to write), else 0. */
 static int schema_complete(wc_store *st)
 {
     int version = 0;
-    if (read_user_version(st, &version, NULL) || version != WC_STORE_SCHEMA_VERSION)
+    if (read_user_version(st, &version, NULL) || version < 5)
         return 0;
     static const char *const tables[][2] = {{"calibration", "id"}, {"exporter", "id"},
                                             {"cgroup_cpu", "tick_id"}, {"pod_identity", "pod_uid"}};
@@ -463,9 +470,13 @@ static int upgrade_steps(wc_store *st, wc_error *err)
 {
     /* a file gaining the calibration tables becomes version 5 whole: the
      * exporter tables and the field-report columns come with them */
+    int version = 0;
+    int rc = read_user_version(st, &version, err);
+    if (rc)
+        return rc;
     char pragma[64];
-    snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", WC_STORE_SCHEMA_VERSION);
-    int rc = wc_store_exec(st, WC_CALIBRATION_SQL, err);
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", version > 5 ? version : 5);
+    rc = wc_store_exec(st, WC_CALIBRATION_SQL, err);
     if (!rc) /* version 5 promises the exporter tables too (empty here) */
         rc = wc_store_exec(st, WC_EXPORTER_SQL, err);
     if (!rc)

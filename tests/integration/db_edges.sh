@@ -83,4 +83,10 @@ sql "$T/big.db" "UPDATE truth_sample SET watts = 1e308 WHERE status = 'ok'"
 [ $? -le 3 ] || { cat "$T/vbig"; fail "validate of huge readings"; }
 ! grep -q "inf W" "$T/vbig" || { grep "inf W" "$T/vbig"; fail "an infinite mean printed"; }
 expect_contains "$T/vbig" "mean of ok samples out of range (readings too large to average)"
-echo "db_edges: FIFO, directory, locked, 0 ticks, no run row, --db '', seed, password file, huge readings"
+
+# a run from a newer wattcal (schema version above this one's) says so
+cp "$T/run.db" "$T/newer.db" && sql "$T/newer.db" "PRAGMA user_version = 99"
+"$BIN" validate --db "$T/newer.db" >/dev/null 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] || fail "a newer run: exit $rc"
+expect_contains "$T/e" "a run of schema version 99, written by a newer wattcal"
+echo "db_edges: FIFO, directory, locked, 0 ticks, no run row, --db '', seed, password file, huge readings, newer schema"
