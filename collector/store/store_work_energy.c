@@ -359,6 +359,16 @@ static void ddl_insert_trigger(sqlite3_str *q, size_t n)
            " (attr_zone)') WHERE " SLOT_OF("NEW") " IS NULL;"
            " SELECT RAISE(ABORT, 'work_attr: a process row needs its process_id')"
            " WHERE NEW.level = 1 AND NEW.process_id IS NULL;"
+           " SELECT RAISE(ABORT, 'work_attr: a workload has one cpu_delta_s per tick in this"
+           " layout, and this row gives another') WHERE EXISTS (SELECT 1"
+           " FROM work_energy" PK_OF("NEW") " AND " CPU_OF("work_energy")
+           " IS NOT CAST(NEW.cpu_delta_s AS REAL));"
+           " SELECT RAISE(ABORT, 'work_attr: that workload already has this zone at this tick"
+           " (one row per workload, zone and tick: delete it first)') WHERE EXISTS (SELECT 1"
+           " FROM work_energy" PK_OF("NEW") " AND CASE " SLOT_OF("NEW"));
+    for (int k = 0; k < (int)n; k++)
+        sqlite3_str_appendf(q, " WHEN %d THEN f%d", k, k);
+    sqlite3_str_appendall(q, " END IS NOT NULL);"
            " INSERT OR IGNORE INTO work_key(level, key) SELECT NEW.level, COALESCE(NEW.key, '')"
            " WHERE NEW.level != 1;"
            " INSERT OR IGNORE INTO work_energy(model_id, tick_id, level, wid, term, cpu_delta_s)"
@@ -394,7 +404,13 @@ static void ddl_other_triggers(sqlite3_str *q, size_t n)
     sqlite3_str_appendall(q, "; END;"
                              "CREATE TRIGGER work_attr_update INSTEAD OF UPDATE ON work_attr"
                              " BEGIN SELECT RAISE(ABORT, 'work_attr: only a zone can be renamed"
-                             " in this run''s layout') WHERE NEW.zone IS OLD.zone;"
+                             " in this run''s layout') WHERE NEW.zone IS OLD.zone OR"
+                             " NEW.model_id IS NOT OLD.model_id OR NEW.tick_id IS NOT OLD.tick_id"
+                             " OR NEW.level IS NOT OLD.level OR NEW.process_id IS NOT"
+                             " OLD.process_id OR NEW.key IS NOT OLD.key OR NEW.cpu_delta_s IS NOT"
+                             " OLD.cpu_delta_s OR NEW.energy_uj IS NOT OLD.energy_uj OR"
+                             " NEW.total_uj IS NOT OLD.total_uj OR NEW.power_uw IS NOT"
+                             " OLD.power_uw OR NEW.flags IS NOT OLD.flags;"
                              " SELECT RAISE(ABORT, 'work_attr: that zone name is taken (a"
                              " zone is renamed whole, in every model and tick)') WHERE EXISTS"
                              " (SELECT 1 FROM attr_zone WHERE name = NEW.zone) AND EXISTS"

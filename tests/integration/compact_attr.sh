@@ -98,4 +98,13 @@ z1=$(sql "$T/ren.db" "SELECT name FROM attr_zone WHERE slot = 1")
 sql "$T/ren.db" "UPDATE work_attr SET zone = '$z0' WHERE zone = '$z1'" 2>"$T/e" && fail "a rename onto a taken zone name"
 grep -q "that zone name is taken" "$T/e" || { cat "$T/e"; fail "rename refusal message"; }
 [ "$(sql "$T/ren.db" "SELECT COUNT(*) FROM attr_zone WHERE name = '$z1'")" = 1 ] || fail "the refused rename changed attr_zone"
+# writing through the view: a filled slot, another CPU delta for one
+# workload and tick, and an UPDATE of anything but the zone are refused
+row=$(sql "$T/new.db" "SELECT model_id || ',' || tick_id || ',' || level || ',' || process_id || ',' || quote(zone) || ',' || cpu_delta_s FROM work_attr WHERE level = 1 AND process_id IS NOT NULL AND (flags & 4096) = 0 LIMIT 1")
+sql "$T/new.db" "INSERT INTO work_attr(model_id, tick_id, level, process_id, zone, cpu_delta_s, energy_uj, total_uj, power_uw, flags)
+    SELECT model_id, tick_id, level, process_id, zone, cpu_delta_s, 1, 1, 1.0, 0 FROM work_attr WHERE level = 1 AND process_id IS NOT NULL AND (flags & 4096) = 0 LIMIT 1" 2>"$T/e" &&
+    fail "an INSERT onto a filled slot was taken ($row)"
+grep -q "already has this zone at this tick" "$T/e" || { cat "$T/e"; fail "filled slot message"; }
+sql "$T/new.db" "UPDATE work_attr SET energy_uj = 5 WHERE level = 1" 2>"$T/e" && fail "an UPDATE of energy was taken"
+grep -q "only a zone can be renamed" "$T/e" || { cat "$T/e"; fail "update message"; }
 echo "ok: compact work_attr rows equal the table's ($n rows, $nterm terminated), validate and diff identical"
