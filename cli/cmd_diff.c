@@ -222,7 +222,7 @@ static void print_table(const wc_diff_table *t)
 }
 
 static int report(const diff_cli *c, const wc_diff_side *a, const wc_diff_side *b,
-                  const wc_diff_report *r, const wc_xp_diff_report *xr)
+                  const wc_diff_report *r, const wc_xp_diff_report *xr, int same_data)
 {
     char x[64], y[64], h1[128], h2[128];
     printf("wattcal diff: A = %s, host %s [%s meter]\n              B = %s, host %s [%s meter]\n",
@@ -242,6 +242,10 @@ static int report(const diff_cli *c, const wc_diff_side *a, const wc_diff_side *
     for (int l = 0; l < WC_DIFF_NLEVELS; l++)
         print_table(&r->tables[l]);
     wc_xp_diff_text(stdout, xr);
+    if (same_data)
+        printf("\nNOTE: B holds the same recorded data as A (a copy) under the same model: the"
+               " workload rows above compare a run with itself (only edits or exporter data can"
+               " differ); to compare two models over one run, give it once with --model twice\n");
     printf("\nnamespaces: not compared — wattcal does not record them (pods are known by uid from"
            " cgroup paths; no kubelet informer)\n");
     printf("verdict (tolerance ±%g %% of A's mean power, never below the %g W noise floor): %zu CHANGED,"
@@ -275,6 +279,17 @@ static int report(const diff_cli *c, const wc_diff_side *a, const wc_diff_side *
     return WC_EXIT_OK;
 }
 
+/* 1 when b holds the same recorded data as a (a byte copy, or a copy with
+ * its run row edited: wc_store_run_fingerprint), 0 otherwise or unknown. */
+static int copy_of(wc_store *a, wc_store *b)
+{
+    char fa[512] = "", fb[512] = "";
+    if (wc_store_run_fingerprint(a, fa, sizeof fa, NULL) ||
+        wc_store_run_fingerprint(b, fb, sizeof fb, NULL))
+        return 0;
+    return fa[0] && !strcmp(fa, fb);
+}
+
 int cmd_diff(int argc, char **argv)
 {
     diff_cli c;
@@ -304,6 +319,7 @@ int cmd_diff(int argc, char **argv)
         wc_store_close(sb);
         return WC_EXIT_USAGE;
     }
+    int same_data = c.ndb == 2 && ma == mb && copy_of(sa, sb);
     wc_diff_side a, b;
     side_info(sa, ma, c.db[0], &a);
     side_info(sb ? sb : sa, mb, c.db[c.ndb - 1], &b);
@@ -317,7 +333,7 @@ int cmd_diff(int argc, char **argv)
         wc_cli_error("diff", rc == -ENOMEM ? "out of memory" : err.msg);
         exit_code = rc == -ENODATA ? WC_EXIT_NO_DATA : WC_EXIT_USAGE;
     } else {
-        exit_code = report(&c, &a, &b, r, xr);
+        exit_code = report(&c, &a, &b, r, xr, same_data);
     }
     free(r);
     free(xr);
