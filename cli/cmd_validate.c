@@ -5,11 +5,13 @@
  * code of a CI gate.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cli_validation.h"
@@ -86,16 +88,55 @@ static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
     return wc_cli_validation_option("validate", &c->v, opt->id, arg);
 }
 
+/* path's canonical name in out: realpath of the file, else (not there yet,
+ * or a dangling link followed once) realpath of its folder + its name.
+ * 0, or -1 when neither resolves. */
+static int canonical(const char *path, char *out)
+{
+    char link[PATH_MAX], dir[PATH_MAX];
+    if (realpath(path, out))
+        return 0;
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n > 0) { /* a dangling link: where it points, relative to its folder */
+        link[n] = '\0';
+        if (link[0] != '/') {
+            snprintf(dir, sizeof dir, "%s", path);
+            char *slash = strrchr(dir, '/');
+            snprintf(slash ? slash + 1 : dir, sizeof dir - (size_t)(slash ? slash + 1 - dir : 0),
+                     "%s", link);
+            snprintf(link, sizeof link, "%s", dir);
+        }
+        path = link;
+    }
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    const char *base = slash ? path + (slash - dir) + 1 : path;
+    if (slash)
+        *slash = '\0';
+    char real[PATH_MAX];
+    if (!realpath(slash ? (dir[0] ? dir : "/") : ".", real))
+        return -1;
+    if ((size_t)snprintf(out, PATH_MAX, "%s/%s", real, base) >= PATH_MAX)
+        return -1;
+    return 0;
+}
+
 /* 1 when the --json and --junit paths name one file that one write would
- * clobber: the same path (not a device such as /dev/null), or two names of
- * one existing regular file (a link); 0 otherwise. */
+ * clobber: one canonical name (canonical(): the same path, a link, another
+ * spelling, a file not there yet) that is not a device such as /dev/null,
+ * or two names of one existing regular file; 0 otherwise. */
 static int one_file(const char *a, const char *b)
 {
     struct stat sa, sb;
     int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && !S_ISREG(sa.st_mode))
+        return 0; /* a device or a pipe: /dev/null for both is fine */
+    if (ea && eb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
+        return 1;
+    char ca[PATH_MAX], cb[PATH_MAX];
     if (!strcmp(a, b))
-        return !ea || S_ISREG(sa.st_mode);
-    return ea && eb && S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+        return 1;
+    return !canonical(a, ca) && !canonical(b, cb) && !strcmp(ca, cb);
 }
 
 /* Returns 0 to run, -1 after --help, or WC_EXIT_USAGE. */

@@ -45,6 +45,12 @@ expect_contains "$T/e" "the same file as --json"
 : >"$T/j" && ln "$T/j" "$T/k"
 "$BIN" validate --db "$T/run.db" --json "$T/j" --junit "$T/k" >/dev/null 2>"$T/e"; rc=$?
 [ $rc -eq 2 ] || fail "--json and --junit two links of one file: exit $rc"
+mkdir -p "$T/sub"   # a file not there yet, spelt two ways; a dangling link to it
+"$BIN" validate --db "$T/run.db" --json "$T/sub/../new.json" --junit "$T/new.json" >/dev/null 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] || fail "--json and --junit one new file spelt two ways: exit $rc"
+ln -s new2.json "$T/dangling"
+"$BIN" validate --db "$T/run.db" --json "$T/dangling" --junit "$T/new2.json" >/dev/null 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] || fail "--json a dangling link to --junit's new file: exit $rc"
 "$BIN" validate --db "$T/run.db" --json /dev/null --junit /dev/null >/dev/null 2>"$T/e"; rc=$?
 [ $rc -le 1 ] || [ $rc -eq 3 ] || { cat "$T/e"; fail "--json and --junit both /dev/null: exit $rc"; }
 exit 0
