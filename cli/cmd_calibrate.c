@@ -73,9 +73,10 @@ static const wc_cli_spec CALIBRATE_SPEC = {
         "fitted (no utilisation, no ground truth, too few points), every fit was refused\n"
         "as not identified (R^2 < 0.1, utilisation spread < 0.05, 95 % interval wider\n"
         "than the run's ceiling, P_idle negative or beyond it, a truth fit's a not\n"
-        "above 0 across its interval); a refused fit is never\n"
-        "stored and gives no estimate, the usable ones are; --apply-from a run that\n"
-        "holds no calibration (its own fits were refused) also exits 3",
+        "above 0 across its interval), or the wall fit (truth_meter) was refused while\n"
+        "zone fits were usable; a refused fit is never stored and gives no estimate, the\n"
+        "usable ones are; --apply-from a run that holds no calibration (its own fits\n"
+        "were refused) or no wall fit, and --estimate-csv with no window, also exit 3",
 };
 
 typedef struct calibrate_cli {
@@ -181,8 +182,32 @@ static void print_fit(const wc_calibration *c)
         printf("  REFUSED (not stored, no estimate): %s\n", wc_term_safe(c->why, n, sizeof n));
 }
 
-/* Stores the usable fits; returns the exit code (3 when every fit was
- * refused: nothing stored; the refusals are printed either way). */
+/* The exit code of a fit: 3 when every fit was refused, or when a wall
+ * (truth_meter) fit was refused and none identified — the fit validate's
+ * node checks read (estimate:wall#N), so a script following the runbook
+ * stops there; else 0. Says so when only the wall fit failed. */
+static int fit_outcome(const wc_calibration *fits, size_t n)
+{
+    size_t refused = 0, wall_refused = 0, wall_ok = 0;
+    for (size_t i = 0; i < n; i++) {
+        refused += fits[i].unusable != 0;
+        if (fits[i].kind == WC_CAL_TRUTH_METER) {
+            wall_refused += fits[i].unusable != 0;
+            wall_ok += !fits[i].unusable;
+        }
+    }
+    if (refused == n)
+        return WC_EXIT_NO_DATA;
+    if (wall_refused && !wall_ok) {
+        printf("exit 3: no wall fit was identified (the zone fits are usable): validate's node checks"
+               " will read the raw meter, which misses PSU loss and platform power\n");
+        return WC_EXIT_NO_DATA;
+    }
+    return WC_EXIT_OK;
+}
+
+/* Stores the usable fits; returns fit_outcome's exit code (the refusals
+ * are printed either way). */
 static int store_fits(wc_store *st, wc_calibration *fits, size_t n)
 {
     wc_error err = {{0}};
@@ -202,7 +227,7 @@ static int store_fits(wc_store *st, wc_calibration *fits, size_t n)
     if (refused)
         printf("%zu fit(s) REFUSED as not identified (see above): not stored; record longer under a"
                " load that varies (e.g. `wattcal run quick`) and calibrate again\n", refused);
-    return refused == n ? WC_EXIT_NO_DATA : WC_EXIT_OK;
+    return fit_outcome(fits, n);
 }
 
 static int do_fit(calibrate_cli *c, wc_store *st)
@@ -241,11 +266,8 @@ static int do_fit(calibrate_cli *c, wc_store *st)
     }
     if (!rc && !c->no_store)
         exit_code = store_fits(st, fits, n);
-    size_t refused = 0;
-    for (size_t i = 0; !rc && c->no_store && i < n; i++)
-        refused += fits[i].unusable != 0;
-    if (!rc && c->no_store && n && refused == n)
-        exit_code = WC_EXIT_NO_DATA; /* every fit refused, as when storing */
+    if (!rc && c->no_store && n)
+        exit_code = fit_outcome(fits, n); /* as when storing */
     if (!rc && c->no_store)
         printf("(--no-store: nothing written)\n");
     else if (!rc && exit_code == WC_EXIT_OK)
@@ -335,6 +357,31 @@ static int write_estimates(const calibrate_cli *c, wc_store *st)
     return exit_code;
 }
 
+/* After --apply-from: 3 when the run now holds no wall (truth_meter) fit
+ * (the source had only zone fits), saying what validate then reads. */
+static int wall_copied(const calibrate_cli *c, wc_store *st)
+{
+    wc_calibration *fits = calloc(WC_CAL_MAX, sizeof *fits);
+    size_t n = 0, wall = 0;
+    wc_error err = {{0}};
+    int rc = fits ? wc_calibration_load(st, fits, WC_CAL_MAX, &n, NULL, &err) : -ENOMEM;
+    for (size_t i = 0; !rc && i < n; i++)
+        wall += fits[i].kind == WC_CAL_TRUTH_METER;
+    for (size_t i = 0; fits && i < n; i++)
+        wc_calibration_free(&fits[i]);
+    free(fits);
+    if (rc) {
+        wc_cli_error("calibrate", rc == -ENOMEM ? "out of memory" : err.msg);
+        return WC_EXIT_USAGE;
+    }
+    if (wall)
+        return WC_EXIT_OK;
+    printf("exit 3: %s holds no wall fit (only zone fits were copied): validate's node checks will"
+           " read the raw meter of %s, which misses PSU loss and platform power\n", c->apply_from,
+           c->db);
+    return WC_EXIT_NO_DATA;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     calibrate_cli c;
@@ -366,6 +413,7 @@ int cmd_calibrate(int argc, char **argv)
         } else {
             printf("copied %d fit(s) from %s into %s: validate scores their estimates out of sample\n",
                    n, c.apply_from, c.db);
+            exit_code = wall_copied(&c, st);
         }
     } else if (!c.estimate_csv || c.no_store) {
         exit_code = do_fit(&c, st);
