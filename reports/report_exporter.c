@@ -77,8 +77,9 @@ static void reference(wc_doc *d, const wc_xp_one *x)
                 x->ref_model, x->ref_note);
     if (!x->nref)
         return;
-    wc_doc_para(d, "Rows: per level, the largest |exporter − reference| first: %zu of %zu workloads compared.",
-                x->nref, x->ref_compared);
+    wc_doc_para(d, "Rows: per level, the largest |exporter − reference| first, then the largest workloads:"
+                   " %zu of %zu workloads compared; %zu agree within 1 mJ.", x->nref, x->ref_compared,
+                x->ref_agree);
     wc_doc_table_begin(d, H, 7);
     for (size_t i = 0; i < x->nref; i++) {
         const wc_xp_ref *f = &x->ref[i];

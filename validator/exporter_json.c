@@ -88,6 +88,7 @@ static void json_reference(cJSON *o, const wc_xp_one *x)
     cJSON_AddStringToObject(r, "model", x->ref_model);
     cJSON_AddStringToObject(r, "note", x->ref_note);
     cJSON_AddNumberToObject(r, "compared", (double)x->ref_compared);
+    cJSON_AddNumberToObject(r, "agree_within_1mj", (double)x->ref_agree);
     cJSON *arr = cJSON_AddArrayToObject(r, "top");
     for (size_t i = 0; i < x->nref; i++) {
         const wc_xp_ref *f = &x->ref[i];

@@ -204,11 +204,23 @@ static int score_key(const ref_ctx *c, const ref_key *k, const wc_boot_cfg *boot
     return rc == -ENOMEM ? rc : 0;
 }
 
+/* |exporter − reference| of a row, 0 when within WC_XP_REF_AGREE_J (float
+ * noise: both sides are whole µJ counters differenced). */
+static double gap_of(const wc_xp_ref *r)
+{
+    double g = fabs(r->exp_j - r->ref_j);
+    return g <= WC_XP_REF_AGREE_J ? 0 : g;
+}
+
+/* The largest disagreement first; rows that agree, the largest workload first. */
 static int by_gap(const void *a, const void *b)
 {
     const wc_xp_ref *x = a, *y = b;
-    double gx = fabs(x->exp_j - x->ref_j), gy = fabs(y->exp_j - y->ref_j);
-    return gx < gy ? 1 : gx > gy ? -1 : strcmp(x->key, y->key);
+    double gx = gap_of(x), gy = gap_of(y);
+    if (gx != gy)
+        return gx < gy ? 1 : -1;
+    double sx = fmax(x->exp_j, x->ref_j), sy = fmax(y->exp_j, y->ref_j);
+    return sx < sy ? 1 : sx > sy ? -1 : strcmp(x->key, y->key);
 }
 
 int wc_xp_ref_keep_top(const ref_ctx *c, const wc_boot_cfg *boot, wc_xp_one *x)
@@ -224,6 +236,8 @@ int wc_xp_ref_keep_top(const ref_ctx *c, const wc_boot_cfg *boot, wc_xp_one *x)
     }
     qsort(rows, m, sizeof *rows, by_gap);
     x->ref_compared += m;
+    for (size_t i = 0; i < m; i++)
+        x->ref_agree += gap_of(&rows[i]) == 0;
     for (size_t i = 0; !rc && i < m && i < REF_PER_LEVEL && x->nref < WC_XP_MAX_REF; i++)
         x->ref[x->nref++] = rows[i];
     free(rows);

@@ -99,12 +99,19 @@ typedef struct wc_xp_one {
                                   comes from untrustworthy phases, that warning) */
     wc_xp_show show[WC_XP_MAX_SHOW];
     size_t nshow, show_pods;   /* rows shown, pods with energy */
-    wc_xp_ref ref[WC_XP_MAX_REF]; /* per level, the largest |exporter − reference| first */
+    wc_xp_ref ref[WC_XP_MAX_REF]; /* per level, the largest |exporter − reference| first;
+                                     those within WC_XP_REF_AGREE_J, the largest workload first */
     size_t nref, ref_compared; /* rows kept; workloads compared (every level) */
+    size_t ref_agree;          /* of them, within WC_XP_REF_AGREE_J of the reference */
     char ref_model[32], ref_note[200];
     double ref_lag_s;          /* the exporter's refresh lag behind the reference's ticks
                                   (estimated from the node's active energy; NAN none) */
 } wc_xp_one;
+
+/* A workload whose exporter and reference energies differ by no more than
+ * this (J) agrees: 1 mJ, far above the float noise of differenced µJ
+ * counters, far below anything showback would bill. */
+#define WC_XP_REF_AGREE_J 1e-3
 
 /* The exporters of a run. */
 typedef struct wc_xp_report {

@@ -46,7 +46,7 @@ pa=$(sed -n 's/^PORT=//p' "$T/a.out")
 "$BIN" validate --db "$T/run.db" --json "$T/v.json" >"$T/val" 2>&1 || [ $? -le 1 ] ||
     { cat "$T/val"; fail "validate exited $?"; }
 expect_contains "$T/val" "processes by pid + comm (a reused pid told apart by lifetime)"
-grep -E -q "^  rows: per level, the largest \|exporter_J - reference_J\| first: [0-9]+ of [0-9]+ workloads compared$" "$T/val" ||
+grep -E -q "^  rows: per level, the largest \|exporter_J - reference_J\| first, then the largest workloads: [0-9]+ of [0-9]+ workloads compared; [0-9]+ agree within 1 mJ$" "$T/val" ||
     fail "the second opinion does not say how its rows are chosen"
 python3 - "$T/v.json" <<'PY' || { sed -n '/Second opinion/,/Invariants/p' "$T/val"; fail "process matching"; }
 import json, sys
@@ -56,6 +56,19 @@ errs = []
 # the header says how rows are chosen: per level the largest gaps, k of N compared
 if not (len(rows) <= x["reference"]["compared"]):
     errs.append("%d rows but %s compared" % (len(rows), x["reference"]["compared"]))
+# per level, disagreements first (largest first), then the agreeing rows
+# (within 1 mJ: float noise) largest workload first, never sorted by noise
+for lvl in set(r["level"] for r in rows):
+    lr = [r for r in rows if r["level"] == lvl]
+    keyed = [(abs(r["exporter_joules"] - r["reference_joules"]) > 1e-3,
+              abs(r["exporter_joules"] - r["reference_joules"]),
+              max(r["exporter_joules"], r["reference_joules"])) for r in lr]
+    for (d1, g1, s1), (d2, g2, s2) in zip(keyed, keyed[1:]):
+        if (d2 and not d1) or (d1 and d2 and g2 > g1) or (not d1 and not d2 and s2 > s1):
+            errs.append("level %s rows out of order: %s" % (lvl, keyed))
+            break
+if x["reference"]["agree_within_1mj"] > x["reference"]["compared"]:
+    errs.append("agree count %s" % x["reference"])
 workers = [r["key"] for r in rows if r["level"] == "process" and r["name"] == "worker"]
 if "pid 60 start 60" not in workers or not [k for k in workers if k.startswith("pid 61 start ")]:
     errs.append("worker rows %s: pid 60 and pid 61 not apart" % workers)
