@@ -468,14 +468,14 @@ static void error_captions(const fig_env *e, size_t si, const wc_acc_cell *cell,
     ci_text(&cell->acc.loa_hi_w, "W", hi, sizeof hi);
     const char *src = a->sources[si].name, *prov = prov_upper(a->sources[si].provenance);
     snprintf(fe->caption, sizeof fe->caption,
-             "Error of %.100s [%s] against truth %.100s, watts (source − truth), %s pairs%s, over"
+             "Error of %.100s [%s] against truth %.100s [%s], watts (source − truth), %s pairs%s, over"
              " seconds since the run start: bias %s; Bland–Altman limits of agreement %s and %s."
-             " Shaded: the phases.", src, prov, a->truth[0].spec,
+             " Shaded: the phases.", src, prov, a->truth[0].spec, prov_upper(a->truth[0].provenance),
              v->gate_window_s > 0 ? wt : "one pair per truth reading", thin, bias, lo, hi);
     snprintf(fb->caption, sizeof fb->caption,
              "Bland–Altman: difference (source − truth) against the mean of %.100s [%s] and truth"
-             " %.100s, watts, %s pairs%s: bias %s; 95 %% limits of agreement %s and %s.",
-             src, prov, a->truth[0].spec, v->gate_window_s > 0 ? wt : "one pair per truth reading",
+             " %.100s [%s], watts, %s pairs%s: bias %s; 95 %% limits of agreement %s and %s.",
+             src, prov, a->truth[0].spec, prov_upper(a->truth[0].provenance), v->gate_window_s > 0 ? wt : "one pair per truth reading",
              thin, bias, lo, hi);
 }
 
@@ -586,8 +586,9 @@ static int fig_scatter(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err
     else
         snprintf(fit, sizeof fit, "no calibration of the meter against this truth is stored (`wattcal"
                  " calibrate` fits one)");
-    snprintf(f->caption, sizeof f->caption, "Ground truth %.90s against %.60s [%s], watts, one point per"
-             " truth reading over the interval it averages%s; %s.", a->truth[0].spec, a->sources[0].name,
+    snprintf(f->caption, sizeof f->caption, "Ground truth %.90s [%s] against %.60s [%s], watts, one"
+             " point per truth reading over the interval it averages%s; %s.", a->truth[0].spec,
+             prov_upper(a->truth[0].provenance), a->sources[0].name,
              prov_upper(a->sources[0].provenance), every > 1 ? " (thinned for drawing)" : "", fit);
     FILE *s = b->f;
     title_line(s, "Meter against ground truth, with the calibration fit");

@@ -38,6 +38,11 @@ all=$(grep -E -c '^\| (meter|model):' "$M")
 
 if command -v gnuplot >/dev/null 2>&1; then
     expect_contains "$M" "Energy attributed by model kepler-0.11 from the SIMULATED meter to the top"
+    # every caption naming the truth tags it (error, Bland-Altman, scatter;
+    # Markdown escapes the brackets)
+    for cap in "against truth $TRUTH \\[SIMULATED\\]" "and truth $TRUTH \\[SIMULATED\\]" "Ground truth $TRUTH \\[SIMULATED\\] against"; do
+        grep -q -F "$cap" "$M" || fail "no caption says '$cap'"
+    done
     # 0.5 s on a quiet machine; a loaded one can stretch the ticks' median
     # spacing and with it the window: any window, shown without spurious digits
     grep -E -q "averaged over [0-9]+(\.[0-9]{1,3})? s windows" "$M" ||
