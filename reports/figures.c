@@ -552,6 +552,26 @@ static const wc_calibration *wall_fit(const wc_validation *v)
     return best;
 }
 
+/* The scatter figure's caption: truth and meter with their tags, and the
+ * wall fit c drawn as its line (NULL: none stored). */
+static void scatter_caption(const wc_accuracy_report *a, const wc_calibration *c, int thinned,
+                            wc_figure *f)
+{
+    char fit[420], term[48];
+    if (c)
+        snprintf(fit, sizeof fit, "the line is calibration #%lld: truth = %.4g × meter %s (R² %.4f,"
+                 " n %zu), fitted %s%.200s", (long long)c->id, c->fit.c1,
+                 wc_headline_term(c->fit.c0, 2, "W", term, sizeof term), c->fit.r2, c->fit.n,
+                 c->fitted_on[0] ? "on " : "on this run (in-sample)", c->fitted_on);
+    else
+        snprintf(fit, sizeof fit, "no calibration of the meter against this truth is stored (`wattcal"
+                 " calibrate` fits one)");
+    snprintf(f->caption, sizeof f->caption, "Ground truth %.90s [%s] against %.60s [%s], watts, one"
+             " point per truth reading over the interval it averages%s; %s.", a->truth[0].spec,
+             prov_upper(a->truth[0].provenance), a->sources[0].name,
+             prov_upper(a->sources[0].provenance), thinned ? " (thinned for drawing)" : "", fit);
+}
+
 static int fig_scatter(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err)
 {
     const wc_validation *v = e->v;
@@ -576,20 +596,7 @@ static int fig_scatter(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err
         return rc;
     f->has_data = 1;
     const wc_calibration *c = wall_fit(v);
-    char fit[420];
-    char term[48];
-    if (c)
-        snprintf(fit, sizeof fit, "the line is calibration #%lld: truth = %.4g × meter %s (R² %.4f,"
-                 " n %zu), fitted %s%.200s", (long long)c->id, c->fit.c1,
-                 wc_headline_term(c->fit.c0, 2, "W", term, sizeof term), c->fit.r2, c->fit.n,
-                 c->fitted_on[0] ? "on " : "on this run (in-sample)", c->fitted_on);
-    else
-        snprintf(fit, sizeof fit, "no calibration of the meter against this truth is stored (`wattcal"
-                 " calibrate` fits one)");
-    snprintf(f->caption, sizeof f->caption, "Ground truth %.90s [%s] against %.60s [%s], watts, one"
-             " point per truth reading over the interval it averages%s; %s.", a->truth[0].spec,
-             prov_upper(a->truth[0].provenance), a->sources[0].name,
-             prov_upper(a->sources[0].provenance), every > 1 ? " (thinned for drawing)" : "", fit);
+    scatter_caption(a, c, every > 1, f);
     FILE *s = b->f;
     title_line(s, "Meter against ground truth, with the calibration fit");
     char xl[160], yl[200];
