@@ -611,7 +611,7 @@ static int fig_scatter(const fig_env *e, wc_figure *f, gp_body *b, wc_error *err
             every);
     wc_gp_string(s, "truth readings", 40);
     if (c) {
-        char t[120];
+        char t[120], term[48];
         snprintf(t, sizeof t, "fit #%lld: %.4g x %s", (long long)c->id, c->fit.c1,
                  wc_headline_term(c->fit.c0, 2, "W", term, sizeof term));
         fprintf(s, ", %.12g * x + %.12g with lines lw 2 lc rgb \"#c0392b\" title ", c->fit.c1, c->fit.c0);
