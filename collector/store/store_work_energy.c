@@ -180,18 +180,17 @@ static int zones_bad(wc_store *st, const char *why, wc_error *err)
                         " was edited by hand; nothing read from it", st->path, why);
 }
 
-/* 1 when work_energy holds a row, 0 when none, < 0 on error. */
-static int energy_rows(wc_store *st, wc_error *err)
+/* 1 when the query (SELECT 1 ... LIMIT 1) finds a row, 0 when none, < 0 on
+ * error (what names the reading in the message). */
+static int any_row(wc_store *st, const char *sql, const char *what, wc_error *err)
 {
     sqlite3_stmt *s = NULL;
-    int rc = wc_store_prepare(st, "SELECT 1 FROM work_energy LIMIT 1", &s, err,
-                              "reading the attribution zones");
+    int rc = wc_store_prepare(st, sql, &s, err, what);
     if (rc)
         return rc;
     int step = sqlite3_step(s);
     sqlite3_finalize(s);
-    return step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0
-                                   : wc_store_fail(st, err, "reading the attribution zones");
+    return step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0 : wc_store_fail(st, err, what);
 }
 
 /* Slots 0 .. n-1 in order, distinct non-empty names, and e/t/p/f<k> of
@@ -199,7 +198,8 @@ static int energy_rows(wc_store *st, wc_error *err)
 static int zones_check(wc_store *st, const wc_work_energy *we, wc_error *err)
 {
     if (!we->nslot) {
-        int rows = energy_rows(st, err);
+        int rows = any_row(st, "SELECT 1 FROM work_energy LIMIT 1", "reading the attribution zones",
+                           err);
         if (rows)
             return rows < 0 ? rows : zones_bad(st, "workload rows but no zone", err);
     }
@@ -253,15 +253,8 @@ static int zones_load(wc_store *st, wc_work_energy *we, wc_error *err)
 /* 1 when table work_attr holds no row; 0 when it does; < 0 on error. */
 static int table_empty(wc_store *st, wc_error *err)
 {
-    sqlite3_stmt *s = NULL;
-    int rc = wc_store_prepare(st, "SELECT 1 FROM work_attr LIMIT 1", &s, err,
-                              "reading workload attribution");
-    if (rc)
-        return rc;
-    int step = sqlite3_step(s);
-    sqlite3_finalize(s);
-    return step == SQLITE_DONE ? 1 : step == SQLITE_ROW ? 0
-                                    : wc_store_fail(st, err, "reading workload attribution");
+    int any = any_row(st, "SELECT 1 FROM work_attr LIMIT 1", "reading workload attribution", err);
+    return any < 0 ? any : !any;
 }
 
 /* Finds the layout once per store: compact (work_energy exists), pending
