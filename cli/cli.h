@@ -129,6 +129,13 @@ int wc_cli_parse_zone_list(const char *text, char *buf, size_t cap, const char *
  * Returns buf. */
 const char *wc_cli_model_names(char *buf, size_t cap);
 
+/* 1 when two output paths (or an output and the run database) name one
+ * file that writing one would clobber: one canonical name (the same path,
+ * a link, another spelling such as a/../f or ./f, a file not there yet, a
+ * dangling link to it) that is not a device such as /dev/null, or two names
+ * of one existing regular file; 0 otherwise. */
+int wc_cli_one_file(const char *a, const char *b);
+
 /* Joins argv into buf with spaces (for the run's stored command line). */
 void wc_cli_join_argv(int argc, char **argv, char *buf, int cap);
 

@@ -149,6 +149,8 @@ static int parse(int argc, char **argv, calibrate_cli *c)
         return bad("--db", "FILE is required");
     if (c->apply_from && c->no_store)
         return bad("--apply-from", "stores fits: it cannot be combined with --no-store");
+    if (c->estimate_csv && wc_cli_one_file(c->estimate_csv, c->db))
+        return bad("--estimate-csv", "the run database itself: writing it would destroy the run");
     return 0;
 }
 

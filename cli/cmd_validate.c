@@ -88,57 +88,6 @@ static int option(void *ctx, const wc_cli_opt *opt, const char *arg)
     return wc_cli_validation_option("validate", &c->v, opt->id, arg);
 }
 
-/* path's canonical name in out: realpath of the file, else (not there yet,
- * or a dangling link followed once) realpath of its folder + its name.
- * 0, or -1 when neither resolves. */
-static int canonical(const char *path, char *out)
-{
-    char link[PATH_MAX], dir[PATH_MAX];
-    if (realpath(path, out))
-        return 0;
-    ssize_t n = readlink(path, link, sizeof link - 1);
-    if (n > 0) { /* a dangling link: where it points, relative to its folder */
-        link[n] = '\0';
-        if (link[0] != '/') {
-            snprintf(dir, sizeof dir, "%s", path);
-            char *slash = strrchr(dir, '/');
-            snprintf(slash ? slash + 1 : dir, sizeof dir - (size_t)(slash ? slash + 1 - dir : 0),
-                     "%s", link);
-            snprintf(link, sizeof link, "%s", dir);
-        }
-        path = link;
-    }
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    const char *base = slash ? path + (slash - dir) + 1 : path;
-    if (slash)
-        *slash = '\0';
-    char real[PATH_MAX];
-    if (!realpath(slash ? (dir[0] ? dir : "/") : ".", real))
-        return -1;
-    if ((size_t)snprintf(out, PATH_MAX, "%s/%s", real, base) >= PATH_MAX)
-        return -1;
-    return 0;
-}
-
-/* 1 when the --json and --junit paths name one file that one write would
- * clobber: one canonical name (canonical(): the same path, a link, another
- * spelling, a file not there yet) that is not a device such as /dev/null,
- * or two names of one existing regular file; 0 otherwise. */
-static int one_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
-    if (ea && !S_ISREG(sa.st_mode))
-        return 0; /* a device or a pipe: /dev/null for both is fine */
-    if (ea && eb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
-        return 1;
-    char ca[PATH_MAX], cb[PATH_MAX];
-    if (!strcmp(a, b))
-        return 1;
-    return !canonical(a, ca) && !canonical(b, cb) && !strcmp(ca, cb);
-}
-
 /* Returns 0 to run, -1 after --help, or WC_EXIT_USAGE. */
 static int parse(int argc, char **argv, validate_cli *c)
 {
@@ -149,8 +98,17 @@ static int parse(int argc, char **argv, validate_cli *c)
         return rc;
     if (next < argc)
         return bad(argv[next], "unexpected argument");
-    if (c->json && c->junit && one_file(c->json, c->junit))
-        return bad("--junit", "the same file as --json: one would overwrite the other");
+    const char *const outs[3][2] = {{"--json", c->json}, {"--junit", c->junit}, {"--pods-csv", c->pods_csv}};
+    for (int i = 0; i < 3; i++) {
+        if (outs[i][1] && c->v.db && wc_cli_one_file(outs[i][1], c->v.db))
+            return bad(outs[i][0], "the run database itself: writing it would destroy the run");
+        for (int j = 0; j < i; j++)
+            if (outs[i][1] && outs[j][1] && wc_cli_one_file(outs[i][1], outs[j][1])) {
+                fprintf(stderr, "wattcal validate: %s: the same file as %s: one would overwrite the"
+                                " other\n", outs[i][0], outs[j][0]);
+                return WC_EXIT_USAGE;
+            }
+    }
     return wc_cli_validation_finish("validate", &c->v);
 }
 

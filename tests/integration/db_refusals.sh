@@ -45,6 +45,18 @@ expect_contains "$T/e" "the same file as --json"
 : >"$T/j" && ln "$T/j" "$T/k"
 "$BIN" validate --db "$T/run.db" --json "$T/j" --junit "$T/k" >/dev/null 2>"$T/e"; rc=$?
 [ $rc -eq 2 ] || fail "--json and --junit two links of one file: exit $rc"
+# an output naming the run database itself is refused, the run intact
+before=$(sum "$T/run.db")
+for opt in --json --junit --pods-csv; do
+    "$BIN" validate --db "$T/run.db" $opt "$T/./run.db" >/dev/null 2>"$T/e"; rc=$?
+    [ $rc -eq 2 ] || fail "validate $opt naming the run: exit $rc"
+    expect_contains "$T/e" "the run database itself"
+done
+"$BIN" calibrate --db "$T/run.db" --estimate-csv "$T/run.db" >/dev/null 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] || fail "calibrate --estimate-csv naming the run: exit $rc"
+[ "$(sum "$T/run.db")" = "$before" ] || fail "an output overwrote the run"
+"$BIN" validate --db "$T/run.db" --json "$T/o.json" --pods-csv "$T/o.json" >/dev/null 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] || fail "--pods-csv and --json one file: exit $rc"
 mkdir -p "$T/sub"   # a file not there yet, spelt two ways; a dangling link to it
 "$BIN" validate --db "$T/run.db" --json "$T/sub/../new.json" --junit "$T/new.json" >/dev/null 2>"$T/e"; rc=$?
 [ $rc -eq 2 ] || fail "--json and --junit one new file spelt two ways: exit $rc"
