@@ -79,6 +79,10 @@ static const char ROWS_BY_COMM[] =
     " WHERE w.model_id = ?1 AND w.level = 1 AND w.zone = ?3 AND ?2 = 1 AND w.energy_uj > 0"
     " AND (COALESCE(w.flags, 0) & 64) = 0";
 
+/* What compact_sql reads as the key of a row whose key id work_key lacks
+ * (a hand-edited file): wc_store_tenant_next refuses it. */
+#define MISSING_KEY "\001missing:"
+
 /* A compact run (schema 6, store_work_energy.c): sql with "FROM work_attr"
  * read from the zone's slot of work_energy directly, a subquery SQLite
  * flattens — through the view (one UNION arm per zone) a query is about
@@ -98,8 +102,8 @@ static char *compact_sql(wc_store *st, const char *sql, const char *zone, int *r
     char *out = sqlite3_mprintf(
         "%.*sFROM (SELECT e.model_id AS model_id, e.tick_id AS tick_id, e.level AS level,"
         " CASE WHEN e.level = 1 AND e.wid > 0 THEN e.wid END AS process_id,"
-        " CASE WHEN e.level = 1 THEN '' ELSE (SELECT key FROM work_key WHERE id = e.wid) END"
-        " AS key, %Q AS zone, e.e%d AS energy_uj, e.f%d AS flags FROM work_energy e"
+        " CASE WHEN e.level = 1 THEN '' ELSE COALESCE((SELECT key FROM work_key WHERE id = e.wid),"
+        " char(1) || 'missing:' || e.wid) END AS key, %Q AS zone, e.e%d AS energy_uj, e.f%d AS flags FROM work_energy e"
         " WHERE e.f%d IS NOT NULL)%s", (int)(from - sql), sql, zone, (int)k, (int)k, (int)k,
         from + strlen("FROM work_attr"));
     *rc = out ? 0 : wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
@@ -173,6 +177,10 @@ int wc_store_tenant_next(wc_store_iter *it, wc_tenant_row *row, wc_error *err)
     row->tick_id = per_tick ? sqlite3_column_int64(s, 0) : 0;
     row->key = wc_store_col_str(s, per_tick);
     row->energy_uj = sqlite3_column_double(s, per_tick + 1);
+    if (!strncmp(row->key, MISSING_KEY, strlen(MISSING_KEY))) /* only a hand edit */
+        return wc_error_set(err, -EINVAL, "%s: a workload row names key %s, which work_key lacks:"
+                            " the file was edited by hand; nothing read from it", it->st->path,
+                            row->key + strlen(MISSING_KEY));
     return 1;
 }
 

@@ -193,8 +193,8 @@ static int any_row(wc_store *st, const char *sql, const char *what, wc_error *er
     return step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0 : wc_store_fail(st, err, what);
 }
 
-/* Slots 0 .. n-1 in order, distinct non-empty names, and e/t/p/f<k> of
- * every slot in work_energy; rows need at least one slot. */
+/* Slots 0 .. n-1 in order, distinct non-empty names, e/t/p/f<k> of every
+ * slot in work_energy and none past the last; rows need at least one slot. */
 static int zones_check(wc_store *st, const wc_work_energy *we, wc_error *err)
 {
     if (!we->nslot) {
@@ -220,7 +220,12 @@ static int zones_check(wc_store *st, const wc_work_energy *we, wc_error *err)
                 return zones_bad(st, "a slot's column is missing", err);
         }
     }
-    return 0;
+    char next[32]; /* columns past the last slot: a slot's zone was deleted */
+    snprintf(next, sizeof next, "e%zu", we->nslot);
+    int more = wc_store_has_column(st, "work_energy", next);
+    if (more < 0)
+        return wc_store_fail(st, err, "reading the attribution zones");
+    return more ? zones_bad(st, "a slot's zone is missing from attr_zone", err) : 0;
 }
 
 /* The attr_zone rows into we->zone (slot order), checked (zones_check). */
@@ -350,8 +355,10 @@ static void ddl_insert_trigger(sqlite3_str *q, size_t n)
         q, "CREATE TRIGGER work_attr_insert INSTEAD OF INSERT ON work_attr BEGIN"
            " SELECT RAISE(ABORT, 'work_attr: the zone is not one of the run''s attribution zones"
            " (attr_zone)') WHERE " SLOT_OF("NEW") " IS NULL;"
-           " SELECT RAISE(ABORT, 'work_attr: a process row needs its process_id')"
-           " WHERE NEW.level = 1 AND NEW.process_id IS NULL;"
+           " SELECT RAISE(ABORT, 'work_attr: model_id, tick_id and level are required')"
+           " WHERE NEW.model_id IS NULL OR NEW.tick_id IS NULL OR NEW.level IS NULL;"
+           " SELECT RAISE(ABORT, 'work_attr: a process row needs its process_id (a process.id)')"
+           " WHERE NEW.level = 1 AND (NEW.process_id IS NULL OR NEW.process_id <= 0);"
            " SELECT RAISE(ABORT, 'work_attr: a workload has one cpu_delta_s per tick in this"
            " layout, and this row gives another') WHERE EXISTS (SELECT 1"
            " FROM work_energy" PK_OF("NEW") " AND " CPU_OF("work_energy")
@@ -362,11 +369,14 @@ static void ddl_insert_trigger(sqlite3_str *q, size_t n)
     for (int k = 0; k < (int)n; k++)
         sqlite3_str_appendf(q, " WHEN %d THEN f%d", k, k);
     sqlite3_str_appendall(q, " END IS NOT NULL);"
-           " INSERT OR IGNORE INTO work_key(level, key) SELECT NEW.level, COALESCE(NEW.key, '')"
-           " WHERE NEW.level != 1;"
-           " INSERT OR IGNORE INTO work_energy(model_id, tick_id, level, wid, term, cpu_delta_s)"
-           " VALUES(NEW.model_id, NEW.tick_id, NEW.level, " WID_OF("NEW") ","
-           " (COALESCE(NEW.flags, 0) & 4096) != 0, CAST(NEW.cpu_delta_s AS REAL));"
+           /* no conflict clause inside: an outer INSERT OR REPLACE would impose its own */
+           " INSERT INTO work_key(level, key) SELECT NEW.level, COALESCE(NEW.key, '')"
+           " WHERE NEW.level != 1 AND NOT EXISTS (SELECT 1 FROM work_key WHERE level = NEW.level"
+           " AND key = COALESCE(NEW.key, ''));"
+           " INSERT INTO work_energy(model_id, tick_id, level, wid, term, cpu_delta_s)"
+           " SELECT NEW.model_id, NEW.tick_id, NEW.level, " WID_OF("NEW") ","
+           " (COALESCE(NEW.flags, 0) & 4096) != 0, CAST(NEW.cpu_delta_s AS REAL)"
+           " WHERE NOT EXISTS (SELECT 1 FROM work_energy" PK_OF("NEW") ");"
            " UPDATE work_energy SET ");
     for (int k = 0; k < (int)n; k++)
         sqlite3_str_appendf(q, "%se%d = CASE WHEN " SLOT_OF("NEW") " = %d THEN NEW.energy_uj"
@@ -408,7 +418,8 @@ static void ddl_other_triggers(sqlite3_str *q, size_t n)
                              " zone is renamed whole, in every model and tick)') WHERE EXISTS"
                              " (SELECT 1 FROM attr_zone WHERE name = NEW.zone) AND EXISTS"
                              " (SELECT 1 FROM attr_zone WHERE name = OLD.zone);"
-                             " UPDATE attr_zone SET name = NEW.zone WHERE name = OLD.zone; END;");
+                             " UPDATE attr_zone SET name = NEW.zone WHERE name = OLD.zone;"
+                             " UPDATE node_attr SET zone = NEW.zone WHERE zone = OLD.zone; END;");
 }
 
 /* The view and its triggers for the run's n slots (dropped with the view). */

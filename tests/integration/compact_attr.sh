@@ -85,6 +85,7 @@ refused() { # label, SQL
 }
 refused "a slot deleted" "DELETE FROM attr_zone WHERE slot = 1"
 refused "every slot deleted" "DELETE FROM attr_zone"
+refused "the last slot deleted" "DELETE FROM attr_zone WHERE slot = (SELECT MAX(slot) FROM attr_zone)"
 refused "a name twice" "UPDATE attr_zone SET name = (SELECT name FROM attr_zone WHERE slot = 0) WHERE slot = 1"
 cp "$T/new.db" "$T/bad.db"
 sql "$T/bad.db" "DELETE FROM work_key WHERE level = 3"
@@ -92,6 +93,9 @@ sql "$T/bad.db" "DELETE FROM work_key WHERE level = 3"
 [ $rc -eq 2 ] || { grep -i "pod" "$T/bad.out" | head -3; fail "pod keys deleted: validate exit $rc, expected 2"; }
 grep -q "bad.db: a workload row of tick [0-9]* names key [0-9]*, which work_key lacks" "$T/bad.out" ||
     { cat "$T/bad.out"; fail "missing work_key message"; }
+"$BIN" diff "$T/bad.db" --model ideal --model kepler-0.11 --window 250ms >"$T/bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "bad.db: a workload row names key [0-9]*, which work_key lacks" "$T/bad.out" ||
+    { cat "$T/bad.out"; fail "diff of a file missing pod keys: exit $rc"; }
 cp "$T/new.db" "$T/ren.db"
 z0=$(sql "$T/ren.db" "SELECT name FROM attr_zone WHERE slot = 0")
 z1=$(sql "$T/ren.db" "SELECT name FROM attr_zone WHERE slot = 1")
@@ -105,6 +109,17 @@ sql "$T/new.db" "INSERT INTO work_attr(model_id, tick_id, level, process_id, zon
     SELECT model_id, tick_id, level, process_id, zone, cpu_delta_s, 1, 1, 1.0, 0 FROM work_attr WHERE level = 1 AND process_id IS NOT NULL AND (flags & 4096) = 0 LIMIT 1" 2>"$T/e" &&
     fail "an INSERT onto a filled slot was taken ($row)"
 grep -q "already has this zone at this tick" "$T/e" || { cat "$T/e"; fail "filled slot message"; }
+# a deleted row put back with INSERT OR REPLACE: the key keeps its id, the
+# workload's other zones stay (the outer conflict clause reaches no inner write)
+cp "$T/new.db" "$T/rep.db"
+keys=$(sql "$T/rep.db" "SELECT group_concat(id || key) FROM work_key")
+rows=$(sql "$T/rep.db" "SELECT COUNT(*) FROM work_attr")
+sql "$T/rep.db" "CREATE TEMP TABLE r AS SELECT * FROM work_attr WHERE level = 3 LIMIT 1;
+    DELETE FROM work_attr WHERE model_id = (SELECT model_id FROM r) AND tick_id = (SELECT tick_id FROM r)
+        AND level = 3 AND key = (SELECT key FROM r) AND zone = (SELECT zone FROM r);
+    INSERT OR REPLACE INTO work_attr SELECT * FROM r;" || fail "delete and put back"
+[ "$(sql "$T/rep.db" "SELECT group_concat(id || key) FROM work_key")" = "$keys" ] || fail "INSERT OR REPLACE re-keyed a pod"
+[ "$(sql "$T/rep.db" "SELECT COUNT(*) FROM work_attr")" = "$rows" ] || fail "INSERT OR REPLACE lost rows"
 sql "$T/new.db" "UPDATE work_attr SET energy_uj = 5 WHERE level = 1" 2>"$T/e" && fail "an UPDATE of energy was taken"
 grep -q "only a zone can be renamed" "$T/e" || { cat "$T/e"; fail "update message"; }
 echo "ok: compact work_attr rows equal the table's ($n rows, $nterm terminated), validate and diff identical"
