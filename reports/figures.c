@@ -463,19 +463,22 @@ static void error_captions(const fig_env *e, size_t si, const wc_acc_cell *cell,
     if (every > 1)
         snprintf(thin, sizeof thin, " (every %zu-th of the %zu pairs drawn; the lines use all)", every, n);
     dur_text(v->gate_window_s, wt, sizeof wt);
+    char pairs[64] = "one pair per truth reading";
+    if (v->gate_window_s > 0)
+        snprintf(pairs, sizeof pairs, "pairs over %s windows", wt);
     ci_text(&cell->acc.bias_w, "W", bias, sizeof bias);
     ci_text(&cell->acc.loa_lo_w, "W", lo, sizeof lo);
     ci_text(&cell->acc.loa_hi_w, "W", hi, sizeof hi);
     const char *src = a->sources[si].name, *prov = prov_upper(a->sources[si].provenance);
     snprintf(fe->caption, sizeof fe->caption,
-             "Error of %.100s [%s] against truth %.100s [%s], watts (source − truth), %s pairs%s, over"
+             "Error of %.100s [%s] against truth %.100s [%s], watts (source − truth), %s%s, over"
              " seconds since the run start: bias %s; Bland–Altman limits of agreement %s and %s."
              " Shaded: the phases.", src, prov, a->truth[0].spec, prov_upper(a->truth[0].provenance),
-             v->gate_window_s > 0 ? wt : "one pair per truth reading", thin, bias, lo, hi);
+             pairs, thin, bias, lo, hi);
     snprintf(fb->caption, sizeof fb->caption,
              "Bland–Altman: difference (source − truth) against the mean of %.100s [%s] and truth"
-             " %.100s [%s], watts, %s pairs%s: bias %s; 95 %% limits of agreement %s and %s.",
-             src, prov, a->truth[0].spec, prov_upper(a->truth[0].provenance), v->gate_window_s > 0 ? wt : "one pair per truth reading",
+             " %.100s [%s], watts, %s%s: bias %s; 95 %% limits of agreement %s and %s.",
+             src, prov, a->truth[0].spec, prov_upper(a->truth[0].provenance), pairs,
              thin, bias, lo, hi);
 }
 

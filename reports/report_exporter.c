@@ -78,7 +78,7 @@ static void reference(wc_doc *d, const wc_xp_one *x)
     if (!x->nref)
         return;
     wc_doc_para(d, "Rows: per level, the largest |exporter − reference| first, then the largest workloads:"
-                   " %zu of %zu workloads compared; %zu agree within 1 mJ.", x->nref, x->ref_compared,
+                   " %zu shown of %zu workloads compared; %zu agree within 1 mJ.", x->nref, x->ref_compared,
                 x->ref_agree);
     wc_doc_table_begin(d, H, 7);
     for (size_t i = 0; i < x->nref; i++) {

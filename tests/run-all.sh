@@ -47,9 +47,11 @@ for script in tests/integration/*.sh; do
     [ -e "$script" ] || continue
     for bin in ./wattcal build/asan/wattcal; do
         name="$(basename "$script" .sh) [$bin]"
+        t0=$(date +%s)
         WATTCAL_BIN=$bin sh "$script" >"$out/it.log" 2>&1
         rc=$?
-        if [ $rc -eq 0 ]; then passed=$((passed + 1))
+        # a line per script, so a long suite shows progress
+        if [ $rc -eq 0 ]; then passed=$((passed + 1)); echo "ok   $name ($(($(date +%s) - t0)) s)"
         elif [ $rc -eq 77 ]; then skipped=$((skipped + 1)); echo "SKIP $name: $(tail -n 1 "$out/it.log")"
         else failed=$((failed + 1)); echo "FAIL $name (exit $rc):"; tail -n 30 "$out/it.log" | sed 's/^/    /'
         fi

@@ -142,9 +142,11 @@ void wc_xp_json(cJSON *root, const wc_xp_report *r)
 /* One invariant as a <testcase>. */
 static void junit_case(FILE *f, const wc_xp_one *x, const wc_xp_invariant *v)
 {
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s: %zu checked, %zu violated, worst %g %s %s %s", wc_xp_verdict_name(v->verdict),
-             v->checked, v->violations, v->worst, v->unit, v->worst_at, v->note);
+    char msg[512], worst[48] = "-"; /* nothing checked: no worst value */
+    if (isfinite(v->worst))
+        snprintf(worst, sizeof worst, "%g %s", v->worst, v->unit);
+    snprintf(msg, sizeof msg, "%s: %zu checked, %zu violated, worst %s %s %s", wc_xp_verdict_name(v->verdict),
+             v->checked, v->violations, worst, v->worst_at, v->note);
     fprintf(f, "    <testcase classname=\"wattcal.exporter.invariant\" name=\"exporter#%lld ",
             (long long)x->info.id);
     wc_xml_escape(f, v->name);

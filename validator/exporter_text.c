@@ -102,7 +102,7 @@ static void print_reference(FILE *out, const wc_xp_one *x)
     if (!x->nref)
         return;
     fprintf(out, "  rows: per level, the largest |exporter_J - reference_J| first, then the largest"
-                 " workloads: %zu of %zu workloads compared; %zu agree within 1 mJ\n", x->nref,
+                 " workloads: %zu shown of %zu workloads compared; %zu agree within 1 mJ\n", x->nref,
             x->ref_compared, x->ref_agree);
     fprintf(out, "  %-9s %-38s %-16s %12s %12s %5s  %s\n", "level", "key", "name", "exporter_J",
             "reference_J", "n", "bias_% [95% CI]");

@@ -46,7 +46,7 @@ pa=$(sed -n 's/^PORT=//p' "$T/a.out")
 "$BIN" validate --db "$T/run.db" --json "$T/v.json" >"$T/val" 2>&1 || [ $? -le 1 ] ||
     { cat "$T/val"; fail "validate exited $?"; }
 expect_contains "$T/val" "processes by pid + comm (a reused pid told apart by lifetime)"
-grep -E -q "^  rows: per level, the largest \|exporter_J - reference_J\| first, then the largest workloads: [0-9]+ of [0-9]+ workloads compared; [0-9]+ agree within 1 mJ$" "$T/val" ||
+grep -E -q "^  rows: per level, the largest \|exporter_J - reference_J\| first, then the largest workloads: [0-9]+ shown of [0-9]+ workloads compared; [0-9]+ agree within 1 mJ$" "$T/val" ||
     fail "the second opinion does not say how its rows are chosen"
 python3 - "$T/v.json" <<'PY' || { sed -n '/Second opinion/,/Invariants/p' "$T/val"; fail "process matching"; }
 import json, sys
