@@ -462,7 +462,7 @@ static void close_tick(pass *p, long i)
 
 /* A row flagged NEGATIVE_SHARE: counted and its workload marked, its
  * wrapped energy (~2^64 µJ) added nowhere (levels.h). */
-static void exclude_row(pass *p, int level, int64_t process_id, const char *key)
+static void exclude_row(pass *p, int level, int64_t process_id, long kix)
 {
     wc_levels_report *r = p->rep;
     if (level >= 0 && level < 5)
@@ -472,25 +472,24 @@ static void exclude_row(pass *p, int level, int64_t process_id, const char *key)
         if (process_id >= 0 && process_id <= p->max_proc_id)
             r->excluded_process[process_id] = 1;
     } else if (level == WC_LEVEL_CONTAINER) {
-        long c = key_index(&p->containers, key);
-        if (c >= 0)
-            r->excluded_container[c] = 1;
+        if (kix >= 0)
+            r->excluded_container[kix] = 1;
     } else if (level == WC_LEVEL_POD) {
-        long q = key_index(&p->pods, key);
-        if (q >= 0)
-            r->excluded_pod[q] = 1;
+        if (kix >= 0)
+            r->excluded_pod[kix] = 1;
     }
 }
 
 /* One workload row into the tick's scratch and the run totals (a
- * NEGATIVE_SHARE row only counted: exclude_row). */
-static void add_row(pass *p, int level, int64_t process_id, const char *key, long z, double e,
+ * NEGATIVE_SHARE row only counted: exclude_row); kix: a container's or
+ * pod's index in its keyset (-1 not listed). */
+static void add_row(pass *p, int level, int64_t process_id, long kix, long z, double e,
                     double cpu_s, unsigned flags)
 {
     size_t nz = p->nz;
     wc_level_zone *lz = &p->rep->zones[z];
     if (flags & WC_AF_NEGATIVE_SHARE) {
-        exclude_row(p, level, process_id, key);
+        exclude_row(p, level, process_id, kix);
         return;
     }
     if (level == WC_LEVEL_PROCESS) {
@@ -510,7 +509,7 @@ static void add_row(pass *p, int level, int64_t process_id, const char *key, lon
         }
     } else if (level == WC_LEVEL_CONTAINER) {
         p->sum_cont[z] += e;
-        long c = key_index(&p->containers, key);
+        long c = kix;
         if (c >= 0) {
             lz->per_container_j[c] += e;
             lz->per_container_cpu_s[c] += cpu_s;
@@ -530,7 +529,7 @@ static void add_row(pass *p, int level, int64_t process_id, const char *key, lon
         p->nvm[z]++;
     } else if (level == WC_LEVEL_POD) {
         p->sum_pod[z] += e;
-        long q = key_index(&p->pods, key);
+        long q = kix;
         if (q >= 0) {
             lz->per_pod_j[q] += e;
             p->pod_parent[(size_t)q * nz + (size_t)z] += e;
@@ -595,6 +594,21 @@ static long row_zone(const pass *p, stream_pos *s, const char *zn)
     return z;
 }
 
+/* A container's or pod row's index in its keyset (-1 not listed; a process
+ * row -1), cached per key slot of a compact stream (cache: nkeys entries,
+ * -2 until resolved). */
+static long row_key_index(const pass *p, const wc_work_row *r, long *cache, size_t nkeys)
+{
+    if (r->level != WC_LEVEL_CONTAINER && r->level != WC_LEVEL_POD)
+        return -1;
+    const keyset *k = r->level == WC_LEVEL_CONTAINER ? &p->containers : &p->pods;
+    if (r->key_slot < 0 || (size_t)r->key_slot >= nkeys)
+        return key_index(k, r->key);
+    if (cache[r->key_slot] == -2)
+        cache[r->key_slot] = key_index(k, r->key);
+    return cache[r->key_slot];
+}
+
 /* Streams the rows; returns 1 when rowid order turned out not to be tick
  * order (the caller retries ordered), 0 done, <0 error. Every tick of the
  * run is closed exactly once, in order, rows or not. */
@@ -604,6 +618,14 @@ static int stream_rows(wc_store *st, int64_t model_id, int ordered, pass *p, wc_
     int rc = wc_store_work_rows_open(st, model_id, ordered, &it, err);
     if (rc)
         return rc;
+    size_t nkeys = wc_store_work_rows_nkeys(it);
+    long *cache = malloc((nkeys ? nkeys : 1) * sizeof *cache);
+    if (!cache) {
+        wc_store_iter_close(it);
+        return wc_error_set(err, -ENOMEM, "out of memory for %zu workload keys", nkeys);
+    }
+    for (size_t k = 0; k < nkeys; k++)
+        cache[k] = -2;
     stream_pos s = {.cur_tick = INT64_MIN, .cur_i = -1, .next = 0, .lastz = 0};
     int restart = 0;
     wc_work_row r;
@@ -614,8 +636,10 @@ static int stream_rows(wc_store *st, int64_t model_id, int ordered, pass *p, wc_
         p->rep->rows++;
         long z = s.cur_i >= 0 ? row_zone(p, &s, r.zone) : -1;
         if (z >= 0)
-            add_row(p, r.level, r.process_id, r.key, z, r.energy_uj, r.cpu_delta_s, r.flags);
+            add_row(p, r.level, r.process_id, row_key_index(p, &r, cache, nkeys), z, r.energy_uj,
+                    r.cpu_delta_s, r.flags);
     }
+    free(cache);
     wc_store_iter_close(it);
     if (restart)
         return 1;

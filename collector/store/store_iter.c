@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int wc_store_iter_open(wc_store *st, const char *sql, wc_iter_kind kind, const char *what,
                        wc_store_iter **it, wc_error *err)
@@ -42,6 +43,11 @@ void wc_store_iter_close(wc_store_iter *it)
     if (!it)
         return;
     sqlite3_finalize(it->s);
+    for (size_t i = 0; i < it->nkeys; i++)
+        free(it->key[i]);
+    free(it->key);
+    free(it->key_id);
+    free(it->zone);
     free(it);
 }
 

@@ -42,6 +42,15 @@ struct wc_store_iter {
     const char *what;             /* "reading meter zones": names a failed step */
     size_t slot, nslot;           /* compact workload rows (store_levels.c): the next zone
                                      slot of the current row, and the run's slot count */
+    int64_t *key_id;              /* compact workload rows: work_key's ids, ascending, */
+    char **key;                   /* and their keys (nkeys of each; freed on close) */
+    size_t nkeys;
+    const char **zone;            /* compact workload rows: each slot's zone name (the
+                                     store's, nslot of them; freed on close) */
+    int64_t cur_tick, cur_pid;    /* the current statement row's columns, read once */
+    int cur_level;                /* for all of its zones */
+    long cur_slot;
+    double cur_cpu;
 };
 
 /* Prepares sql into a new iterator *it (NULL on failure); the caller binds

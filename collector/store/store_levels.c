@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "collector/model/attribution.h"
 #include "collector/store/store_iter.h"
@@ -130,6 +132,41 @@ int wc_store_node_totals_next(wc_store_iter *it, wc_node_totals *row, wc_error *
     return 1;
 }
 
+/* work_key's (id, key) rows into the iterator, ids ascending, so a row's
+ * key is found by its id in memory instead of a join on every row. */
+static int load_keys(wc_store_iter *it, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = wc_store_prepare(it->st, "SELECT id, key FROM work_key ORDER BY id", &s, err,
+                              "reading work_key");
+    size_t cap = 0;
+    while (!rc && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+        rc = 0;
+        if (it->nkeys == cap) {
+            cap = cap ? cap * 2 : 64;
+            int64_t *ni = realloc(it->key_id, cap * sizeof *ni);
+            it->key_id = ni ? ni : it->key_id;
+            char **nk = ni ? realloc(it->key, cap * sizeof *nk) : NULL;
+            it->key = nk ? nk : it->key;
+            if (!nk)
+                rc = -ENOMEM;
+        }
+        const char *k = rc ? NULL : wc_store_col_str(s, 1);
+        if (!rc && !(it->key[it->nkeys] = strdup(k ? k : "")))
+            rc = -ENOMEM;
+        if (!rc)
+            it->key_id[it->nkeys++] = sqlite3_column_int64(s, 0);
+    }
+    if (rc == SQLITE_DONE)
+        rc = 0;
+    else if (rc > 0)
+        rc = wc_store_fail(it->st, err, "reading work_key");
+    else if (rc == -ENOMEM)
+        wc_error_set(err, rc, "%s: out of memory reading work_key", it->st->path);
+    sqlite3_finalize(s);
+    return rc;
+}
+
 /* A compact run (store_work_energy.c): one statement row per work_energy
  * row, in primary-key order (model, tick, level, workload: tick order with
  * no sort), its zones handed out one by one by wc_store_work_row_next. */
@@ -138,11 +175,10 @@ static int compact_rows_open(wc_store *st, int64_t model_id, wc_store_iter **it,
     const char *zone[1];
     size_t n = wc_store_attr_slots(st, zone, 0);
     sqlite3_str *q = sqlite3_str_new(NULL);
-    sqlite3_str_appendall(q, "SELECT e.tick_id, e.level, e.wid, k.key, e.cpu_delta_s");
+    sqlite3_str_appendall(q, "SELECT e.tick_id, e.level, e.wid, NULL, e.cpu_delta_s");
     for (int k = 0; k < (int)n; k++)
         sqlite3_str_appendf(q, ", e.e%d, e.f%d", k, k);
-    sqlite3_str_appendall(q, " FROM work_energy e LEFT JOIN work_key k ON k.id = e.wid AND"
-                             " e.level != 1 WHERE e.model_id = ? AND e.term = 0"
+    sqlite3_str_appendall(q, " FROM work_energy e WHERE e.model_id = ? AND e.term = 0"
                              " ORDER BY e.model_id, e.tick_id");
     char *sql = sqlite3_str_finish(q);
     if (!sql)
@@ -150,11 +186,40 @@ static int compact_rows_open(wc_store *st, int64_t model_id, wc_store_iter **it,
     int rc = wc_store_iter_open(st, sql, WC_ITER_WORK_ROWS, "reading workload attribution", it,
                                 err);
     sqlite3_free(sql);
+    if (!rc && !((*it)->zone = malloc((n ? n : 1) * sizeof *(*it)->zone)))
+        rc = wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
+    if (!rc)
+        wc_store_attr_slots(st, (*it)->zone, n);
+    if (!rc)
+        rc = load_keys(*it, err);
+    if (rc && *it) {
+        wc_store_iter_close(*it);
+        *it = NULL;
+    }
     if (rc)
         return rc;
     sqlite3_bind_int64((*it)->s, 1, model_id);
     (*it)->nslot = (*it)->slot = n;
     return 0;
+}
+
+size_t wc_store_work_rows_nkeys(const wc_store_iter *it)
+{
+    return it ? it->nkeys : 0;
+}
+
+/* Index of work_key id wid among the iterator's keys, -1 when it has none. */
+static long key_slot(const wc_store_iter *it, int64_t wid)
+{
+    size_t lo = 0, hi = it->nkeys;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (it->key_id[mid] < wid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < it->nkeys && it->key_id[lo] == wid ? (long)lo : -1;
 }
 
 int wc_store_work_rows_open(wc_store *st, int64_t model_id, int tick_ordered,
@@ -180,6 +245,34 @@ int wc_store_work_rows_open(wc_store *st, int64_t model_id, int tick_ordered,
     return rc;
 }
 
+/* Steps a compact stream to its next statement row and reads the columns
+ * all of its zones share: 1 a row, 0 the end, < 0 an error. */
+static int compact_step(wc_store_iter *it, wc_error *err)
+{
+    int rc = wc_store_iter_step(it, WC_ITER_WORK_ROWS, err);
+    if (rc != 1)
+        return rc;
+    sqlite3_stmt *s = it->s;
+    it->slot = 0;
+    it->cur_tick = sqlite3_column_int64(s, 0);
+    it->cur_level = sqlite3_column_int(s, 1);
+    int is_proc = it->cur_level == WC_LEVEL_PROCESS;
+    int64_t wid = sqlite3_column_int64(s, 2);
+    it->cur_pid = is_proc ? (wid > 0 ? wid : 0) : -1;
+    it->cur_slot = is_proc ? -1 : key_slot(it, wid);
+    if (!is_proc && it->cur_slot < 0) /* only a hand edit */
+        return wc_error_set(err, -EINVAL, "%s: a workload row of tick %lld names key %lld, which"
+                            " work_key lacks: the file was edited by hand; nothing read from it",
+                            it->st->path, (long long)it->cur_tick, (long long)wid);
+    /* an INTEGER CPU delta is centiseconds (store_work_energy.c put_cpu) */
+    it->cur_cpu = sqlite3_column_double(s, 4);
+    if (sqlite3_column_type(s, 4) == SQLITE_INTEGER)
+        it->cur_cpu /= 100.0;
+    if (it->cur_level == WC_LEVEL_POD)
+        it->cur_cpu = 0;
+    return 1;
+}
+
 /* The next present zone of a compact row (stepping to the next row when
  * the current one has no more): 1 a row, 0 the end, < 0 an error. */
 static int compact_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err)
@@ -190,32 +283,20 @@ static int compact_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err)
             it->slot++;
         if (it->slot < it->nslot)
             break;
-        int rc = wc_store_iter_step(it, WC_ITER_WORK_ROWS, err);
+        int rc = compact_step(it, err);
         if (rc != 1)
             return rc;
-        it->slot = 0;
     }
-    const char *zone[64];
-    size_t k = it->slot++;
-    wc_store_attr_slots(it->st, zone, k < 64 ? k + 1 : 0);
-    row->tick_id = sqlite3_column_int64(s, 0);
-    row->zone = k < 64 ? zone[k] : NULL;
-    row->level = sqlite3_column_int(s, 1);
-    int is_proc = row->level == WC_LEVEL_PROCESS;
-    int64_t wid = sqlite3_column_int64(s, 2);
-    row->process_id = is_proc ? (wid > 0 ? wid : 0) : -1;
-    if (!is_proc && sqlite3_column_type(s, 3) == SQLITE_NULL) /* only a hand edit */
-        return wc_error_set(err, -EINVAL, "%s: a workload row of tick %lld names key %lld, which"
-                            " work_key lacks: the file was edited by hand; nothing read from it",
-                            it->st->path, (long long)row->tick_id, (long long)wid);
-    row->key = is_proc ? NULL : wc_store_col_str(s, 3);
-    row->energy_uj = sqlite3_column_double(s, 5 + 2 * (int)k);
-    /* an INTEGER CPU delta is centiseconds (store_work_energy.c put_cpu) */
-    double cpu = sqlite3_column_double(s, 4);
-    if (sqlite3_column_type(s, 4) == SQLITE_INTEGER)
-        cpu /= 100.0;
-    row->cpu_delta_s = row->level == WC_LEVEL_POD ? 0 : cpu;
-    row->flags = (unsigned)sqlite3_column_int(s, 6 + 2 * (int)k);
+    int k = (int)it->slot++;
+    row->tick_id = it->cur_tick;
+    row->zone = it->zone[k];
+    row->level = it->cur_level;
+    row->process_id = it->cur_pid;
+    row->key_slot = it->cur_slot;
+    row->key = it->cur_slot >= 0 ? it->key[it->cur_slot] : NULL;
+    row->energy_uj = sqlite3_column_double(s, 5 + 2 * k);
+    row->cpu_delta_s = it->cur_cpu;
+    row->flags = (unsigned)sqlite3_column_int(s, 6 + 2 * k);
     return 1;
 }
 
@@ -234,6 +315,7 @@ int wc_store_work_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err)
     int is_proc = row->level == WC_LEVEL_PROCESS;
     row->process_id = is_proc ? sqlite3_column_int64(s, 2) : -1;
     row->key = is_proc ? NULL : wc_store_col_str(s, 3);
+    row->key_slot = -1;
     row->energy_uj = sqlite3_column_double(s, 5);
     row->cpu_delta_s = row->level == WC_LEVEL_POD ? 0 : sqlite3_column_double(s, 6);
     /* every level: a container's or pod's NEGATIVE_SHARE row is excluded too */

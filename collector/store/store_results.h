@@ -85,6 +85,9 @@ typedef struct wc_work_row {
     int level;                    /* WC_LEVEL_* */
     int64_t process_id;
     const char *key;              /* container id or pod uid */
+    long key_slot;                /* compact run: key's index among the stream's keys
+                                     (wc_store_work_rows_nkeys), stable for the stream;
+                                     -1 for a process row or a table-layout run */
     double energy_uj, cpu_delta_s;
     unsigned flags;
 } wc_work_row;
@@ -95,6 +98,10 @@ typedef struct wc_work_row {
 int wc_store_work_rows_open(wc_store *st, int64_t model_id, int tick_ordered,
                             wc_store_iter **it, wc_error *err);
 int wc_store_work_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err);
+
+/* How many distinct key slots a workload stream's rows may carry (0 for a
+ * table-layout run): a reader caches per-key work by wc_work_row.key_slot. */
+size_t wc_store_work_rows_nkeys(const wc_store_iter *it);
 
 /* ---- tenants: attributed energy per key (store_tenants.c) --------------- */
 
