@@ -11,6 +11,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +146,9 @@ typedef struct pass {
     long *touched_c, *touched_p;
     size_t ntouched_c, ntouched_p;
     int64_t window_ns;
+    long cur_i;                    /* tick index of the rows being added */
+    double *pod_tick;              /* the report's pod_tick_uj (shared by both halves:
+                                      each writes its own ticks) or NULL */
 } pass;
 
 /* Index of zone name in the report, -1 when it has none. */
@@ -532,6 +537,8 @@ static void add_row(pass *p, int level, int64_t process_id, long kix, long z, do
         long q = kix;
         if (q >= 0) {
             lz->per_pod_j[q] += e;
+            if (p->pod_tick && e > 0 && p->cur_i >= 0)
+                p->pod_tick[((size_t)q * nz + (size_t)z) * p->tb.n + (size_t)p->cur_i] += e;
             p->pod_parent[(size_t)q * nz + (size_t)z] += e;
             touch_pod(p, q);
         } else {
@@ -609,38 +616,33 @@ static long row_key_index(const pass *p, const wc_work_row *r, long *cache, size
     return cache[r->key_slot];
 }
 
-/* Streams the rows; returns 1 when rowid order turned out not to be tick
- * order (the caller retries ordered), 0 done, <0 error. Every tick of the
- * run is closed exactly once, in order, rows or not. */
-static int stream_rows(wc_store *st, int64_t model_id, int ordered, pass *p, wc_error *err)
+/* Streams an open iterator's rows into p, closing every tick index in
+ * [i0, i1) exactly once, in order, rows or not. Returns 1 when the ticks go
+ * back (rowid order is not tick order: the caller retries ordered), 0 done,
+ * < 0 an error. */
+static int stream_iter(wc_store_iter *it, pass *p, long i0, long i1, wc_error *err)
 {
-    wc_store_iter *it = NULL;
-    int rc = wc_store_work_rows_open(st, model_id, ordered, &it, err);
-    if (rc)
-        return rc;
     size_t nkeys = wc_store_work_rows_nkeys(it);
     long *cache = malloc((nkeys ? nkeys : 1) * sizeof *cache);
-    if (!cache) {
-        wc_store_iter_close(it);
+    if (!cache)
         return wc_error_set(err, -ENOMEM, "out of memory for %zu workload keys", nkeys);
-    }
     for (size_t k = 0; k < nkeys; k++)
         cache[k] = -2;
-    stream_pos s = {.cur_tick = INT64_MIN, .cur_i = -1, .next = 0, .lastz = 0};
-    int restart = 0;
+    stream_pos s = {.cur_tick = INT64_MIN, .cur_i = -1, .next = i0, .lastz = 0};
+    int restart = 0, rc;
     wc_work_row r;
     p->rep->rows = 0;
     while ((rc = wc_store_work_row_next(it, &r, err)) == 1) {
         if ((restart = stream_to_tick(p, &s, r.tick_id)))
             break;
         p->rep->rows++;
+        p->cur_i = s.cur_i;
         long z = s.cur_i >= 0 ? row_zone(p, &s, r.zone) : -1;
         if (z >= 0)
             add_row(p, r.level, r.process_id, row_key_index(p, &r, cache, nkeys), z, r.energy_uj,
                     r.cpu_delta_s, r.flags);
     }
     free(cache);
-    wc_store_iter_close(it);
     if (restart)
         return 1;
     if (rc)
@@ -649,8 +651,21 @@ static int stream_rows(wc_store *st, int64_t model_id, int ordered, pass *p, wc_
         close_tick(p, s.cur_i);
         s.next = s.cur_i + 1;
     }
-    close_empty(p, s.next, (long)p->tb.n);
+    close_empty(p, s.next, i1);
     return 0;
+}
+
+/* Streams every row of the model (rowid order, or tick_id order when
+ * ordered); returns as stream_iter. */
+static int stream_rows(wc_store *st, int64_t model_id, int ordered, pass *p, wc_error *err)
+{
+    wc_store_iter *it = NULL;
+    int rc = wc_store_work_rows_open(st, model_id, ordered, &it, err);
+    if (rc)
+        return rc;
+    rc = stream_iter(it, p, 0, (long)p->tb.n, err);
+    wc_store_iter_close(it);
+    return rc;
 }
 
 /* Resets every total (before a retry in explicit tick order). */
@@ -703,6 +718,8 @@ static void reset_totals(pass *p)
     memset(p->pod_nchild, 0, np * p->nz * sizeof(uint32_t));
     memset(p->pod_touched, 0, np);
     p->ntouched_c = p->ntouched_p = 0;
+    if (p->pod_tick)
+        memset(p->pod_tick, 0, p->pods.n * p->nz * p->tb.n * sizeof *p->pod_tick);
 }
 
 static int walk_all(wc_store *st, int64_t model_id, pass *p, wc_error *err)
@@ -715,6 +732,16 @@ static int walk_all(wc_store *st, int64_t model_id, pass *p, wc_error *err)
     return rc;
 }
 
+/* Frees the per-tick scratch of a pass (alloc_scratch). */
+static void scratch_free(pass *p)
+{
+    free(p->sum_proc), free(p->sum_cont), free(p->sum_pod), free(p->sum_cont_procs);
+    free(p->sum_vm), free(p->nvm);
+    free(p->cont_parent), free(p->cont_child), free(p->pod_parent), free(p->pod_child);
+    free(p->cont_nchild), free(p->pod_nchild), free(p->cont_touched), free(p->pod_touched);
+    free(p->touched_c), free(p->touched_p);
+}
+
 static void pass_free(pass *p)
 {
     wc_timebase_free(&p->tb);
@@ -723,11 +750,8 @@ static void pass_free(pass *p)
     free(p->proc_container);
     free(p->node_delta), free(p->node_active), free(p->node_idle), free(p->node_flags);
     free(p->node_have);
-    free(p->sum_proc), free(p->sum_cont), free(p->sum_pod), free(p->sum_cont_procs);
-    free(p->sum_vm), free(p->nvm);
-    free(p->cont_parent), free(p->cont_child), free(p->pod_parent), free(p->pod_child);
-    free(p->cont_nchild), free(p->pod_nchild), free(p->cont_touched), free(p->pod_touched);
-    free(p->touched_c), free(p->touched_p);
+    free(p->pod_tick);
+    scratch_free(p);
 }
 
 /* µJ → J for every total, window and per-workload sum of the report. */
@@ -800,6 +824,187 @@ static int alloc_zone_totals(pass *p, wc_error *err)
     return 0;
 }
 
+/* The per-tick pod series (levels.h pod_tick_uj) when it fits its budget;
+ * none is not an error (showback reads the rows). */
+static void alloc_pod_series(pass *p)
+{
+    size_t cells = p->pods.n * p->nz;
+    if (!cells || !p->tb.n || cells > WC_LEVELS_POD_SERIES_MAX_BYTES / sizeof(double) / p->tb.n)
+        return;
+    p->pod_tick = calloc(cells * p->tb.n, sizeof(double));
+}
+
+/* ---- two connections: the run's ticks in two halves ---------------------
+ *
+ * A compact run's rows can be read by tick range (primary-key order), so
+ * the pass streams the first half of the ticks here while a second thread,
+ * on its own read-only connection, streams the second half into totals of
+ * its own; they are then added. Every energy is an integer count of µJ held
+ * in a double, so the sums are the same in any order: only CPU seconds may
+ * differ in their last bit from a single pass. A run that keeps the
+ * work_attr table, a short run, or a thread that cannot start reads in one
+ * pass, with the same figures. */
+
+#define SPLIT_MIN_TICKS 64
+
+/* The second half: its pass (sharing the first one's time base, identities
+ * and node rows, read only), its own report, and its outcome. */
+typedef struct half {
+    pass q;
+    wc_levels_report rep;
+    const wc_store *st;
+    int64_t model_id;
+    long i0, i1;
+    int rc;
+    wc_error err;
+} half;
+
+/* Streams tick indexes [i0, i1) of a compact run into p. */
+static int stream_range(wc_store *st, int64_t model_id, pass *p, long i0, long i1,
+                        wc_error *err)
+{
+    int64_t lo = i0 > 0 ? p->tb.tick_id[i0] : INT64_MIN;
+    int64_t hi = (size_t)i1 < p->tb.n ? p->tb.tick_id[i1] : INT64_MAX;
+    wc_store_iter *it = NULL;
+    int rc = wc_store_work_rows_open_range(st, model_id, lo, hi, &it, err);
+    if (rc)
+        return rc;
+    rc = stream_iter(it, p, i0, i1, err);
+    wc_store_iter_close(it);
+    if (rc == 1)
+        rc = wc_error_set(err, -EIO, "%s: the workload rows of a compact run went back in time"
+                          " (a damaged file)", wc_store_path(st));
+    return rc;
+}
+
+static void *half_main(void *arg)
+{
+    half *h = arg;
+    wc_store *st = wc_store_open_reader(h->st, &h->err);
+    h->rc = st ? stream_range(st, h->model_id, &h->q, h->i0, h->i1, &h->err) : -EIO;
+    wc_store_close(st);
+    return NULL;
+}
+
+/* The second half's pass: p's shared parts, its own scratch and totals. */
+static int half_init(half *h, const pass *p, wc_error *err)
+{
+    h->q = *p;
+    h->q.rep = &h->rep;
+    h->rep.window_s = p->rep->window_s;
+    h->rep.nzones = p->rep->nzones;
+    for (size_t z = 0; z < p->rep->nzones; z++)
+        memcpy(h->rep.zones[z].zone, p->rep->zones[z].zone, sizeof h->rep.zones[z].zone);
+    pass *q = &h->q;
+    q->sum_proc = q->sum_cont = q->sum_pod = q->sum_cont_procs = q->sum_vm = NULL;
+    q->nvm = NULL;
+    q->cont_parent = q->cont_child = q->pod_parent = q->pod_child = NULL;
+    q->cont_nchild = q->pod_nchild = NULL;
+    q->cont_touched = q->pod_touched = NULL;
+    q->touched_c = q->touched_p = NULL;
+    q->ntouched_c = q->ntouched_p = 0;
+    if (alloc_scratch(q))
+        return wc_error_set(err, -ENOMEM, "out of memory");
+    return alloc_zone_totals(q, err);
+}
+
+static void half_free(half *h)
+{
+    scratch_free(&h->q);
+    wc_levels_free(&h->rep);
+}
+
+static void sum_into(double *d, const double *s, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        d[k] += s[k];
+}
+
+/* Adds zone s of the second half to zone d (the first half's). */
+static void merge_zone(wc_level_zone *d, const wc_level_zone *s, const pass *p)
+{
+    d->node_j += s->node_j, d->idle_j += s->idle_j, d->active_j += s->active_j;
+    d->process_j += s->process_j, d->container_j += s->container_j, d->pod_j += s->pod_j;
+    d->unattr_skipped_j += s->unattr_skipped_j, d->unattr_missed_j += s->unattr_missed_j;
+    d->over_j += s->over_j, d->containerised_process_j += s->containerised_process_j;
+    d->vm_j += s->vm_j;
+    for (int k = 0; k < WC_INV_COUNT; k++) {
+        wc_invariant *a = &d->inv[k];
+        const wc_invariant *b = &s->inv[k];
+        a->checked += b->checked, a->violated += b->violated;
+        if (b->worst_excess_j > a->worst_excess_j) /* the earlier tick wins a tie */
+            a->worst_excess_j = b->worst_excess_j, a->worst_tick_id = b->worst_tick_id;
+    }
+    for (size_t k = 0; k < d->nwindows; k++) {
+        wc_level_window *a = &d->windows[k];
+        const wc_level_window *b = &s->windows[k];
+        a->node_j += b->node_j, a->idle_j += b->idle_j, a->active_j += b->active_j;
+        a->process_j += b->process_j, a->container_j += b->container_j, a->pod_j += b->pod_j;
+        a->unattributed_j += b->unattributed_j, a->over_j += b->over_j, a->vm_j += b->vm_j;
+    }
+    size_t np = (size_t)(p->max_proc_id + 1), nc = p->containers.n, nq = p->pods.n;
+    sum_into(d->per_process_j, s->per_process_j, np);
+    sum_into(d->per_process_cpu_s, s->per_process_cpu_s, np);
+    sum_into(d->per_container_j, s->per_container_j, nc);
+    sum_into(d->per_container_cpu_s, s->per_container_cpu_s, nc);
+    sum_into(d->per_pod_j, s->per_pod_j, nq);
+}
+
+/* Adds the second half's report to the first's (p->rep). */
+static void merge_half(pass *p, const wc_levels_report *s)
+{
+    wc_levels_report *d = p->rep;
+    for (size_t z = 0; z < d->nzones; z++)
+        merge_zone(&d->zones[z], &s->zones[z], p);
+    d->rows += s->rows, d->negative_share_rows += s->negative_share_rows;
+    d->lifetime_delta_rows += s->lifetime_delta_rows;
+    d->unlisted_pod_rows += s->unlisted_pod_rows;
+    d->unlisted_container_rows += s->unlisted_container_rows;
+    for (int k = 0; k < 5; k++)
+        d->excluded_rows[k] += s->excluded_rows[k];
+    for (int64_t k = 0; k <= p->max_proc_id; k++)
+        d->excluded_process[k] |= s->excluded_process[k];
+    for (size_t k = 0; k < p->containers.n; k++)
+        d->excluded_container[k] |= s->excluded_container[k];
+    for (size_t k = 0; k < p->pods.n; k++)
+        d->excluded_pod[k] |= s->excluded_pod[k];
+}
+
+/* Both halves, the second on a thread; 1 when the run cannot be split (the
+ * caller reads it in one pass), else 0 or < 0 with err. */
+static int walk_split(wc_store *st, int64_t model_id, pass *p, wc_error *err)
+{
+    long n = (long)p->tb.n, mid = n / 2;
+    wc_store_iter *probe = NULL;
+    if (n < SPLIT_MIN_TICKS ||
+        wc_store_work_rows_open_range(st, model_id, 0, 0, &probe, NULL) != 0)
+        return 1;
+    wc_store_iter_close(probe);
+    half *h = calloc(1, sizeof *h);
+    if (!h)
+        return wc_error_set(err, -ENOMEM, "out of memory");
+    *h = (half){.st = st, .model_id = model_id, .i0 = mid, .i1 = n};
+    int rc = half_init(h, p, err);
+    pthread_t t;
+    int started = !rc && pthread_create(&t, NULL, half_main, h) == 0;
+    if (!rc && !started)
+        rc = 1; /* no thread: one pass */
+    if (started) {
+        rc = stream_range(st, model_id, p, 0, mid, err);
+        pthread_join(t, NULL);
+        if (!rc && h->rc) {
+            rc = h->rc;
+            if (err)
+                *err = h->err;
+        }
+        if (!rc)
+            merge_half(p, &h->rep);
+    }
+    half_free(h);
+    free(h);
+    return rc;
+}
+
 /* The identities go with the report, in joules. */
 static void hand_over(pass *p, wc_levels_report *out)
 {
@@ -810,6 +1015,11 @@ static void hand_over(pass *p, wc_levels_report *out)
     out->npods = p->pods.n;
     out->pod_uids = p->pods.key;
     free(p->pods.parent); /* pods have no parent */
+    out->pod_tick_uj = p->pod_tick;
+    p->pod_tick = NULL;
+    out->ntick = p->tb.n;
+    out->first_tick_id = p->tb.n ? p->tb.tick_id[0] : 0;
+    out->last_tick_id = p->tb.n ? p->tb.tick_id[p->tb.n - 1] : 0;
     memset(&p->containers, 0, sizeof p->containers);
     memset(&p->pods, 0, sizeof p->pods);
     to_joules(out);
@@ -869,6 +1079,8 @@ int wc_levels_compute(wc_store *st, int64_t model_id, double window_s, wc_levels
     if (!rc)
         rc = alloc_zone_totals(&p, err);
     if (!rc)
+        alloc_pod_series(&p);
+    if (!rc && (rc = walk_split(st, model_id, &p, err)) == 1)
         rc = walk_all(st, model_id, &p, err);
     if (!rc)
         hand_over(&p, out);
@@ -904,5 +1116,6 @@ void wc_levels_free(wc_levels_report *r)
     keyset_free(&q);
     free(r->vms);
     free(r->excluded_process), free(r->excluded_container), free(r->excluded_pod);
+    free(r->pod_tick_uj);
     memset(r, 0, sizeof *r);
 }

@@ -132,7 +132,19 @@ typedef struct wc_levels_report {
     int64_t lifetime_delta_rows;   /* ... and with its lifetime-first-delta flag */
     wc_level_vm *vms;              /* every VM per zone, zone then energy order; NULL none */
     size_t nvms;
+    /* Each listed pod's energy per zone and tick, µJ: pod_tick_uj[(q * nzones
+     * + z) * ntick + i] sums pod q's rows with energy > 0 (NEGATIVE_SHARE
+     * left out) of zone z and tick index i of the run's ntick ticks (ids
+     * first_tick_id .. last_tick_id), for showback's series. NULL when the
+     * array would pass WC_LEVELS_POD_SERIES_MAX_BYTES (showback then reads
+     * the rows itself) or the run has no pods. */
+    double *pod_tick_uj;
+    size_t ntick;
+    int64_t first_tick_id, last_tick_id;
 } wc_levels_report;
+
+/* The most the per-tick pod series of a levels pass may take (64 MiB). */
+#define WC_LEVELS_POD_SERIES_MAX_BYTES ((size_t)64 << 20)
 
 /* Computes the levels of model_id with windows of window_s seconds from the
  * run's first tick (never shorter than the run's median tick spacing:

@@ -104,12 +104,45 @@ static int load_totals(wc_store *st, const wc_showback_in *in, pod_total **out, 
     return rc;
 }
 
+static int cmp_uid(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, *(char *const *)elem);
+}
+
+/* The top pods' series from the levels pass (levels.h pod_tick_uj), when it
+ * kept them for these very ticks and listed every pod: 1, else 0. */
+static int series_from_levels(const wc_showback_in *in, const wc_timebase *tb,
+                              const wc_showback *s, double *x)
+{
+    const wc_levels_report *lv = in->levels;
+    if (!lv || !lv->pod_tick_uj || lv->unlisted_pod_rows || lv->ntick != tb->n || tb->n < 2 ||
+        lv->first_tick_id != tb->tick_id[0] || lv->last_tick_id != tb->tick_id[tb->n - 1])
+        return 0;
+    size_t z = 0, m = tb->n - 1;
+    while (z < lv->nzones && strcmp(lv->zones[z].zone, in->zone))
+        z++;
+    if (z == lv->nzones)
+        return 0;
+    for (size_t k = 0; k < s->n; k++) {
+        char **hit = bsearch(s->pods[k].uid, lv->pod_uids, lv->npods, sizeof *lv->pod_uids, cmp_uid);
+        if (!hit)
+            return 0;
+        size_t q = (size_t)(hit - lv->pod_uids);
+        const double *src = lv->pod_tick_uj + (q * lv->nzones + z) * tb->n;
+        for (size_t i = 1; i < tb->n; i++)
+            x[k * m + i - 1] = src[i] / 1e6;
+    }
+    return 1;
+}
+
 /* Per-tick energy (J) of the top pods: x[k * (tb->n - 1) + i − 1] for the
- * interval closed by tick i. */
+ * interval closed by tick i (summed in µJ, then divided). */
 static int tick_series(wc_store *st, const wc_showback_in *in, const wc_timebase *tb,
                        const wc_showback *s, double *x, wc_error *err)
 {
     size_t m = tb->n - 1;
+    if (series_from_levels(in, tb, s, x))
+        return 0;
     memset(x, 0, s->n * m * sizeof *x);
     wc_store_iter *it = NULL;
     int rc = wc_store_tenant_rows_open(st, in->model_id, WC_LEVEL_POD, in->zone,
@@ -122,9 +155,11 @@ static int tick_series(wc_store *st, const wc_showback_in *in, const wc_timebase
             continue; /* the first tick closes no interval */
         for (size_t k = 0; k < s->n; k++)
             if (!strcmp(s->pods[k].uid, row.key))
-                x[k * m + (size_t)i - 1] += row.energy_uj / 1e6;
+                x[k * m + (size_t)i - 1] += row.energy_uj;
     }
     wc_store_iter_close(it);
+    for (size_t k = 0; k < s->n * m; k++)
+        x[k] /= 1e6;
     return rc;
 }
 

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -725,6 +726,111 @@ static int run_showback(wc_store *st, const wc_validation_opts *o, wc_validation
     return wc_showback_compute(st, &in, &v->showback, err);
 }
 
+/* ---- two threads ----------------------------------------------------------
+ *
+ * The levels pass (validator/levels.c) reads its halves on two connections.
+ * After it, node accuracy (stored fits, truth and meter series, bootstrap)
+ * shares nothing with the gap, showback, class bias and CPU-share readers:
+ * it runs on a second thread with its own read-only connection, writing
+ * only v's fits, accuracy and exporter report while the caller writes the
+ * others. Errors are reported in the order a single thread would meet them. */
+
+/* Returns code, with the message of another thread's err in err. */
+static int take_error(wc_error *err, int code, const wc_error *from)
+{
+    if (err)
+        *err = *from;
+    return code;
+}
+
+/* The stored fits and node accuracy (the second thread's part). */
+static int accuracy_part(wc_store *st, const wc_validation_opts *o, wc_validation *v,
+                         wc_error *err)
+{
+    int rc = wc_calibration_load(st, v->fits, WC_CAL_MAX, &v->nfits, &v->fits_ignored, err);
+    return rc ? rc : run_accuracy(st, o, v, err);
+}
+
+typedef struct acc_job {
+    const wc_store *st;
+    const wc_validation_opts *o;
+    wc_validation *v;
+    int rc;
+    wc_error err;
+} acc_job;
+
+static void *acc_main(void *arg)
+{
+    acc_job *j = arg;
+    wc_store *st = wc_store_open_reader(j->st, &j->err);
+    j->rc = st ? accuracy_part(st, j->o, j->v, &j->err) : -EIO;
+    wc_store_close(st);
+    return NULL;
+}
+
+/* The readers after the gap that need neither accuracy nor the exporter
+ * report: class bias, CPU shares, showback; *bias_failed tells whether the
+ * first of them failed (a single thread would meet it before the exporter
+ * report). */
+static int other_parts(wc_store *st, const wc_validation_opts *o, wc_validation *v,
+                       int *bias_failed, wc_error *err)
+{
+    int rc = wc_bias_compute(st, v->model_id, v->model, &o->acc.boot, &v->bias, err);
+    *bias_failed = rc != 0;
+    if (!rc)
+        rc = wc_cpu_share_compute(st, v->model_id, v->model, "package", &v->cpu_share, err);
+    return rc ? rc : run_showback(st, o, v, err);
+}
+
+/* The gated source named by --gate-source must exist. */
+static int gate_source_check(const wc_validation_opts *o, wc_validation *v, wc_error *err)
+{
+    if (o->gate_source && v->have_accuracy && pick_gated(&v->acc, o->gate_source) < 0)
+        return wc_error_set(err, -EINVAL, "--gate-source %.60s: the run has no such node source",
+                            o->gate_source);
+    if (v->have_accuracy)
+        v->gated_source = pick_gated(&v->acc, o->gate_source);
+    return 0;
+}
+
+/* Everything after the levels pass: accuracy on a second thread (inline when
+ * none starts) beside the gap and the other readers. */
+static int run_parts(wc_store *st, wc_model model, const wc_validation_opts *o, wc_validation *v,
+                     wc_error *err)
+{
+    acc_job j = {.st = st, .o = o, .v = v};
+    pthread_t t;
+    int threaded = pthread_create(&t, NULL, acc_main, &j) == 0;
+    int rc = wc_gap_compute_with(st, model, &v->levels, &v->gap, err);
+    if (!rc)
+        rc = wc_unit_slips_check(st, &v->gap, &v->slips, err);
+    int bias_failed = 0, orc = 0;
+    wc_error oerr = {{0}};
+    if (!rc && threaded)
+        orc = other_parts(st, o, v, &bias_failed, &oerr);
+    if (threaded)
+        pthread_join(t, NULL);
+    if (!rc && threaded && j.rc)
+        rc = take_error(err, j.rc, &j.err);
+    if (!rc && !threaded)
+        rc = accuracy_part(st, o, v, err);
+    if (!rc)
+        rc = gate_source_check(o, v, err);
+    if (!rc && !threaded)
+        orc = other_parts(st, o, v, &bias_failed, &oerr);
+    if (!rc && orc && bias_failed)
+        rc = take_error(err, orc, &oerr);
+    if (!rc) {
+        char first[64];
+        v->xp->class_untrusted = wc_gap_below_baseline(&v->gap, first, sizeof first);
+        rc = wc_xp_report_finish(st, v->model_id, v->model, v->have_accuracy ? &v->acc : NULL,
+                                 class_error_pct(&v->bias), &o->acc.boot, v->xp, err);
+    }
+    if (!rc && orc)
+        rc = take_error(err, orc, &oerr);
+    return rc;
+}
+
 int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
                       wc_validation *v, wc_error *err)
 {
@@ -748,31 +854,7 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
         v->have_levels = rc == 0;
     }
     if (!rc)
-        rc = wc_gap_compute_with(st, model, &v->levels, &v->gap, err);
-    if (!rc)
-        rc = wc_unit_slips_check(st, &v->gap, &v->slips, err);
-    if (!rc)
-    rc = wc_calibration_load(st, v->fits, WC_CAL_MAX, &v->nfits, &v->fits_ignored, err);
-    if (!rc)
-        rc = run_accuracy(st, o, v, err);
-    if (!rc && o->gate_source && v->have_accuracy && pick_gated(&v->acc, o->gate_source) < 0)
-        rc = wc_error_set(err, -EINVAL, "--gate-source %.60s: the run has no such node source",
-                          o->gate_source);
-    if (!rc && v->have_accuracy)
-        v->gated_source = pick_gated(&v->acc, o->gate_source);
-    if (!rc)
-        rc = wc_bias_compute(st, v->model_id, v->model, &o->acc.boot, &v->bias, err);
-    if (!rc) {
-        char first[64];
-        v->xp->class_untrusted = wc_gap_below_baseline(&v->gap, first, sizeof first);
-    }
-    if (!rc)
-        rc = wc_xp_report_finish(st, v->model_id, v->model, v->have_accuracy ? &v->acc : NULL,
-                                 class_error_pct(&v->bias), &o->acc.boot, v->xp, err);
-    if (!rc)
-        rc = wc_cpu_share_compute(st, v->model_id, v->model, "package", &v->cpu_share, err);
-    if (!rc)
-        rc = run_showback(st, o, v, err);
+        rc = run_parts(st, model, o, v, err);
     if (!rc && evaluate(v, o))
         rc = wc_error_set(err, -ENOMEM, "out of memory evaluating tolerances");
     if (rc)

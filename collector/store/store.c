@@ -319,6 +319,8 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
         return NULL;
     }
     sqlite3_busy_timeout(st->db, 5000);
+    if (stat(path, &sb) == 0)
+        st->dev = sb.st_dev, st->ino = sb.st_ino;
     int rc = 0;
     /* SQLite silently falls back to read-only on read-only media. */
     if (!st->read_only && sqlite3_db_readonly(st->db, "main") == 1)
@@ -346,6 +348,23 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
         return NULL;
     }
     return st;
+}
+
+const char *wc_store_path(const wc_store *st)
+{
+    return st->path;
+}
+
+wc_store *wc_store_open_reader(const wc_store *st, wc_error *err)
+{
+    wc_store *r = wc_store_open(st->path, WC_STORE_READ, err);
+    if (r && (r->dev != st->dev || r->ino != st->ino)) {
+        wc_error_set(err, -ESTALE, "%s: the file was replaced while it was being read: run again"
+                     " on the file as it is now", st->path);
+        wc_store_close(r);
+        return NULL;
+    }
+    return r;
 }
 
 void wc_store_remove_files(const char *path)

@@ -63,6 +63,16 @@ typedef enum wc_store_mode {
  * denied": a read-only directory); a file a failed CREATE made is removed. */
 wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err);
 
+/* A second, read-only connection to st's file for a reader on another
+ * thread (one connection serves one thread at a time; SQLite is built
+ * thread-safe). The file must still be the one st opened (same device and
+ * inode): else NULL with -ESTALE in err; NULL with err as wc_store_open
+ * otherwise. The caller closes it. */
+wc_store *wc_store_open_reader(const wc_store *st, wc_error *err);
+
+/* The file name the store was opened with (for messages). */
+const char *wc_store_path(const wc_store *st);
+
 /* Closes the store (checkpoints WAL). Safe on NULL. */
 void wc_store_close(wc_store *st);
 

@@ -14,6 +14,7 @@
 #define WC_STORE_INTERNAL_H
 
 #include <sqlite3.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,8 @@ struct wc_store {
     struct wc_store_delta *delta; /* store_delta.c: which process samples a tick writes */
     struct wc_work_energy *we;   /* store_work_energy.c: the compact workload layout (its
                                     zones, key cache, statements; NULL until first use) */
+    dev_t dev;                   /* the file's (device, inode) when opened: a second */
+    ino_t ino;                   /* connection (wc_store_open_reader) must find the same */
 };
 
 typedef struct wc_work_energy wc_work_energy;

@@ -13,6 +13,7 @@
  * order (tick order), one statement row handing out its present zones.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,7 +171,8 @@ static int load_keys(wc_store_iter *it, wc_error *err)
 /* A compact run (store_work_energy.c): one statement row per work_energy
  * row, in primary-key order (model, tick, level, workload: tick order with
  * no sort), its zones handed out one by one by wc_store_work_row_next. */
-static int compact_rows_open(wc_store *st, int64_t model_id, wc_store_iter **it, wc_error *err)
+static int compact_rows_open(wc_store *st, int64_t model_id, int64_t tick_lo, int64_t tick_hi,
+                             wc_store_iter **it, wc_error *err)
 {
     const char *zone[1];
     size_t n = wc_store_attr_slots(st, zone, 0);
@@ -178,7 +180,8 @@ static int compact_rows_open(wc_store *st, int64_t model_id, wc_store_iter **it,
     sqlite3_str_appendall(q, "SELECT e.tick_id, e.level, e.wid, NULL, e.cpu_delta_s");
     for (int k = 0; k < (int)n; k++)
         sqlite3_str_appendf(q, ", e.e%d, e.f%d", k, k);
-    sqlite3_str_appendall(q, " FROM work_energy e WHERE e.model_id = ? AND e.term = 0"
+    sqlite3_str_appendall(q, " FROM work_energy e WHERE e.model_id = ?1 AND e.term = 0"
+                             " AND e.tick_id >= ?2 AND e.tick_id < ?3"
                              " ORDER BY e.model_id, e.tick_id");
     char *sql = sqlite3_str_finish(q);
     if (!sql)
@@ -199,8 +202,19 @@ static int compact_rows_open(wc_store *st, int64_t model_id, wc_store_iter **it,
     if (rc)
         return rc;
     sqlite3_bind_int64((*it)->s, 1, model_id);
+    sqlite3_bind_int64((*it)->s, 2, tick_lo);
+    sqlite3_bind_int64((*it)->s, 3, tick_hi);
     (*it)->nslot = (*it)->slot = n;
     return 0;
+}
+
+int wc_store_work_rows_open_range(wc_store *st, int64_t model_id, int64_t tick_lo,
+                                  int64_t tick_hi, wc_store_iter **it, wc_error *err)
+{
+    int compact = wc_store_attr_compact(st, err);
+    if (compact <= 0)
+        return compact < 0 ? compact : -ENOTSUP;
+    return compact_rows_open(st, model_id, tick_lo, tick_hi, it, err);
 }
 
 size_t wc_store_work_rows_nkeys(const wc_store_iter *it)
@@ -229,7 +243,7 @@ int wc_store_work_rows_open(wc_store *st, int64_t model_id, int tick_ordered,
     if (compact < 0)
         return compact;
     if (compact)
-        return compact_rows_open(st, model_id, it, err);
+        return compact_rows_open(st, model_id, INT64_MIN, INT64_MAX, it, err);
     /* terminated workloads (flag 4096, WC_AF_TERMINATED) hold no interval
      * energy or CPU: the levels never see them */
     const char *sql = tick_ordered

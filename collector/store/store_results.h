@@ -99,6 +99,13 @@ int wc_store_work_rows_open(wc_store *st, int64_t model_id, int tick_ordered,
                             wc_store_iter **it, wc_error *err);
 int wc_store_work_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err);
 
+/* The workload rows of the ticks with tick_lo <= id < tick_hi of a compact
+ * run, in tick order, as wc_store_work_rows_open gives them: a reader may
+ * stream parts of a run on several connections. -ENOTSUP for a run that
+ * keeps the work_attr table (one scan of it reads every row). */
+int wc_store_work_rows_open_range(wc_store *st, int64_t model_id, int64_t tick_lo,
+                                  int64_t tick_hi, wc_store_iter **it, wc_error *err);
+
 /* How many distinct key slots a workload stream's rows may carry (0 for a
  * table-layout run): a reader caches per-key work by wc_work_row.key_slot. */
 size_t wc_store_work_rows_nkeys(const wc_store_iter *it);
