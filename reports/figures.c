@@ -849,11 +849,47 @@ static void spread(const fig_env *e, long ti, double j, size_t col, size_t n, in
     }
 }
 
+/* Pod windows from the levels pass's per-tick pod energy (levels.h), tick by
+ * tick with the pods in the store's row order, so the additions are the
+ * ones the rows would make: 1 done, 0 when the pass did not keep them for
+ * these ticks and this zone (the rows are read instead). */
+static int pod_windows_from_levels(const fig_env *e, char *const *names, size_t n, int64_t w_ns,
+                                   size_t nwin, double *ej)
+{
+    const wc_levels_report *lv = e->v->have_levels ? &e->v->levels : NULL;
+    const wc_timebase *tb = &e->v->acc.tb;
+    if (!lv || !lv->pod_tick_uj || !lv->pod_row_order || lv->ntick != tb->n || tb->n < 2 ||
+        lv->first_tick_id != tb->tick_id[0] || lv->last_tick_id != tb->tick_id[tb->n - 1])
+        return 0;
+    size_t z = 0;
+    while (z < lv->nzones && strcmp(lv->zones[z].zone, e->v->gap.rank_zone))
+        z++;
+    size_t *col = z < lv->nzones ? malloc(lv->npods * sizeof *col) : NULL;
+    if (!col)
+        return 0;
+    for (size_t q = 0; q < lv->npods; q++) {
+        col[q] = n;
+        for (size_t i = 0; i < n && col[q] == n; i++)
+            col[q] = strcmp(names[i], lv->pod_uids[q]) ? n : i;
+    }
+    for (size_t ti = 1; ti < tb->n; ti++)
+        for (size_t k = 0; k < lv->npods; k++) {
+            size_t q = lv->pod_row_order[k];
+            double uj = lv->pod_tick_uj[(q * lv->nzones + z) * tb->n + ti];
+            if (uj > 0)
+                spread(e, (long)ti, uj / 1e6, col[q], n, w_ns, nwin, ej);
+        }
+    free(col);
+    return 1;
+}
+
 /* Energy per window of each top tenant (column k) and of the rest (column n),
  * joules: ej[window * (n + 1) + k]. */
 static int tenant_windows(const fig_env *e, int level, char *const *names, size_t n,
                           int64_t w_ns, size_t nwin, double *ej, wc_error *err)
 {
+    if (level == WC_LEVEL_POD && pod_windows_from_levels(e, names, n, w_ns, nwin, ej))
+        return 0;
     wc_store_iter *rows = NULL;
     int rc = wc_store_tenant_rows_open(e->st, e->v->model_id, (wc_attr_level)level,
                                        e->v->gap.rank_zone, WC_TENANT_ROWS_POSITIVE, &rows, err);

@@ -10,6 +10,8 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,10 +332,20 @@ static double median_truth_watts(const wc_truth_series *t)
     return m;
 }
 
-/* Scores one (source, truth, window, phase) into a cell; n == 0 is not stored. */
-static int score_cell(wc_accuracy_report *rep, size_t *cap, size_t si, size_t ti, size_t wi,
-                      int phase)
+/* One cell to score, and its outcome: stored (pairs found), rc. */
+typedef struct cell_job {
+    size_t si, ti, wi;
+    int phase;
+    int stored, rc;
+    wc_acc_cell c;
+} cell_job;
+
+/* Scores one (source, truth, window, phase) into j->c; no pairs: not stored.
+ * Reads rep only, so jobs may run on several threads. */
+static void score_cell(const wc_accuracy_report *rep, cell_job *j)
 {
+    size_t si = j->si, ti = j->ti, wi = j->wi;
+    int phase = j->phase;
     const wc_acc_source *src = &rep->sources[si];
     const wc_truth_series *t = &rep->truth[ti];
     int64_t lo = INT64_MIN, hi = INT64_MAX;
@@ -348,7 +360,8 @@ static int score_cell(wc_accuracy_report *rep, size_t *cap, size_t si, size_t ti
                    : wc_align_native(&src->series, t, &rep->lag[ti], lo, hi, &p);
     if (rc || p.n == 0) {
         wc_pairs_free(&p);
-        return rc;
+        j->rc = rc;
+        return;
     }
     wc_acc_cell c;
     memset(&c, 0, sizeof c);
@@ -372,7 +385,119 @@ static int score_cell(wc_accuracy_report *rep, size_t *cap, size_t si, size_t ti
     if (overlapping)
         c.covered_s = NAN;
     wc_pairs_free(&p);
-    return rc ? rc : push_cell(rep, cap, &c);
+    j->rc = rc;
+    j->stored = !rc;
+    j->c = c;
+}
+
+/* The jobs of a scoring, taken in turn by each thread (next: the first not
+ * taken). */
+typedef struct job_queue {
+    const wc_accuracy_report *rep;
+    cell_job *job;
+    size_t n;
+    atomic_size_t next;
+} job_queue;
+
+static void *score_jobs(void *arg)
+{
+    job_queue *q = arg;
+    for (size_t k; (k = atomic_fetch_add(&q->next, 1)) < q->n;)
+        score_cell(q->rep, &q->job[k]);
+    return NULL;
+}
+
+/* Scores the jobs on this thread and, when one starts, a second one (every
+ * job reads rep only and writes its own slot; its bootstrap is seeded per
+ * cell, so the figures do not depend on the threads); then stores the
+ * cells in job order. Returns 0 or -ENOMEM. */
+static int score_all(wc_accuracy_report *rep, cell_job *job, size_t n)
+{
+    job_queue q = {.rep = rep, .job = job, .n = n};
+    atomic_init(&q.next, 0);
+    pthread_t t;
+    int threaded = n > 1 && pthread_create(&t, NULL, score_jobs, &q) == 0;
+    score_jobs(&q);
+    if (threaded)
+        pthread_join(t, NULL);
+    size_t cap = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (job[k].rc)
+            return job[k].rc;
+        if (job[k].stored && push_cell(rep, &cap, &job[k].c))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* Why window wi of truth ti cannot be scored (into its window_skipped
+ * text): 1 skipped, 0 scored. */
+static int window_skipped(wc_accuracy_report *rep, size_t ti, size_t wi)
+{
+    const wc_truth_series *t = &rep->truth[ti];
+    double w = rep->windows_s[wi], tick_s = (double)rep->tb.median_spacing_ns / 1e9;
+    char *why = rep->window_skipped[ti][wi];
+    size_t why_cap = sizeof rep->window_skipped[ti][wi];
+    if (w > 0 && w < t->median_window_s)
+        snprintf(why, why_cap, "%g s is shorter than the truth's own %g s averaging window", w,
+                 t->median_window_s);
+    else if (w > 0 && !t->any_window_known && w < t->median_spacing_s)
+        snprintf(why, why_cap, "%g s is shorter than the %.3g s between truth readings", w,
+                 t->median_spacing_s);
+    else if (w > 0 && w < tick_s)
+        snprintf(why, why_cap, "%g s is shorter than the run's %.3g s sample spacing", w, tick_s);
+    else
+        return 0;
+    return 1;
+}
+
+/* Truth ti's lag (estimated against the first source, or fixed) and MAPE
+ * floor. Returns 0 or -ENOMEM. */
+static int truth_setup(wc_accuracy_report *rep, size_t ti)
+{
+    const wc_truth_series *t = &rep->truth[ti];
+    if (rep->opts.lag_fixed || !rep->nsources)
+        wc_lagwin_fixed(rep->opts.lag_fixed ? rep->opts.lag_s : 0, &rep->lag[ti]);
+    else if (wc_lagwin_estimate(&rep->sources[0].series, t, &rep->opts.search, &rep->opts.boot,
+                                &rep->lag[ti]))
+        return -ENOMEM;
+    rep->mape_floor_w[ti] = rep->opts.mape_floor_w > 0 ? rep->opts.mape_floor_w
+                                                       : 0.1 * median_truth_watts(t);
+    return 0;
+}
+
+/* Every (source, phase) job of the scored windows, in the order cells are
+ * stored (truth, window, source, phase): *job malloc'd, *n. */
+static int plan_jobs(const wc_accuracy_report *rep, char skipped[][WC_ACC_MAX_WINDOWS],
+                     cell_job **job, size_t *n)
+{
+    size_t cap = rep->ntruth * rep->nwindows * rep->nsources * (rep->nphases + 1);
+    *job = calloc(cap ? cap : 1, sizeof **job);
+    *n = 0;
+    if (!*job)
+        return -ENOMEM;
+    for (size_t ti = 0; ti < rep->ntruth; ti++)
+        for (size_t wi = 0; wi < rep->nwindows; wi++)
+            for (size_t si = 0; !skipped[ti][wi] && si < rep->nsources; si++)
+                for (int ph = -1; ph < (int)rep->nphases; ph++)
+                    (*job)[(*n)++] = (cell_job){.si = si, .ti = ti, .wi = wi, .phase = ph};
+    return 0;
+}
+
+/* A scored window no source covered says why. */
+static void window_uncovered(wc_accuracy_report *rep, size_t ti, size_t wi)
+{
+    double w = rep->windows_s[wi];
+    char *why = rep->window_skipped[ti][wi];
+    int any = 0;
+    for (size_t si = 0; si < rep->nsources && !any; si++)
+        any = wc_accuracy_cell(rep, si, ti, w, -1) != NULL;
+    if (!any && rep->nsources && w > 0)
+        snprintf(why, sizeof rep->window_skipped[ti][wi], "no %g s window had readings covering"
+                 " 80 %% of it with the source defined", w);
+    else if (!any && rep->nsources)
+        snprintf(why, sizeof rep->window_skipped[ti][wi],
+                 "no reading's interval is covered by a source");
 }
 
 int wc_accuracy_score(wc_accuracy_report *rep, wc_error *err)
@@ -381,49 +506,26 @@ int wc_accuracy_score(wc_accuracy_report *rep, wc_error *err)
     rep->nwindows = 1;
     for (size_t k = 0; k < rep->opts.nwindows && rep->nwindows < WC_ACC_MAX_WINDOWS; k++)
         rep->windows_s[rep->nwindows++] = rep->opts.windows_s[k];
-    size_t cap = 0;
+    char skipped[WC_ACC_MAX_TRUTH][WC_ACC_MAX_WINDOWS];
     for (size_t ti = 0; ti < rep->ntruth; ti++) {
-        const wc_truth_series *t = &rep->truth[ti];
-        if (rep->opts.lag_fixed || !rep->nsources)
-            wc_lagwin_fixed(rep->opts.lag_fixed ? rep->opts.lag_s : 0, &rep->lag[ti]);
-        else if (wc_lagwin_estimate(&rep->sources[0].series, t, &rep->opts.search,
-                                    &rep->opts.boot, &rep->lag[ti]))
-            return wc_error_set(err, -ENOMEM, "out of memory estimating the lag of %s", t->spec);
-        rep->mape_floor_w[ti] = rep->opts.mape_floor_w > 0 ? rep->opts.mape_floor_w
-                                                           : 0.1 * median_truth_watts(t);
-        double tick_s = (double)rep->tb.median_spacing_ns / 1e9;
-        for (size_t wi = 0; wi < rep->nwindows; wi++) {
-            double w = rep->windows_s[wi];
-            char *why = rep->window_skipped[ti][wi];
-            size_t why_cap = sizeof rep->window_skipped[ti][wi];
-            if (w > 0 && w < t->median_window_s) {
-                snprintf(why, why_cap, "%g s is shorter than the truth's own %g s averaging window", w,
-                         t->median_window_s);
-                continue;
-            }
-            if (w > 0 && !t->any_window_known && w < t->median_spacing_s) {
-                snprintf(why, why_cap, "%g s is shorter than the %.3g s between truth readings", w,
-                         t->median_spacing_s);
-                continue;
-            }
-            if (w > 0 && w < tick_s) {
-                snprintf(why, why_cap, "%g s is shorter than the run's %.3g s sample spacing", w, tick_s);
-                continue;
-            }
-            for (size_t si = 0; si < rep->nsources; si++)
-                for (int ph = -1; ph < (int)rep->nphases; ph++)
-                    if (score_cell(rep, &cap, si, ti, wi, ph))
-                        return wc_error_set(err, -ENOMEM, "out of memory scoring accuracy");
-            int any = 0;
-            for (size_t si = 0; si < rep->nsources && !any; si++)
-                any = wc_accuracy_cell(rep, si, ti, w, -1) != NULL;
-            if (!any && rep->nsources && w > 0)
-                snprintf(why, why_cap, "no %g s window had readings covering 80 %% of it with the"
-                                       " source defined", w);
-            else if (!any && rep->nsources)
-                snprintf(why, why_cap, "no reading's interval is covered by a source");
-        }
+        if (truth_setup(rep, ti))
+            return wc_error_set(err, -ENOMEM, "out of memory estimating the lag of %s",
+                                rep->truth[ti].spec);
+        for (size_t wi = 0; wi < rep->nwindows; wi++)
+            skipped[ti][wi] = (char)window_skipped(rep, ti, wi);
     }
+    cell_job *job = NULL;
+    size_t n = 0;
+    int rc = plan_jobs(rep, skipped, &job, &n);
+    if (!rc)
+        rc = score_all(rep, job, n);
+    free(job);
+    if (rc)
+        return wc_error_set(err, -ENOMEM, "out of memory scoring accuracy");
+    for (size_t ti = 0; ti < rep->ntruth; ti++)
+        for (size_t wi = 0; wi < rep->nwindows; wi++)
+            if (!skipped[ti][wi])
+                window_uncovered(rep, ti, wi);
     return 0;
 }
 

@@ -84,35 +84,62 @@ static int load_run(wc_store *st, wc_gap_report *rep, wc_error *err)
     return rc;
 }
 
-/* The counter zone being differenced. */
+/* One counter zone's walk through its readings (tick order), and what it
+ * adds to its name's figures: energy in µJ and time in ns as integers, so
+ * the sums are exact whatever order zones are added in. */
 typedef struct meter_walk {
     int64_t zone, prev_mono;
     uint64_t prev;
-    int have;
-    double ceiling;      /* the run's stored ceiling (0: none, counter.h) */
+    int have, named;
+    char name[sizeof(((wc_gap_zone *)0)->zone) + 1]; /* one byte more: a longer name is cut
+                                                        to one that matches no zone */
+    uint64_t uj;
+    int64_t ns, intervals, unmeasurable, ambiguous;
 } meter_walk;
 
-/* One counter reading into its zone's energy (see load_meter_energy). */
-static void meter_row(wc_gap_report *rep, meter_walk *w, const wc_zone_sample *r)
+/* The walks of every counter zone met so far (zone ids ascending). */
+typedef struct meter_walks {
+    meter_walk *w;
+    size_t n, cap, last;
+    double ceiling;      /* the run's stored ceiling (0: none, counter.h) */
+} meter_walks;
+
+/* The walk of zone_id (added, in id order, on first sight); NULL out of memory. */
+static meter_walk *walk_of(meter_walks *ws, const wc_zone_sample *r)
 {
-    int new_zone = r->zone_id != w->zone;
-    if (new_zone) {
-        w->zone = r->zone_id;
-        w->have = 0;
+    if (ws->last < ws->n && ws->w[ws->last].zone == r->zone_id)
+        return &ws->w[ws->last];
+    size_t k = 0;
+    while (k < ws->n && ws->w[k].zone < r->zone_id)
+        k++;
+    if (k == ws->n || ws->w[k].zone != r->zone_id) {
+        if (ws->n == ws->cap) {
+            size_t cap = ws->cap ? ws->cap * 2 : 8;
+            meter_walk *n = realloc(ws->w, cap * sizeof *n);
+            if (!n)
+                return NULL;
+            ws->w = n, ws->cap = cap;
+        }
+        memmove(&ws->w[k + 1], &ws->w[k], (ws->n - k) * sizeof *ws->w);
+        ws->w[k] = (meter_walk){.zone = r->zone_id, .named = r->name != NULL};
+        snprintf(ws->w[k].name, sizeof ws->w[k].name, "%s", r->name ? r->name : "");
+        ws->n++;
     }
-    wc_gap_zone *z = zone_slot(rep, r->name);
+    ws->last = k;
+    return &ws->w[k];
+}
+
+/* One counter reading into its zone's walk (see load_meter_energy). */
+static void meter_row(meter_walks *ws, meter_walk *w, const wc_zone_sample *r)
+{
     /* a counter is an integer: NULL or any other type is a failed read */
-    int ok = r->status == 0 && r->type == WC_VALUE_INTEGER;
-    if (!z)
-        return;
-    z->meter_instances += new_zone;
-    if (!ok) {
+    if (r->status != 0 || r->type != WC_VALUE_INTEGER) {
         /* The tick has no reading. A transient failure keeps the last good
          * baseline, so the next reading spans the gap (the ceiling then
          * applies to the longer interval); a zone that vanished (ENOENT:
          * its CPUs went offline, cases/B25) starts a new baseline. */
         if (w->have)
-            z->meter_unmeasurable++;
+            w->unmeasurable++;
         if (r->status == -ENOENT)
             w->have = 0;
         return;
@@ -121,35 +148,70 @@ static void meter_row(wc_gap_report *rep, meter_walk *w, const wc_zone_sample *r
     if (w->have) {
         uint64_t d = 0;
         wc_delta_status st = wc_counter_delta_checked(w->prev, v, r->max_range_uj,
-                                                      r->mono_ns - w->prev_mono, w->ceiling, &d);
-        z->meter_intervals++;
+                                                      r->mono_ns - w->prev_mono, ws->ceiling, &d);
+        w->intervals++;
         if (wc_delta_usable(st)) {
-            z->meter_joules += (double)d / 1e6;
-            z->meter_seconds += (double)(r->mono_ns - w->prev_mono) / 1e9;
+            w->uj += d;
+            w->ns += r->mono_ns - w->prev_mono;
         } else {
-            z->meter_unmeasurable++;
+            w->unmeasurable++;
         }
-        z->meter_ambiguous += st == WC_DELTA_AMBIGUOUS;
+        w->ambiguous += st == WC_DELTA_AMBIGUOUS;
     }
     w->prev = v;
     w->prev_mono = r->mono_ns;
     w->have = 1;
 }
 
+/* The walks into their zone names, in zone id order (the order names are
+ * first listed in). */
+static void meter_totals(wc_gap_report *rep, const meter_walks *ws)
+{
+    uint64_t uj[WC_GAP_MAX_ZONES] = {0};
+    int64_t ns[WC_GAP_MAX_ZONES] = {0};
+    int any[WC_GAP_MAX_ZONES] = {0};
+    for (size_t k = 0; k < ws->n; k++) {
+        const meter_walk *w = &ws->w[k];
+        wc_gap_zone *z = zone_slot(rep, w->named ? w->name : NULL);
+        if (!z)
+            continue;
+        size_t i = (size_t)(z - rep->zones);
+        z->meter_instances++;
+        z->meter_intervals += w->intervals;
+        z->meter_unmeasurable += w->unmeasurable;
+        z->meter_ambiguous += w->ambiguous;
+        uj[i] += w->uj, ns[i] += w->ns, any[i] = 1;
+    }
+    for (size_t i = 0; i < rep->nzones; i++)
+        if (any[i]) {
+            rep->zones[i].meter_joules = (double)uj[i] / 1e6;
+            rep->zones[i].meter_seconds = (double)ns[i] / 1e9;
+        }
+}
+
 /* Meter energy per zone name: raw counters through wc_counter_delta, per
- * socket zone before any sum. meter_unmeasurable counts ticks without a usable
- * interval (failed reads, resets, unknown range). */
+ * socket zone before any sum, read in tick order. meter_unmeasurable counts
+ * ticks without a usable interval (failed reads, resets, unknown range). */
 static int load_meter_energy(wc_store *st, wc_gap_report *rep, wc_error *err)
 {
     wc_store_iter *it = NULL;
     int rc = wc_store_counter_samples_open(st, &it, err);
     if (rc)
         return rc;
-    meter_walk w = {.zone = -1, .ceiling = rep->ceiling_stored ? rep->ceiling_watts : 0.0};
+    meter_walks ws = {.ceiling = rep->ceiling_stored ? rep->ceiling_watts : 0.0};
     wc_zone_sample r;
-    while ((rc = wc_store_zone_sample_next(it, &r, err)) == 1)
-        meter_row(rep, &w, &r);
+    while ((rc = wc_store_zone_sample_next(it, &r, err)) == 1) {
+        meter_walk *w = walk_of(&ws, &r);
+        if (!w) {
+            rc = wc_error_set(err, -ENOMEM, "out of memory reading meter zones");
+            break;
+        }
+        meter_row(&ws, w, &r);
+    }
     wc_store_iter_close(it);
+    if (!rc)
+        meter_totals(rep, &ws);
+    free(ws.w);
     return rc;
 }
 
@@ -393,49 +455,72 @@ static int load_workloads(wc_store *st, wc_gap_report *rep, wc_error *err)
     return rc;
 }
 
-/* The package and dram counters of a phase being differenced. */
-typedef struct phase_energy {
+/* One package or dram counter zone of a phase being differenced. */
+typedef struct phase_zone {
     int64_t zone, prev_mono, first_mono;
     uint64_t prev;
-    int have, any;
-    double joules, span_s;
+    int have;
+} phase_zone;
+
+/* A phase's counters (read in tick order, a state per zone): energy in
+ * integer µJ, exact in any order. */
+typedef struct phase_energy {
+    phase_zone z[64];
+    size_t nz, dropped;  /* zones kept; readings of zones past the 64th */
+    int any;
+    uint64_t uj;
+    double span_s;
     double ceiling;      /* the run's stored ceiling (0: none, counter.h) */
 } phase_energy;
 
+/* The state of zone_id; NULL past the 64th zone (32 sockets' package and
+ * dram: no node wattcal records has more). */
+static phase_zone *phase_zone_of(phase_energy *e, int64_t zone_id)
+{
+    for (size_t k = 0; k < e->nz; k++)
+        if (e->z[k].zone == zone_id)
+            return &e->z[k];
+    if (e->nz == sizeof e->z / sizeof *e->z)
+        return NULL;
+    e->z[e->nz] = (phase_zone){.zone = zone_id};
+    return &e->z[e->nz++];
+}
+
 static void phase_row(phase_energy *e, const wc_zone_sample *r)
 {
-    if (r->zone_id != e->zone) {
-        e->zone = r->zone_id;
-        e->have = 0;
+    phase_zone *z = phase_zone_of(e, r->zone_id);
+    if (!z) {
+        e->dropped++;
+        return;
     }
     if (r->status != 0 || r->type != WC_VALUE_INTEGER) {
-        e->have = 0;
+        z->have = 0;
         return;
     }
     uint64_t v = (uint64_t)r->value;
-    if (e->have) {
+    if (z->have) {
         uint64_t d = 0;
-        if (wc_delta_usable(wc_counter_delta_checked(e->prev, v, r->max_range_uj,
-                                                     r->mono_ns - e->prev_mono, e->ceiling, &d))) {
-            e->joules += (double)d / 1e6;
+        if (wc_delta_usable(wc_counter_delta_checked(z->prev, v, r->max_range_uj,
+                                                     r->mono_ns - z->prev_mono, e->ceiling, &d))) {
+            e->uj += d;
             e->any = 1;
         }
-        double span = (double)(r->mono_ns - e->first_mono) / 1e9;
+        double span = (double)(r->mono_ns - z->first_mono) / 1e9;
         if (span > e->span_s)
             e->span_s = span;
     } else {
-        e->first_mono = r->mono_ns;
+        z->first_mono = r->mono_ns;
     }
-    e->prev = v;
-    e->prev_mono = r->mono_ns;
-    e->have = 1;
+    z->prev = v;
+    z->prev_mono = r->mono_ns;
+    z->have = 1;
 }
 
 /* Meter energy (package + dram counter zones) between two monotonic times,
  * per zone from its first to its last sample inside the window, wraps handled
  * by the counter rule at the run's ceiling (0: none): *joules (NAN when
- * unmeasurable) over *span_s. Returns
- * 0 or < 0 with err. */
+ * unmeasurable, or when the run has more than 64 such zones) over
+ * *span_s. Returns 0 or < 0 with err. */
 static int meter_joules_between(wc_store *st, int64_t t0, int64_t t1, double ceiling,
                                 double *joules, double *span_s, wc_error *err)
 {
@@ -449,12 +534,12 @@ static int meter_joules_between(wc_store *st, int64_t t0, int64_t t1, double cei
         rc = wc_store_node_counters_open(st, id0, id1, &it, err);
     if (rc)
         return rc;
-    phase_energy e = {.zone = -1, .ceiling = ceiling};
+    phase_energy e = {.ceiling = ceiling};
     wc_zone_sample r;
     while ((rc = wc_store_zone_sample_next(it, &r, err)) == 1)
         phase_row(&e, &r);
     wc_store_iter_close(it);
-    *joules = e.any ? e.joules : NAN;
+    *joules = e.any && !e.dropped ? (double)e.uj / 1e6 : NAN;
     *span_s = e.span_s;
     return rc;
 }

@@ -485,6 +485,16 @@ static void exclude_row(pass *p, int level, int64_t process_id, long kix)
     }
 }
 
+/* A CPU delta (s) in whole nanoseconds, the unit its sums are kept in: a
+ * sum of integers below 2^53 is exact in a double, so the totals do not
+ * depend on the order rows are added in (to_joules turns them into
+ * seconds). */
+static double cpu_ns(double cpu_s)
+{
+    double ns = cpu_s * 1e9; /* a hand-edited absurd delta stays as it is */
+    return fabs(ns) < 9e15 ? (double)llround(ns) : ns;
+}
+
 /* One workload row into the tick's scratch and the run totals (a
  * NEGATIVE_SHARE row only counted: exclude_row); kix: a container's or
  * pod's index in its keyset (-1 not listed). */
@@ -501,7 +511,7 @@ static void add_row(pass *p, int level, int64_t process_id, long kix, long z, do
         p->sum_proc[z] += e;
         if (process_id >= 0 && process_id <= p->max_proc_id) {
             lz->per_process_j[process_id] += e;
-            lz->per_process_cpu_s[process_id] += cpu_s;
+            lz->per_process_cpu_s[process_id] += cpu_ns(cpu_s);
         }
         if (e != 0 && (flags & WC_AF_LIFETIME_DELTA))
             p->rep->lifetime_delta_rows++;
@@ -517,7 +527,7 @@ static void add_row(pass *p, int level, int64_t process_id, long kix, long z, do
         long c = kix;
         if (c >= 0) {
             lz->per_container_j[c] += e;
-            lz->per_container_cpu_s[c] += cpu_s;
+            lz->per_container_cpu_s[c] += cpu_ns(cpu_s);
             p->cont_parent[(size_t)c * nz + (size_t)z] += e;
             touch_container(p, c);
             long q = p->containers.parent[c];
@@ -628,6 +638,9 @@ static int stream_iter(wc_store_iter *it, pass *p, long i0, long i1, wc_error *e
         return wc_error_set(err, -ENOMEM, "out of memory for %zu workload keys", nkeys);
     for (size_t k = 0; k < nkeys; k++)
         cache[k] = -2;
+    long zslot[64]; /* a compact stream's zone slot → zone index, -2 unresolved */
+    for (int k = 0; k < 64; k++)
+        zslot[k] = -2;
     stream_pos s = {.cur_tick = INT64_MIN, .cur_i = -1, .next = i0, .lastz = 0};
     int restart = 0, rc;
     wc_work_row r;
@@ -637,7 +650,12 @@ static int stream_iter(wc_store_iter *it, pass *p, long i0, long i1, wc_error *e
             break;
         p->rep->rows++;
         p->cur_i = s.cur_i;
-        long z = s.cur_i >= 0 ? row_zone(p, &s, r.zone) : -1;
+        long z = -1;
+        if (s.cur_i >= 0 && r.zone_slot >= 0 && r.zone_slot < 64)
+            z = zslot[r.zone_slot] != -2 ? zslot[r.zone_slot]
+                                         : (zslot[r.zone_slot] = row_zone(p, &s, r.zone));
+        else if (s.cur_i >= 0)
+            z = row_zone(p, &s, r.zone);
         if (z >= 0)
             add_row(p, r.level, r.process_id, row_key_index(p, &r, cache, nkeys), z, r.energy_uj,
                     r.cpu_delta_s, r.flags);
@@ -754,7 +772,8 @@ static void pass_free(pass *p)
     scratch_free(p);
 }
 
-/* µJ → J for every total, window and per-workload sum of the report. */
+/* µJ → J (and CPU ns → s) for every total, window and per-workload sum of
+ * the report. */
 static void to_joules(wc_levels_report *r)
 {
     for (size_t i = 0; i < r->nzones; i++) {
@@ -771,9 +790,9 @@ static void to_joules(wc_levels_report *r)
             w->vm_j /= 1e6;
         }
         for (int64_t k = 0; k <= r->max_process_id; k++)
-            z->per_process_j[k] /= 1e6;
+            z->per_process_j[k] /= 1e6, z->per_process_cpu_s[k] /= 1e9;
         for (size_t k = 0; k < r->ncontainers; k++)
-            z->per_container_j[k] /= 1e6;
+            z->per_container_j[k] /= 1e6, z->per_container_cpu_s[k] /= 1e9;
         for (size_t k = 0; k < r->npods; k++)
             z->per_pod_j[k] /= 1e6;
     }
@@ -832,6 +851,38 @@ static void alloc_pod_series(pass *p)
     if (!cells || !p->tb.n || cells > WC_LEVELS_POD_SERIES_MAX_BYTES / sizeof(double) / p->tb.n)
         return;
     p->pod_tick = calloc(cells * p->tb.n, sizeof(double));
+}
+
+/* The pods in the order a compact run stores one tick's pod rows
+ * (levels.h pod_row_order); none (not an error) for a run that keeps the
+ * work_attr table, or when a pod row names a pod the pod table lacks. */
+static int load_pod_order(wc_store *st, wc_levels_report *r, wc_error *err)
+{
+    wc_store_iter *it = NULL;
+    if (!r->pod_tick_uj || r->unlisted_pod_rows)
+        return 0;
+    int rc = wc_store_work_keys_open(st, WC_LEVEL_POD, &it, err);
+    if (rc)
+        return rc == -ENOTSUP ? 0 : rc;
+    size_t *order = malloc(r->npods * sizeof *order), n = 0;
+    unsigned char *seen = calloc(r->npods, 1);
+    const char *key = NULL;
+    keyset pods = {.n = r->npods, .key = r->pod_uids};
+    while (order && seen && (rc = wc_store_text_next(it, &key, err)) == 1) {
+        long q = key_index(&pods, key);
+        if (q >= 0 && !seen[q])
+            seen[q] = 1, order[n++] = (size_t)q;
+    }
+    wc_store_iter_close(it);
+    for (size_t q = 0; order && seen && !rc && q < r->npods; q++)
+        if (!seen[q]) /* no row at all: its series is zero */
+            order[n++] = q;
+    free(seen);
+    if (!rc && order && n == r->npods)
+        r->pod_row_order = order;
+    else
+        free(order);
+    return rc < 0 ? rc : 0;
 }
 
 /* ---- two connections: the run's ticks in two halves ---------------------
@@ -1086,6 +1137,8 @@ int wc_levels_compute(wc_store *st, int64_t model_id, double window_s, wc_levels
         hand_over(&p, out);
     if (!rc)
         rc = load_vms(st, model_id, out, err);
+    if (!rc)
+        rc = load_pod_order(st, out, err);
     pass_free(&p);
     if (rc) {
         wc_levels_free(out);
@@ -1117,5 +1170,6 @@ void wc_levels_free(wc_levels_report *r)
     free(r->vms);
     free(r->excluded_process), free(r->excluded_container), free(r->excluded_pod);
     free(r->pod_tick_uj);
+    free(r->pod_row_order);
     memset(r, 0, sizeof *r);
 }

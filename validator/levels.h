@@ -141,6 +141,11 @@ typedef struct wc_levels_report {
     double *pod_tick_uj;
     size_t ntick;
     int64_t first_tick_id, last_tick_id;
+    /* With pod_tick_uj, in a compact run: every pod index, in the order the
+     * store keeps one tick's pod rows (work_key order), so a reader that
+     * adds them up tick by tick adds in the order the rows would come;
+     * NULL otherwise. */
+    size_t *pod_row_order;
 } wc_levels_report;
 
 /* The most the per-tick pod series of a levels pass may take (64 MiB). */

@@ -224,38 +224,87 @@ static void zone_fill(zone_walk *w, double *zc, long upto)
         zc[w->filled] = w->cum_j;
 }
 
-/* The zones of one kind being summed into a series, one zone at a time (the
- * one loader of wc_series_meter and wc_series_gauge). */
+/* The zones of one kind being summed into a series (the one loader of
+ * wc_series_meter and wc_series_gauge): gauges one zone at a time, counters
+ * (read in tick order) each with its own walk. */
 typedef struct zone_load {
     const wc_timebase *tb;
     wc_reading_kind kind;
     wc_cumseries *out;
-    double *zc;                  /* counters: this zone's cumulative J at each tick;
-                                    gauges: every zone's J of the interval ending there */
-    unsigned char *zok;          /* counters: segment i usable in this zone;
-                                    gauges: this zone has a value at tick i */
+    double *zc;                  /* gauges: every zone's J of the interval ending there */
+    unsigned char *zok;          /* gauges: this zone has a value at tick i */
     unsigned char *allok;        /* segment i usable in every zone so far */
-    zone_walk w;                 /* counters: the walk through this zone */
     size_t nfound;
 } zone_load;
+
+/* One counter zone: its walk, its cumulative J at each tick (zc) and its
+ * usable segments (zok). */
+typedef struct counter_zone {
+    zone_walk w;
+    double *zc;
+    unsigned char *zok;
+} counter_zone;
+
+/* Every counter zone met so far, zone ids ascending. */
+typedef struct counter_zones {
+    counter_zone *z;
+    size_t n, cap, last;
+} counter_zones;
+
+static void counter_zones_free(counter_zones *cz)
+{
+    for (size_t k = 0; k < cz->n; k++)
+        free(cz->z[k].zc), free(cz->z[k].zok);
+    free(cz->z);
+}
+
+/* The zone of id (added in id order on first sight, its arrays of nt
+ * ticks zeroed); NULL out of memory. */
+static counter_zone *counter_zone_of(counter_zones *cz, int64_t id, size_t nt)
+{
+    if (cz->last < cz->n && cz->z[cz->last].w.zone_id == id)
+        return &cz->z[cz->last];
+    size_t k = 0;
+    while (k < cz->n && cz->z[k].w.zone_id < id)
+        k++;
+    if (k == cz->n || cz->z[k].w.zone_id != id) {
+        if (cz->n == cz->cap) {
+            size_t cap = cz->cap ? cz->cap * 2 : 8;
+            counter_zone *n = realloc(cz->z, cap * sizeof *n);
+            if (!n)
+                return NULL;
+            cz->z = n, cz->cap = cap;
+        }
+        counter_zone z = {.w = {.zone_id = id, .last_idx = -1}, .zc = calloc(nt ? nt : 1, sizeof(double)),
+                          .zok = calloc(nt ? nt : 1, 1)};
+        if (!z.zc || !z.zok) {
+            free(z.zc), free(z.zok);
+            return NULL;
+        }
+        memmove(&cz->z[k + 1], &cz->z[k], (cz->n - k) * sizeof *cz->z);
+        cz->z[k] = z;
+        cz->n++;
+    }
+    cz->last = k;
+    return &cz->z[k];
+}
 
 /* One counter reading: differenced against the zone's last good one with the
  * collector's counter rule. A transient failure keeps the baseline (its
  * energy counts for totals, its segments are unusable); a zone that vanished
  * (ENOENT: cases/B25) starts a new one. */
-static void counter_row(zone_load *L, const wc_zone_sample *r)
+static void counter_row(const wc_timebase *tb, counter_zone *z, const wc_zone_sample *r)
 {
-    const wc_timebase *tb = L->tb;
-    zone_walk *w = &L->w;
+    zone_walk *w = &z->w;
     long i = wc_timebase_index(tb, r->tick_id);
     if (i < 0 || i < w->filled)
         return;
-    zone_fill(w, L->zc, i);
+    zone_fill(w, z->zc, i);
     /* a counter is an integer: NULL or any other type is a failed read */
     if (r->status != 0 || r->type != WC_VALUE_INTEGER) {
         if (r->status == -ENOENT)
             w->last_idx = -1;
-        L->zc[i] = w->cum_j;
+        z->zc[i] = w->cum_j;
         w->filled = i + 1;
         return;
     }
@@ -270,13 +319,47 @@ static void counter_row(zone_load *L, const wc_zone_sample *r)
             /* Only a tick-to-tick interval is usable for windows; across a
              * failed read the energy counts for totals only. */
             if (i == w->last_idx + 1)
-                L->zok[w->last_idx] = 1;
+                z->zok[w->last_idx] = 1;
         }
     }
     w->last_idx = i;
     w->last_value = v;
-    L->zc[i] = w->cum_j;
+    z->zc[i] = w->cum_j;
     w->filled = i + 1;
+}
+
+/* Adds a counter zone walked to the end to the series and to the usable
+ * segments. */
+static void counter_close(zone_load *L, counter_zone *z)
+{
+    size_t n = L->tb->n;
+    zone_fill(&z->w, z->zc, (long)n);
+    for (size_t i = 0; i < n; i++) {
+        L->out->cum[i] += z->zc[i];
+        L->allok[i] = L->allok[i] && z->zok[i];
+    }
+    L->nfound++;
+}
+
+/* Walks every counter sample (tick order), then adds the zones in id order:
+ * the additions a zone-by-zone walk makes. Returns 0 or < 0 with err. */
+static int counter_walk_all(zone_load *L, wc_store_iter *it, wc_error *err)
+{
+    counter_zones cz = {0};
+    wc_zone_sample r;
+    int rc;
+    while ((rc = wc_store_zone_sample_next(it, &r, err)) == 1) {
+        counter_zone *z = counter_zone_of(&cz, r.zone_id, L->tb->n);
+        if (!z) {
+            rc = wc_error_set(err, -ENOMEM, "out of memory reading meter zones");
+            break;
+        }
+        counter_row(L->tb, z, &r);
+    }
+    for (size_t k = 0; !rc && k < cz.n; k++)
+        counter_close(L, &cz.z[k]);
+    counter_zones_free(&cz);
+    return rc;
 }
 
 /* One gauge reading (µW), held over the interval since the previous tick. */
@@ -291,32 +374,17 @@ static void gauge_row(zone_load *L, const wc_zone_sample *r)
     L->zok[i] = 1;
 }
 
-static void zone_begin(zone_load *L, int64_t zone_id)
-{
-    if (L->kind == WC_KIND_COUNTER_UJ)
-        L->w = (zone_walk){.zone_id = zone_id, .last_idx = -1};
-    memset(L->zok, 0, L->tb->n);
-}
-
-/* Adds the zone just walked to the series and to the usable segments. */
-static void zone_close(zone_load *L)
+/* Adds the gauge zone just walked to the usable segments. */
+static void gauge_close(zone_load *L)
 {
     size_t n = L->tb->n;
-    if (L->kind == WC_KIND_COUNTER_UJ) {
-        zone_fill(&L->w, L->zc, (long)n);
-        for (size_t i = 0; i < n; i++) {
-            L->out->cum[i] += L->zc[i];
-            L->allok[i] = L->allok[i] && L->zok[i];
-        }
-    } else {
-        for (size_t i = 0; i + 1 < n; i++)
-            L->allok[i] = L->allok[i] && L->zok[i + 1];
-    }
+    for (size_t i = 0; i + 1 < n; i++)
+        L->allok[i] = L->allok[i] && L->zok[i + 1];
     L->nfound++;
 }
 
-/* Walks every sample, zone by zone. Returns 0 or < 0 with err. */
-static int zone_walk_all(zone_load *L, wc_store_iter *it, wc_error *err)
+/* Walks every gauge sample, zone by zone. Returns 0 or < 0 with err. */
+static int gauge_walk_all(zone_load *L, wc_store_iter *it, wc_error *err)
 {
     wc_zone_sample r;
     int64_t cur = -1;
@@ -324,17 +392,14 @@ static int zone_walk_all(zone_load *L, wc_store_iter *it, wc_error *err)
     while ((rc = wc_store_zone_sample_next(it, &r, err)) == 1) {
         if (r.zone_id != cur) {
             if (cur != -1)
-                zone_close(L);
-            zone_begin(L, r.zone_id);
+                gauge_close(L);
+            memset(L->zok, 0, L->tb->n);
             cur = r.zone_id;
         }
-        if (L->kind == WC_KIND_COUNTER_UJ)
-            counter_row(L, &r);
-        else
-            gauge_row(L, &r);
+        gauge_row(L, &r);
     }
     if (cur != -1)
-        zone_close(L);
+        gauge_close(L);
     return rc;
 }
 
@@ -353,13 +418,14 @@ static int load_zones(wc_store *st, const wc_timebase *tb, wc_reading_kind kind,
         wc_cumseries_free(out);
         return rc;
     }
-    zone_load L = {.tb = tb, .kind = kind, .out = out, .w = {.zone_id = -1, .last_idx = -1}};
+    zone_load L = {.tb = tb, .kind = kind, .out = out};
     L.zc = calloc(tb->n, sizeof *L.zc);
     L.zok = calloc(tb->n, 1);
     L.allok = malloc(tb->n);
     if (L.zc && L.zok && L.allok) {
         memset(L.allok, 1, tb->n);
-        rc = zone_walk_all(&L, it, err);
+        rc = kind == WC_KIND_COUNTER_UJ ? counter_walk_all(&L, it, err)
+                                        : gauge_walk_all(&L, it, err);
     } else {
         rc = wc_error_set(err, -ENOMEM, "out of memory");
     }

@@ -217,6 +217,18 @@ int wc_store_work_rows_open_range(wc_store *st, int64_t model_id, int64_t tick_l
     return compact_rows_open(st, model_id, tick_lo, tick_hi, it, err);
 }
 
+int wc_store_work_keys_open(wc_store *st, int level, wc_store_iter **it, wc_error *err)
+{
+    int compact = wc_store_attr_compact(st, err);
+    if (compact <= 0)
+        return compact < 0 ? compact : -ENOTSUP;
+    int rc = wc_store_iter_open(st, "SELECT key FROM work_key WHERE level = ? ORDER BY id",
+                                WC_ITER_TEXT, "reading work_key", it, err);
+    if (!rc)
+        sqlite3_bind_int((*it)->s, 1, level);
+    return rc;
+}
+
 size_t wc_store_work_rows_nkeys(const wc_store_iter *it)
 {
     return it ? it->nkeys : 0;
@@ -304,6 +316,7 @@ static int compact_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err)
     int k = (int)it->slot++;
     row->tick_id = it->cur_tick;
     row->zone = it->zone[k];
+    row->zone_slot = k < 64 ? k : -1;
     row->level = it->cur_level;
     row->process_id = it->cur_pid;
     row->key_slot = it->cur_slot;
@@ -330,6 +343,7 @@ int wc_store_work_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err)
     row->process_id = is_proc ? sqlite3_column_int64(s, 2) : -1;
     row->key = is_proc ? NULL : wc_store_col_str(s, 3);
     row->key_slot = -1;
+    row->zone_slot = -1;
     row->energy_uj = sqlite3_column_double(s, 5);
     row->cpu_delta_s = row->level == WC_LEVEL_POD ? 0 : sqlite3_column_double(s, 6);
     /* every level: a container's or pod's NEGATIVE_SHARE row is excluded too */

@@ -103,20 +103,24 @@ typedef struct wc_zone_sample {
     int64_t mono_ns;              /* of the sample's tick */
 } wc_zone_sample;
 
-/* Three reads of zone samples, each of other zones and columns: */
+/* Three reads of zone samples, each of other zones and columns. Counter
+ * samples come in tick order (through the tick index: no sort), the zones
+ * of one tick in the order they were written; a reader keeps a state per
+ * zone. */
 
 /* The samples of the zones of one kind whose name is in names (NULL-
- * terminated), by zone then tick: zone_id, tick_id, value, status,
- * max_range_uj (validate's meter and gauge series). */
+ * terminated): counters in tick order, gauges by zone then tick: zone_id,
+ * tick_id, value, status, max_range_uj (validate's meter and gauge
+ * series). */
 int wc_store_zone_samples_open(wc_store *st, wc_reading_kind kind, const char *const *names,
                                wc_store_iter **it, wc_error *err);
 
-/* The samples of every counter zone, by zone then tick: zone_id, name,
+/* The samples of every counter zone, in tick order: zone_id, name,
  * max_range_uj, value, status, mono_ns (the gap's meter energy per zone). */
 int wc_store_counter_samples_open(wc_store *st, wc_store_iter **it, wc_error *err);
 
 /* The samples of the package and dram counter zones of the ticks first..last,
- * by zone then tick: zone_id, max_range_uj, value, status, mono_ns (a phase's
+ * in tick order: zone_id, max_range_uj, value, status, mono_ns (a phase's
  * node energy; first..last from wc_store_tick_ids_between). */
 int wc_store_node_counters_open(wc_store *st, int64_t first_tick, int64_t last_tick,
                                 wc_store_iter **it, wc_error *err);

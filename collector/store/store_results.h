@@ -85,6 +85,8 @@ typedef struct wc_work_row {
     int level;                    /* WC_LEVEL_* */
     int64_t process_id;
     const char *key;              /* container id or pod uid */
+    int zone_slot;                /* compact run: the zone's attr_zone slot (< 64, stable
+                                     for the stream); -1 for a table-layout run */
     long key_slot;                /* compact run: key's index among the stream's keys
                                      (wc_store_work_rows_nkeys), stable for the stream;
                                      -1 for a process row or a table-layout run */
@@ -105,6 +107,12 @@ int wc_store_work_row_next(wc_store_iter *it, wc_work_row *row, wc_error *err);
  * keeps the work_attr table (one scan of it reads every row). */
 int wc_store_work_rows_open_range(wc_store *st, int64_t model_id, int64_t tick_lo,
                                   int64_t tick_hi, wc_store_iter **it, wc_error *err);
+
+/* The keys of a level (WC_LEVEL_CONTAINER, _POD, _VM) of a compact run in
+ * the order its rows of one tick are stored (work_key id order), as text
+ * rows (wc_store_text_next); -ENOTSUP for a run that keeps the work_attr
+ * table. */
+int wc_store_work_keys_open(wc_store *st, int level, wc_store_iter **it, wc_error *err);
 
 /* How many distinct key slots a workload stream's rows may carry (0 for a
  * table-layout run): a reader caches per-key work by wc_work_row.key_slot. */

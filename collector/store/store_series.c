@@ -117,7 +117,7 @@ int wc_store_zone_samples_open(wc_store *st, wc_reading_kind kind, const char *c
                                  "SELECT zs.zone_id, zs.tick_id, zs.value, zs.status,"
                                  " z.max_energy_range_uj FROM zone_sample zs JOIN zone z ON"
                                  " z.id = zs.zone_id WHERE z.kind = 'counter_uj' AND z.name",
-                                 " ORDER BY zs.zone_id, zs.tick_id", names, 1,
+                                 " ORDER BY zs.tick_id", names, 1,
                                  WC_ITER_ZONE_BY_NAME, "reading meter zones", it, err);
 }
 
@@ -127,7 +127,7 @@ int wc_store_counter_samples_open(wc_store *st, wc_store_iter **it, wc_error *er
                               "SELECT zs.zone_id, z.name, z.max_energy_range_uj, zs.value,"
                               " zs.status, t.mono_ns FROM zone_sample zs"
                               " JOIN zone z ON z.id = zs.zone_id JOIN tick t ON t.id = zs.tick_id"
-                              " WHERE z.kind = 'counter_uj' ORDER BY zs.zone_id, zs.tick_id",
+                              " WHERE z.kind = 'counter_uj' ORDER BY zs.tick_id",
                               WC_ITER_ZONE_COUNTERS, "reading zone samples", it, err);
 }
 
@@ -139,7 +139,7 @@ int wc_store_node_counters_open(wc_store *st, int64_t first_tick, int64_t last_t
                                 " FROM zone_sample zs JOIN zone z ON z.id = zs.zone_id"
                                 " JOIN tick t ON t.id = zs.tick_id WHERE z.kind = 'counter_uj'"
                                 " AND z.name IN ('package', 'dram') AND zs.tick_id BETWEEN ? AND ?"
-                                " ORDER BY zs.zone_id, zs.tick_id",
+                                " ORDER BY zs.tick_id",
                                 WC_ITER_ZONE_NODE_WINDOW, "reading phase energy", it, err);
     if (!rc) {
         sqlite3_bind_int64((*it)->s, 1, first_tick);
