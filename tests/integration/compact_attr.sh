@@ -4,7 +4,11 @@
 # of schema 5 and older) gives the same work_attr rows, exactly (the view
 # against the table, every column, power derived or stored), the same
 # validate --json, diff and report; attr_zone holds the zones, work_key the
-# interned keys, and the old copy is still written row by row.
+# interned keys, and the old copy is still written row by row. The run
+# has at least 64 ticks, so validate reads the new layout's two halves of
+# ticks on two connections (validator/levels.c) and the stacked figure takes
+# its pod windows from that pass, while the old copy is read in one scan and
+# its figure from the rows: both must give the same bytes.
 . tests/integration/lib/common.sh
 FN=
 trap 'for p in $FN; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
@@ -19,8 +23,10 @@ while ! grep -q READY "$T/node.out" 2>/dev/null; do
     sleep 0.1
 done
 "$BIN" record --db "$T/new.db" --meter sim --procfs-root "$T/proc" --interval 100ms \
-    --duration 4s --quiet 2>"$T/err" || { cat "$T/err"; fail "record exited $?"; }
+    --duration 8s --quiet 2>"$T/err" || { cat "$T/err"; fail "record exited $?"; }
 kill "$FN"; wait "$FN" 2>/dev/null; FN=
+[ "$(sql "$T/new.db" 'SELECT COUNT(*) FROM tick')" -ge 64 ] ||
+    fail "fewer than 64 ticks: the two-connection levels pass is not exercised"
 [ "$(sql "$T/new.db" 'PRAGMA user_version')" = 6 ] || fail "user_version"
 [ "$(sql "$T/new.db" "SELECT type FROM sqlite_master WHERE name = 'work_attr'")" = view ] ||
     fail "work_attr of a new run is not the view"
@@ -72,6 +78,16 @@ for db in new old; do
     sed -i "s|$T/$db.db|RUN|g" "$T/$db.diff"
 done
 cmp -s "$T/new.diff" "$T/old.diff" || { diff "$T/old.diff" "$T/new.diff" | head; fail "diff"; }
+for db in new old; do
+    "$BIN" report --db "$T/$db.db" --out "$T/$db.rep" >"$T/$db.rout" 2>&1 ||
+        { cat "$T/$db.rout"; fail "report $db"; }
+    sed -i "s|$T/[a-z]*\.db|RUN|g" "$T/$db.rep/report.md"
+done
+[ -s "$T/new.rep/stacked.dat" ] || fail "no stacked figure data"
+for f in report.md stacked.dat gap.dat power.dat; do
+    cmp -s "$T/new.rep/$f" "$T/old.rep/$f" ||
+        { diff "$T/old.rep/$f" "$T/new.rep/$f" | head; fail "report $f"; }
+done
 
 # a hand-edited file whose slots and columns disagree is refused, naming the
 # file, never read with energy under another zone (the attack run's gap in
@@ -122,4 +138,4 @@ sql "$T/rep.db" "CREATE TEMP TABLE r AS SELECT * FROM work_attr WHERE level = 3 
 [ "$(sql "$T/rep.db" "SELECT COUNT(*) FROM work_attr")" = "$rows" ] || fail "INSERT OR REPLACE lost rows"
 sql "$T/new.db" "UPDATE work_attr SET energy_uj = 5 WHERE level = 1" 2>"$T/e" && fail "an UPDATE of energy was taken"
 grep -q "only a zone can be renamed" "$T/e" || { cat "$T/e"; fail "update message"; }
-echo "ok: compact work_attr rows equal the table's ($n rows, $nterm terminated), validate and diff identical"
+echo "ok: compact work_attr rows equal the table's ($n rows, $nterm terminated), validate, diff and report identical"
