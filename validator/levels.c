@@ -5,7 +5,11 @@
  * Rows stream from the store in rowid order, which is tick order for every
  * writer (record and replay insert one tick at a time), by a plain table
  * scan (collector/store/store_levels.c says why); if a run ever breaks that
- * order, the pass restarts with the rows ordered by tick_id.
+ * order, the pass restarts with the rows ordered by tick_id. A compact run
+ * (schema 6) is read by tick range instead, its two halves of ticks on two
+ * connections at once (see "two connections" below). The pass also keeps
+ * each pod's energy per zone and tick (levels.h pod_tick_uj) for showback
+ * and the report's stacked figure, so neither reads the rows again.
  */
 #include "validator/levels.h"
 

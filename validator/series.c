@@ -17,6 +17,7 @@
 #include "collector/meter/counter.h"
 #include "collector/store/store_read.h"
 #include "collector/store/store_results.h"
+#include "common/wc_sorted.h"
 
 /* Median of n int64 values (copied into doubles), 0 when n is 0. */
 static double median_of(const double *v, size_t n)
@@ -164,15 +165,7 @@ void wc_timebase_free(wc_timebase *tb)
 
 long wc_timebase_index(const wc_timebase *tb, int64_t tick_id)
 {
-    size_t lo = 0, hi = tb->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (tb->tick_id[mid] < tick_id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (lo < tb->n && tb->tick_id[lo] == tick_id) ? (long)lo : -1;
+    return wc_sorted_find_i64(tb->tick_id, tb->n, tick_id);
 }
 static int series_alloc(const wc_timebase *tb, wc_cumseries *out, wc_error *err)
 {

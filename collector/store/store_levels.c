@@ -22,6 +22,7 @@
 #include "collector/model/attribution.h"
 #include "collector/store/store_iter.h"
 #include "collector/store/store_results.h"
+#include "common/wc_sorted.h"
 
 int wc_store_node_zones_open(wc_store *st, int64_t model_id, wc_store_iter **it,
                              wc_error *err)
@@ -237,15 +238,7 @@ size_t wc_store_work_rows_nkeys(const wc_store_iter *it)
 /* Index of work_key id wid among the iterator's keys, -1 when it has none. */
 static long key_slot(const wc_store_iter *it, int64_t wid)
 {
-    size_t lo = 0, hi = it->nkeys;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (it->key_id[mid] < wid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < it->nkeys && it->key_id[lo] == wid ? (long)lo : -1;
+    return wc_sorted_find_i64(it->key_id, it->nkeys, wid);
 }
 
 int wc_store_work_rows_open(wc_store *st, int64_t model_id, int tick_ordered,
