@@ -590,9 +590,16 @@ typedef struct queued {
     size_t at;
 } queued;
 
-/* The next queued row's slots, cleared (room made by wc_store_work_energy_put). */
+static int room(void **arr, size_t size, size_t n, size_t *cap);
+
+/* The next queued row's slots, cleared; the scratch grows with the rows a
+ * tick writes (the workloads with a present zone), not with every workload
+ * the model saw: NULL out of memory. */
 static slot_val *queue_row(wc_work_energy *we, const int64_t key[5])
 {
+    if (room((void **)&we->rows, sizeof *we->rows, we->nrows, &we->cap_rows) ||
+        room((void **)&we->val, sizeof *we->val, (we->nrows + 1) * we->nslot - 1, &we->cap_val))
+        return NULL;
     queued *q = &we->rows[we->nrows];
     memcpy(q->key, key, sizeof q->key);
     q->at = we->nrows++ * we->nslot;
@@ -707,6 +714,13 @@ static int bad_order(wc_store *st, wc_error *err)
                         " are not one per zone in zone order", st->path);
 }
 
+/* A running workload's zone row is stored exactly when the table's writer
+ * stored it: anything but all zero. */
+static int work_present(const wc_attr_work_out *x)
+{
+    return !(x->cpu_delta_s == 0.0 && x->energy_uj == 0 && x->power_uw == 0.0 && x->flags == 0);
+}
+
 /* The running workloads: nslot consecutive rows each (attribution.h). */
 static int put_work(wc_store *st, wc_work_energy *we, int64_t model_id, int64_t tick_id,
                     const wc_attr_out *out, const int64_t *proc_ids, const size_t *map,
@@ -715,21 +729,26 @@ static int put_work(wc_store *st, wc_work_energy *we, int64_t model_id, int64_t 
     size_t n = out->nnode;
     for (size_t i = 0; i < out->nwork; i += n) {
         const wc_attr_work_out *w = &out->work[i];
+        int any = 0;
+        for (size_t j = 0; j < n; j++) {
+            const wc_attr_work_out *x = &w[j];
+            if (x->zone != j || x->level != w->level || x->proc_index != w->proc_index)
+                return bad_order(st, err);
+            any |= work_present(x);
+        }
+        if (!any)
+            continue; /* no zone present: no row (put_row would write none) */
         int64_t key[5] = {model_id, tick_id, (int64_t)w->level, 0, 0};
         int rc = work_wid(st, we, w, proc_ids, &key[3], err);
         if (rc)
             return rc;
         slot_val *v = queue_row(we, key);
+        if (!v)
+            return wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
         for (size_t j = 0; j < n; j++) {
             const wc_attr_work_out *x = &w[j];
-            size_t k = map[j];
-            if (x->zone != j || x->level != w->level || x->proc_index != w->proc_index)
-                return bad_order(st, err);
-            /* absent exactly when the table's writer skipped the row */
-            int present = !(x->cpu_delta_s == 0.0 && x->energy_uj == 0 && x->power_uw == 0.0 &&
-                            x->flags == 0);
-            v[k] = (slot_val){present, x->energy_uj, x->total_uj, x->power_uw, x->cpu_delta_s,
-                              x->flags, out->node[j].active_uw};
+            v[map[j]] = (slot_val){work_present(x), x->energy_uj, x->total_uj, x->power_uw,
+                                   x->cpu_delta_s, x->flags, out->node[j].active_uw};
         }
     }
     return 0;
@@ -748,6 +767,8 @@ static int put_term(wc_store *st, wc_work_energy *we, int64_t model_id, int64_t 
         if (rc)
             return rc;
         slot_val *v = queue_row(we, key);
+        if (!v)
+            return wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
         for (size_t j = 0; j < n; j++) {
             if (t[j].zone != j || t[j].level != t->level || t[j].pid != t->pid)
                 return bad_order(st, err);
@@ -767,18 +788,13 @@ static int room(void **arr, size_t size, size_t n, size_t *cap)
     return 0;
 }
 
-/* Room for the tick's rows (one per workload) and their slots; -EINVAL
- * when the rows are not one per zone. */
+/* A new tick's queue; -EINVAL when the rows are not one per zone. */
 static int make_room(wc_store *st, wc_work_energy *we, const wc_attr_out *out, wc_error *err)
 {
     size_t n = out->nnode;
     if ((out->nwork || out->nterm) && (n == 0 || out->nwork % n || out->nterm % n))
         return bad_order(st, err);
-    size_t rows = n ? (out->nwork + out->nterm) / n : 0;
     we->nrows = 0;
-    if (room((void **)&we->rows, sizeof *we->rows, rows, &we->cap_rows) ||
-        room((void **)&we->val, sizeof *we->val, rows * we->nslot, &we->cap_val))
-        return wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
     return 0;
 }
 
