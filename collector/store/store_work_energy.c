@@ -714,6 +714,25 @@ static int bad_order(wc_store *st, wc_error *err)
                         " are not one per zone in zone order", st->path);
 }
 
+static int flush_rows(wc_store *st, wc_work_energy *we, const wc_attr_out *out, wc_error *err);
+
+/* Rows queued before the queue is written out (sorted, inserted): a tick
+ * with more (a first tick charges every process its lifetime CPU) is
+ * written in runs of this many, so the writer's memory stays bounded. */
+#define QUEUE_MAX 1024
+
+/* The next queued row's slots into *v, the queue written out first when
+ * full: 0, or < 0 with err. */
+static int queue_next(wc_store *st, wc_work_energy *we, const int64_t key[5],
+                      const wc_attr_out *out, slot_val **v, wc_error *err)
+{
+    int rc = we->nrows == QUEUE_MAX ? flush_rows(st, we, out, err) : 0;
+    if (rc)
+        return rc;
+    *v = queue_row(we, key);
+    return *v ? 0 : wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
+}
+
 /* A running workload's zone row is stored exactly when the table's writer
  * stored it: anything but all zero. */
 static int work_present(const wc_attr_work_out *x)
@@ -742,9 +761,9 @@ static int put_work(wc_store *st, wc_work_energy *we, int64_t model_id, int64_t 
         int rc = work_wid(st, we, w, proc_ids, &key[3], err);
         if (rc)
             return rc;
-        slot_val *v = queue_row(we, key);
-        if (!v)
-            return wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
+        slot_val *v = NULL;
+        if ((rc = queue_next(st, we, key, out, &v, err)))
+            return rc;
         for (size_t j = 0; j < n; j++) {
             const wc_attr_work_out *x = &w[j];
             v[map[j]] = (slot_val){work_present(x), x->energy_uj, x->total_uj, x->power_uw,
@@ -766,9 +785,9 @@ static int put_term(wc_store *st, wc_work_energy *we, int64_t model_id, int64_t 
         int rc = term_wid(st, we, t, &key[3], err);
         if (rc)
             return rc;
-        slot_val *v = queue_row(we, key);
-        if (!v)
-            return wc_error_set(err, -ENOMEM, "%s: out of memory", st->path);
+        slot_val *v = NULL;
+        if ((rc = queue_next(st, we, key, out, &v, err)))
+            return rc;
         for (size_t j = 0; j < n; j++) {
             if (t[j].zone != j || t[j].level != t->level || t[j].pid != t->pid)
                 return bad_order(st, err);
@@ -798,13 +817,14 @@ static int make_room(wc_store *st, wc_work_energy *we, const wc_attr_out *out, w
     return 0;
 }
 
-/* Inserts the queued rows in key order. */
+/* Inserts the queued rows in key order and empties the queue. */
 static int flush_rows(wc_store *st, wc_work_energy *we, const wc_attr_out *out, wc_error *err)
 {
     qsort(we->rows, we->nrows, sizeof *we->rows, queued_cmp);
     int rc = 0;
     for (size_t i = 0; i < we->nrows && !rc; i++)
         rc = put_row(st, we, we->rows[i].key, &we->val[we->rows[i].at], out, err);
+    we->nrows = 0;
     return rc;
 }
 

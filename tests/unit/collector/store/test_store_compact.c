@@ -359,3 +359,52 @@ Test(store_compact, clear_and_view_triggers)
     cr_assert_eq(q_i64(st, "SELECT COUNT(*) FROM node_attr"), 0);
     wc_store_close(st);
 }
+
+/* A tick with more workloads than the writer's queue holds (QUEUE_MAX,
+ * 1024: a first tick charging every process its lifetime CPU) is written
+ * in runs: every row stored once, exactly, busy or not. */
+Test(store_compact, a_tick_with_more_rows_than_the_queue)
+{
+    enum { NP = 2600, NK = 400 };
+    wc_store *st = new_run(db_path("compact_big.db"));
+    wc_error err = {{0}};
+    int64_t model_id = 0, tick = 0;
+    cr_assert_eq(wc_store_model_id(st, "kepler-0.11", &model_id, &err), 0);
+    wc_cpu_times cpu = {.cpu = -1};
+    cr_assert_eq(wc_store_begin(st, &err), 0);
+    cr_assert_eq(wc_store_put_tick(st, 1, 1000000000, 0, 0, &cpu, 1, 2, 0, &tick, &err), 0, "%s",
+                 err.msg);
+    wc_attr_node_out node[1] = {{.zone = "package", .delta_uj = 9000000, .active_uj = 6000000,
+                                 .active_uw = 6000000}};
+    static wc_attr_work_out w[NP + NK];
+    static int64_t procs[NP];
+    static char keys[NK][16];
+    for (int i = 0; i < NP; i++) {
+        procs[i] = NP - i; /* row ids against scan order: the rows need sorting */
+        double c = (i % 3) ? 0.01 * (i % 50 + 1) : 0; /* a third idle: no row */
+        w[i] = (wc_attr_work_out){.level = WC_LEVEL_PROCESS, .proc_index = (size_t)i,
+                                  .cpu_delta_s = c, .energy_uj = c > 0 ? 1000 + (uint64_t)i : 0,
+                                  .total_uj = c > 0 ? 5000 + (uint64_t)i : 0, .power_uw = c > 0 ? 3.5 : 0};
+    }
+    for (int k = 0; k < NK; k++) {
+        snprintf(keys[k], sizeof keys[k], "c%04d", NK - k);
+        w[NP + k] = (wc_attr_work_out){.level = WC_LEVEL_CONTAINER, .key = keys[k],
+                                       .energy_uj = 10 + (uint64_t)k, .power_uw = 1};
+    }
+    wc_attr_out out = {.node = node, .nnode = 1, .work = w, .nwork = NP + NK, .cpu_delta_sum_s = 7};
+    cr_assert_eq(wc_store_put_attribution(st, model_id, tick, &out, procs, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_store_commit(st, &err), 0, "%s", err.msg);
+    int64_t busy = 0;
+    for (int i = 0; i < NP; i++)
+        busy += (i % 3) != 0;
+    cr_assert_eq(q_i64(st, "SELECT COUNT(*) FROM work_energy WHERE level = 1"), busy);
+    cr_assert_eq(q_i64(st, "SELECT COUNT(*) FROM work_energy WHERE level = 2"), NK);
+    cr_assert_eq(q_i64(st, "SELECT COUNT(DISTINCT wid) FROM work_energy WHERE level = 1"), busy);
+    /* each busy process i (row id NP - i) kept its own energy and total */
+    cr_assert_eq(q_i64(st, "SELECT COUNT(*) FROM work_attr WHERE level = 1 AND energy_uj ="
+                           " 1000 + (2600 - process_id) AND total_uj = 5000 + (2600 - process_id)"),
+                 busy);
+    cr_assert_eq(q_i64(st, "SELECT SUM(energy_uj) FROM work_attr WHERE level = 2"),
+                 10 * NK + NK * (NK - 1) / 2);
+    wc_store_close(st);
+}
