@@ -820,7 +820,8 @@ static int make_room(wc_store *st, wc_work_energy *we, const wc_attr_out *out, w
 /* Inserts the queued rows in key order and empties the queue. */
 static int flush_rows(wc_store *st, wc_work_energy *we, const wc_attr_out *out, wc_error *err)
 {
-    qsort(we->rows, we->nrows, sizeof *we->rows, queued_cmp);
+    if (we->nrows) /* an empty queue may have no array yet */
+        qsort(we->rows, we->nrows, sizeof *we->rows, queued_cmp);
     int rc = 0;
     for (size_t i = 0; i < we->nrows && !rc; i++)
         rc = put_row(st, we, we->rows[i].key, &we->val[we->rows[i].at], out, err);
