@@ -129,6 +129,9 @@ static int keyset_load(wc_store *st, text_reader open_reader, keyset *k, wc_erro
     return rc == -ENOMEM ? wc_error_set(err, rc, "out of memory reading containers and pods") : rc;
 }
 
+/* The tick sums kept per (tick index, zone) (pass.tick_sums). */
+enum { TS_PROC, TS_CONT, TS_POD, TS_VM, TS_CONT_PROCS, TS_N };
+
 /* Everything the pass needs, and its per-tick scratch. */
 typedef struct pass {
     wc_levels_report *rep;
@@ -151,6 +154,10 @@ typedef struct pass {
     size_t ntouched_c, ntouched_p;
     int64_t window_ns;
     long cur_i;                    /* tick index of the rows being added */
+    double *tick_sums;             /* per (tick index, zone): the tick's Σ of each level
+                                      (TS_*), added into the totals and windows in tick
+                                      order once every tick is closed (add_ticks); shared
+                                      by both halves, each writing its own ticks */
     double *pod_tick;              /* the report's pod_tick_uj (shared by both halves:
                                       each writes its own ticks) or NULL */
 } pass;
@@ -213,7 +220,9 @@ static int load_node_rows(wc_store *st, int64_t model_id, pass *p, wc_error *err
     p->node_idle = calloc(cells, sizeof *p->node_idle);
     p->node_flags = calloc(cells, sizeof *p->node_flags);
     p->node_have = calloc(cells, 1);
-    if (!p->node_delta || !p->node_active || !p->node_idle || !p->node_flags || !p->node_have)
+    p->tick_sums = calloc(cells * TS_N, sizeof *p->tick_sums);
+    if (!p->node_delta || !p->node_active || !p->node_idle || !p->node_flags || !p->node_have ||
+        !p->tick_sums)
         return wc_error_set(err, -ENOMEM, "out of memory for node rows");
     wc_store_iter *it = NULL;
     rc = wc_store_node_rows_open(st, model_id, &it, err);
@@ -369,23 +378,24 @@ static void check(wc_invariant *inv, double children, double parent, double nchi
 }
 
 /* Adds one zone's figures of a tick (cell c) to the window it falls in. */
-static void window_add(wc_level_window *win, const pass *p, size_t c, size_t z, double unattr,
+static void window_add(wc_level_window *win, const pass *p, size_t c, double unattr,
                        double over)
 {
+    const double *ts = &p->tick_sums[c * TS_N];
     win->node_j += p->node_delta[c];
     win->idle_j += p->node_idle[c];
     win->active_j += p->node_active[c];
-    win->process_j += p->sum_proc[z];
-    win->container_j += p->sum_cont[z];
-    win->pod_j += p->sum_pod[z];
-    win->vm_j += p->sum_vm[z];
+    win->process_j += ts[TS_PROC];
+    win->container_j += ts[TS_CONT];
+    win->pod_j += ts[TS_POD];
+    win->vm_j += ts[TS_VM];
     win->unattributed_j += unattr;
     win->over_j += over;
 }
 
-/* Zone z of tick index i: the Σ children ≤ node checks, the totals, and
- * window w (-1 or beyond the last: none). */
-static void close_zone(pass *p, long i, size_t z, long w)
+/* Zone z of tick index i: the Σ children ≤ node checks, and the tick's
+ * sums kept for add_ticks. */
+static void close_zone(pass *p, long i, size_t z)
 {
     size_t c = (size_t)i * p->nz + z;
     if (!p->node_have[c])
@@ -400,23 +410,52 @@ static void close_zone(pass *p, long i, size_t z, long w)
         check(&lz->inv[WC_INV_VMS_LE_NODE], p->sum_vm[z], active, p->nvm[z], tick_id);
         check(&lz->inv[WC_INV_VMS_LE_PROCS], p->sum_vm[z], p->sum_proc[z], p->nvm[z], tick_id);
     }
-    double unattr = active > p->sum_proc[z] ? active - p->sum_proc[z] : 0;
-    double over = p->sum_proc[z] > active ? p->sum_proc[z] - active : 0;
+    double *ts = &p->tick_sums[c * TS_N];
+    ts[TS_PROC] = p->sum_proc[z], ts[TS_CONT] = p->sum_cont[z], ts[TS_POD] = p->sum_pod[z];
+    ts[TS_VM] = p->sum_vm[z], ts[TS_CONT_PROCS] = p->sum_cont_procs[z];
+}
+
+/* Adds zone z of tick index i (cell c) to the totals and to window w (-1
+ * or beyond the last: none). */
+static void add_tick(pass *p, long i, size_t z, long w)
+{
+    size_t c = (size_t)i * p->nz + z;
+    const double *ts = &p->tick_sums[c * TS_N];
+    wc_level_zone *lz = &p->rep->zones[z];
+    double active = p->node_active[c], proc = ts[TS_PROC];
+    double unattr = active > proc ? active - proc : 0;
+    double over = proc > active ? proc - active : 0;
     lz->node_j += p->node_delta[c];
     lz->active_j += active;
     lz->idle_j += p->node_idle[c];
-    lz->process_j += p->sum_proc[z];
-    lz->container_j += p->sum_cont[z];
-    lz->pod_j += p->sum_pod[z];
-    lz->vm_j += p->sum_vm[z];
-    lz->containerised_process_j += p->sum_cont_procs[z];
+    lz->process_j += proc;
+    lz->container_j += ts[TS_CONT];
+    lz->pod_j += ts[TS_POD];
+    lz->vm_j += ts[TS_VM];
+    lz->containerised_process_j += ts[TS_CONT_PROCS];
     if (p->node_flags[c] & SKIP_FLAGS)
         lz->unattr_skipped_j += unattr;
     else
         lz->unattr_missed_j += unattr;
     lz->over_j += over;
     if (w >= 0 && (size_t)w < lz->nwindows && i > 0)
-        window_add(&lz->windows[w], p, c, z, unattr, over);
+        window_add(&lz->windows[w], p, c, unattr, over);
+}
+
+/* The totals and windows, every tick added in tick order once the pass (or
+ * both halves) closed them all: the same additions in the same order
+ * however the rows were read, so even sums of values beyond 2^53 µJ (a
+ * Kepler idle underflow stored as ~2^64) come out the same. */
+static void add_ticks(pass *p)
+{
+    for (size_t i = 0; i < p->tb.n; i++) {
+        long w = p->window_ns > 0
+                     ? (long)((p->tb.mono_ns[i] - p->tb.mono_ns[0] - 1) / p->window_ns)
+                     : 0;
+        for (size_t z = 0; z < p->nz; z++)
+            if (p->node_have[i * p->nz + z])
+                add_tick(p, (long)i, z, w);
+    }
 }
 
 /* The Σ processes ≤ container and Σ containers ≤ pod checks of the
@@ -451,15 +490,14 @@ static void close_parents(pass *p, int64_t tick_id)
     p->ntouched_c = p->ntouched_p = 0;
 }
 
-/* Closes tick index i: invariants, totals and the window it falls in. The
- * totals accumulate integer µJ (exact in a double up to 2^53 µJ) and are
- * turned into joules once, at the end (to_joules), so sums that must agree
- * (unattributed against active energy) agree exactly. */
+/* Closes tick index i: its invariants, and its sums kept for add_ticks.
+ * The totals accumulate integer µJ (exact in a double up to 2^53 µJ) and
+ * are turned into joules once, at the end (to_joules), so sums that must
+ * agree (unattributed against active energy) agree exactly. */
 static void close_tick(pass *p, long i)
 {
-    long w = p->window_ns > 0 ? (long)((p->tb.mono_ns[i] - p->tb.mono_ns[0] - 1) / p->window_ns) : 0;
     for (size_t z = 0; z < p->nz; z++)
-        close_zone(p, i, z, w);
+        close_zone(p, i, z);
     close_parents(p, p->tb.tick_id[i]);
     memset(p->sum_proc, 0, p->nz * sizeof(double));
     memset(p->sum_cont, 0, p->nz * sizeof(double));
@@ -742,6 +780,7 @@ static void reset_totals(pass *p)
     p->ntouched_c = p->ntouched_p = 0;
     if (p->pod_tick)
         memset(p->pod_tick, 0, p->pods.n * p->nz * p->tb.n * sizeof *p->pod_tick);
+    memset(p->tick_sums, 0, p->tb.n * p->nz * TS_N * sizeof *p->tick_sums);
 }
 
 static int walk_all(wc_store *st, int64_t model_id, pass *p, wc_error *err)
@@ -772,6 +811,7 @@ static void pass_free(pass *p)
     free(p->proc_container);
     free(p->node_delta), free(p->node_active), free(p->node_idle), free(p->node_flags);
     free(p->node_have);
+    free(p->tick_sums);
     free(p->pod_tick);
     scratch_free(p);
 }
@@ -893,12 +933,12 @@ static int load_pod_order(wc_store *st, wc_levels_report *r, wc_error *err)
  *
  * A compact run's rows can be read by tick range (primary-key order), so
  * the pass streams the first half of the ticks here while a second thread,
- * on its own read-only connection, streams the second half into totals of
- * its own; they are then added. Every energy is an integer count of µJ held
- * in a double, so the sums are the same in any order: only CPU seconds may
- * differ in their last bit from a single pass. A run that keeps the
- * work_attr table, a short run, or a thread that cannot start reads in one
- * pass, with the same figures. */
+ * on its own read-only connection, streams the second half into invariants
+ * and per-workload sums of its own; they are then added (integer µJ and
+ * whole CPU ns: the same in any order). Each half writes its own ticks'
+ * sums, which add_ticks adds into the totals and windows in tick order, as
+ * one pass does. A run that keeps the work_attr table, a short run, or a
+ * thread that cannot start reads in one pass, with the same figures. */
 
 #define SPLIT_MIN_TICKS 64
 
@@ -975,27 +1015,17 @@ static void sum_into(double *d, const double *s, size_t n)
         d[k] += s[k];
 }
 
-/* Adds zone s of the second half to zone d (the first half's). */
+/* Adds zone s of the second half to zone d (the first half's): the
+ * invariants and the per-workload sums (the totals and windows are added
+ * from every tick afterwards, add_ticks). */
 static void merge_zone(wc_level_zone *d, const wc_level_zone *s, const pass *p)
 {
-    d->node_j += s->node_j, d->idle_j += s->idle_j, d->active_j += s->active_j;
-    d->process_j += s->process_j, d->container_j += s->container_j, d->pod_j += s->pod_j;
-    d->unattr_skipped_j += s->unattr_skipped_j, d->unattr_missed_j += s->unattr_missed_j;
-    d->over_j += s->over_j, d->containerised_process_j += s->containerised_process_j;
-    d->vm_j += s->vm_j;
     for (int k = 0; k < WC_INV_COUNT; k++) {
         wc_invariant *a = &d->inv[k];
         const wc_invariant *b = &s->inv[k];
         a->checked += b->checked, a->violated += b->violated;
         if (b->worst_excess_j > a->worst_excess_j) /* the earlier tick wins a tie */
             a->worst_excess_j = b->worst_excess_j, a->worst_tick_id = b->worst_tick_id;
-    }
-    for (size_t k = 0; k < d->nwindows; k++) {
-        wc_level_window *a = &d->windows[k];
-        const wc_level_window *b = &s->windows[k];
-        a->node_j += b->node_j, a->idle_j += b->idle_j, a->active_j += b->active_j;
-        a->process_j += b->process_j, a->container_j += b->container_j, a->pod_j += b->pod_j;
-        a->unattributed_j += b->unattributed_j, a->over_j += b->over_j, a->vm_j += b->vm_j;
     }
     size_t np = (size_t)(p->max_proc_id + 1), nc = p->containers.n, nq = p->pods.n;
     sum_into(d->per_process_j, s->per_process_j, np);
@@ -1137,6 +1167,8 @@ int wc_levels_compute(wc_store *st, int64_t model_id, double window_s, wc_levels
         alloc_pod_series(&p);
     if (!rc && (rc = walk_split(st, model_id, &p, err)) == 1)
         rc = walk_all(st, model_id, &p, err);
+    if (!rc)
+        add_ticks(&p);
     if (!rc)
         hand_over(&p, out);
     if (!rc)

@@ -66,10 +66,12 @@ nterm=$(sql "$T/new.db" 'SELECT COUNT(*) FROM work_energy WHERE term = 1')
 [ "$nterm" -ge 1 ] || fail "no terminated workload row"
 for m in kepler-0.11 ideal; do
     for db in new old; do
-        "$BIN" validate --db "$T/$db.db" --model $m --json >"$T/$db.json" 2>/dev/null
-        echo "exit $?" >>"$T/$db.json"
+        "$BIN" validate --db "$T/$db.db" --model $m --json "$T/$db.json" >"$T/$db.txt" 2>&1
+        echo "exit $?" >>"$T/$db.txt"
+        cat "$T/$db.txt" >>"$T/$db.json"
         sed -i "s|$T/$db.db|RUN|g" "$T/$db.json"
     done
+    grep -q '"idle_joules"' "$T/new.json" || { tail -3 "$T/new.json"; fail "validate $m wrote no JSON"; }
     cmp -s "$T/new.json" "$T/old.json" || { diff "$T/old.json" "$T/new.json" | head; fail "validate $m"; }
 done
 for db in new old; do
@@ -88,6 +90,21 @@ for f in report.md stacked.dat gap.dat power.dat; do
     cmp -s "$T/new.rep/$f" "$T/old.rep/$f" ||
         { diff "$T/old.rep/$f" "$T/new.rep/$f" | head; fail "report $f"; }
 done
+# Kepler's idle underflow stored as ~2^64 µJ in ticks of both halves: sums
+# beyond 2^53 depend on their order, so the two-half read must add the ticks
+# in the order one scan does (the attack run's first such file differed in
+# idle_J's last digits)
+for db in new old; do
+    sql "$T/$db.db" "UPDATE node_attr SET idle_uj = 1.8446744073709e19 + tick_id * 1000003.0
+        WHERE model_id = 1 AND tick_id % 12 = 5" || fail "underflow $db"
+    "$BIN" validate --db "$T/$db.db" --model kepler-0.11 --json "$T/$db.uf" >"$T/$db.uft" 2>&1
+    echo "exit $?" >>"$T/$db.uft"
+    cat "$T/$db.uft" >>"$T/$db.uf"
+    sed -i "s|$T/$db.db|RUN|g" "$T/$db.uf"
+done
+grep -Eq '"idle_joules":[[:space:]]+([0-9]{14,}|[0-9.]+e\+(1[4-9]|[2-9][0-9]))' "$T/new.uf" ||
+    { head -5 "$T/new.uf"; fail "no underflowed idle energy to compare"; }
+cmp -s "$T/new.uf" "$T/old.uf" || { diff "$T/old.uf" "$T/new.uf" | head; fail "underflowed idle sums"; }
 
 # a hand-edited file whose slots and columns disagree is refused, naming the
 # file, never read with energy under another zone (the attack run's gap in
