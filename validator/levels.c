@@ -937,8 +937,11 @@ static int load_pod_order(wc_store *st, wc_levels_report *r, wc_error *err)
  * and per-workload sums of its own; they are then added (integer µJ and
  * whole CPU ns: the same in any order). Each half writes its own ticks'
  * sums, which add_ticks adds into the totals and windows in tick order, as
- * one pass does. A run that keeps the work_attr table, a short run, or a
- * thread that cannot start reads in one pass, with the same figures. */
+ * one pass does. Only when the caller holds a read transaction on a file
+ * no recording writes (wc_store_readers_agree: both connections then read
+ * the same file). A run that keeps the work_attr table, a short run, a live
+ * one, or a thread that cannot start reads in one pass, with the same
+ * figures. */
 
 #define SPLIT_MIN_TICKS 64
 
@@ -1061,7 +1064,7 @@ static int walk_split(wc_store *st, int64_t model_id, pass *p, wc_error *err)
 {
     long n = (long)p->tb.n, mid = n / 2;
     wc_store_iter *probe = NULL;
-    if (n < SPLIT_MIN_TICKS ||
+    if (n < SPLIT_MIN_TICKS || !wc_store_readers_agree(st) ||
         wc_store_work_rows_open_range(st, model_id, 0, 0, &probe, NULL) != 0)
         return 1;
     wc_store_iter_close(probe);

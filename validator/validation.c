@@ -728,12 +728,17 @@ static int run_showback(wc_store *st, const wc_validation_opts *o, wc_validation
 
 /* ---- two threads ----------------------------------------------------------
  *
- * The levels pass (validator/levels.c) reads its halves on two connections.
- * After it, node accuracy (stored fits, truth and meter series, bootstrap)
- * shares nothing with the gap, showback, class bias and CPU-share readers:
- * it runs on a second thread with its own read-only connection, writing
- * only v's fits, accuracy and exporter report while the caller writes the
- * others. Errors are reported in the order a single thread would meet them. */
+ * wc_validation_run holds one read transaction for the whole validation, so
+ * every figure comes from the file as it was at the start, even while a
+ * recording still writes it. The levels pass (validator/levels.c) reads its
+ * halves on two connections. After it, node accuracy (stored fits, truth
+ * and meter series, bootstrap) shares nothing with the gap, showback, class
+ * bias and CPU-share readers: it runs on a second thread with its own
+ * read-only connection, writing only v's fits, accuracy and exporter report
+ * while the caller writes the others. A second connection is used only
+ * when it reads what the first reads (wc_store_readers_agree: not on a file
+ * a recording is writing in WAL mode); else all on this thread. Errors are
+ * reported in the order a single thread would meet them. */
 
 /* Returns code, with the message of another thread's err in err. */
 static int take_error(wc_error *err, int code, const wc_error *from)
@@ -800,7 +805,7 @@ static int run_parts(wc_store *st, wc_model model, const wc_validation_opts *o, 
 {
     acc_job j = {.st = st, .o = o, .v = v};
     pthread_t t;
-    int threaded = pthread_create(&t, NULL, acc_main, &j) == 0;
+    int threaded = wc_store_readers_agree(st) && pthread_create(&t, NULL, acc_main, &j) == 0;
     int rc = wc_gap_compute_with(st, model, &v->levels, &v->gap, err);
     if (!rc)
         rc = wc_unit_slips_check(st, &v->gap, &v->slips, err);
@@ -841,8 +846,14 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
     v->gated_source = -1;
     v->gate_window_s = o->gate_window_s;
     snprintf(v->model, sizeof v->model, "%s", wc_model_name(model));
-    int rc = check_run(st, v, err);
+    int rc = wc_store_read_begin(st, err);
+    if (rc) {
+        wc_validation_free(v);
+        return rc;
+    }
+    rc = check_run(st, v, err);
     if (rc == -ENODATA) {
+        wc_store_read_end(st);
         wc_validation_free(v);
         return rc;
     }
@@ -855,6 +866,7 @@ int wc_validation_run(wc_store *st, wc_model model, const wc_validation_opts *o,
     }
     if (!rc)
         rc = run_parts(st, model, o, v, err);
+    wc_store_read_end(st);
     if (!rc && evaluate(v, o))
         rc = wc_error_set(err, -ENOMEM, "out of memory evaluating tolerances");
     if (rc)

@@ -357,6 +357,12 @@ const char *wc_store_path(const wc_store *st)
 
 wc_store *wc_store_open_reader(const wc_store *st, wc_error *err)
 {
+    if (!wc_store_readers_agree(st)) {
+        wc_error_set(err, -EBUSY, "%s: a second connection would not read what this one reads"
+                     " (no read transaction held, or the file is being written in WAL mode)",
+                     st->path);
+        return NULL;
+    }
     wc_store *r = wc_store_open(st->path, WC_STORE_READ, err);
     if (r && (r->dev != st->dev || r->ino != st->ino)) {
         wc_error_set(err, -ESTALE, "%s: the file was replaced while it was being read: run again"
@@ -408,6 +414,41 @@ void wc_store_close(wc_store *st)
 /* ---- transactions, schema additions, the end of a run ------------------- */
 
 int wc_store_begin(wc_store *st, wc_error *err) { return wc_store_exec(st, "BEGIN", err); }
+
+int wc_store_read_begin(wc_store *st, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = wc_store_exec(st, "BEGIN", err);
+    if (!rc)
+        rc = wc_store_prepare(st, "PRAGMA journal_mode", &s, err, "starting a read");
+    int step = rc ? SQLITE_ERROR : sqlite3_step(s);
+    const unsigned char *mode = step == SQLITE_ROW ? sqlite3_column_text(s, 0) : NULL;
+    st->live = mode && !strcmp((const char *)mode, "wal");
+    sqlite3_finalize(s);
+    if (!rc && step != SQLITE_ROW)
+        rc = wc_store_fail(st, err, "starting a read");
+    /* a read makes the transaction hold its snapshot (and, in rollback
+     * mode, the shared lock no writer commits past) from here on */
+    if (!rc)
+        rc = wc_store_exec(st, "SELECT COUNT(*) FROM sqlite_schema", err);
+    st->reading = rc == 0;
+    if (rc)
+        wc_store_exec(st, "ROLLBACK", NULL);
+    return rc;
+}
+
+void wc_store_read_end(wc_store *st)
+{
+    if (st && st->reading)
+        wc_store_exec(st, "COMMIT", NULL);
+    if (st)
+        st->reading = 0;
+}
+
+int wc_store_readers_agree(const wc_store *st)
+{
+    return st->reading && !st->live;
+}
 
 int wc_store_commit(wc_store *st, wc_error *err)
 {

@@ -63,11 +63,26 @@ typedef enum wc_store_mode {
  * denied": a read-only directory); a file a failed CREATE made is removed. */
 wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err);
 
+/* Holds one read transaction on st until wc_store_read_end: every read of
+ * st in between sees the file as it was at the call (WAL: one snapshot;
+ * rollback journal: a shared lock no writer commits past, so a writer waits
+ * for it up to the busy timeout). Returns 0 or < 0 with err. */
+int wc_store_read_begin(wc_store *st, wc_error *err);
+
+/* Ends wc_store_read_begin's transaction (safe when none is held). */
+void wc_store_read_end(wc_store *st);
+
+/* 1 when a second connection (wc_store_open_reader) reads exactly what st
+ * reads: st holds a read transaction on a file not in WAL mode (in WAL mode
+ * a recording may commit between the two connections' snapshots). */
+int wc_store_readers_agree(const wc_store *st);
+
 /* A second, read-only connection to st's file for a reader on another
  * thread (one connection serves one thread at a time; SQLite is built
- * thread-safe). The file must still be the one st opened (same device and
- * inode): else NULL with -ESTALE in err; NULL with err as wc_store_open
- * otherwise. The caller closes it. */
+ * thread-safe). Only when wc_store_readers_agree(st): else NULL with -EBUSY.
+ * The file must still be the one st opened (same device and inode): else
+ * NULL with -ESTALE in err; NULL with err as wc_store_open otherwise. The
+ * caller closes it. */
 wc_store *wc_store_open_reader(const wc_store *st, wc_error *err);
 
 /* The file name the store was opened with (for messages). */
