@@ -159,6 +159,11 @@ int cmd_report(int argc, char **argv)
     wc_error err = {{0}};
     wc_model model;
     wc_store *st = wc_cli_open_model(c->v.db, c->v.model, &model, &err);
+    /* one moment of the file for the validation and the figures alike */
+    if (st && wc_store_read_begin(st, &err)) {
+        wc_store_close(st);
+        st = NULL;
+    }
     if (st)
         wc_report_default_opts(st, &c->v.o);
     rc = st ? wc_validation_run(st, model, &c->v.o, v, &err) : -EIO;
@@ -178,6 +183,7 @@ int cmd_report(int argc, char **argv)
     }
     if (!rc)
         wc_validation_free(v);
+    wc_store_read_end(st);
     wc_store_close(st);
     free(c), free(v), free(res);
     return exit_code;

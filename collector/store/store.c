@@ -417,6 +417,10 @@ int wc_store_begin(wc_store *st, wc_error *err) { return wc_store_exec(st, "BEGI
 
 int wc_store_read_begin(wc_store *st, wc_error *err)
 {
+    if (st->reading) { /* nested: the outer transaction's moment holds */
+        st->reading++;
+        return 0;
+    }
     sqlite3_stmt *s = NULL;
     int rc = wc_store_exec(st, "BEGIN", err);
     if (!rc)
@@ -439,10 +443,8 @@ int wc_store_read_begin(wc_store *st, wc_error *err)
 
 void wc_store_read_end(wc_store *st)
 {
-    if (st && st->reading)
+    if (st && st->reading && --st->reading == 0)
         wc_store_exec(st, "COMMIT", NULL);
-    if (st)
-        st->reading = 0;
 }
 
 int wc_store_readers_agree(const wc_store *st)

@@ -42,7 +42,7 @@ struct wc_store {
     struct wc_store_delta *delta; /* store_delta.c: which process samples a tick writes */
     struct wc_work_energy *we;   /* store_work_energy.c: the compact workload layout (its
                                     zones, key cache, statements; NULL until first use) */
-    int reading;                 /* wc_store_read_begin holds a read transaction */
+    int reading;                 /* wc_store_read_begin's read transaction (its depth) */
     int live;                    /* ... on a file in WAL mode (a recording still writes it) */
     dev_t dev;                   /* the file's (device, inode) when opened: a second */
     ino_t ino;                   /* connection (wc_store_open_reader) must find the same */
