@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,19 +136,19 @@ int wc_xp_load(wc_store *st, const wc_exporter_info *info, wc_xp_data *d, wc_err
     memset(d, 0, sizeof *d);
     d->info = *info;
     int rc = wc_store_scrapes(st, info->id, &d->scrapes, &d->nscrapes, err);
-    wc_exporter_series_row *rows = NULL;
     size_t nrows = 0;
     if (!rc)
-        rc = wc_store_exporter_series(st, info->id, &rows, &nrows, err);
+        rc = wc_store_exporter_series_count(st, info->id, &nrows, err);
     if (!rc) {
         d->series = calloc(nrows ? nrows : 1, sizeof *d->series);
         d->restart = calloc(d->nscrapes ? d->nscrapes : 1, 1);
         if (!d->series || !d->restart)
             rc = wc_error_set(err, -ENOMEM, "out of memory for %zu exporter series", nrows);
     }
-    for (size_t i = 0; !rc && i < nrows; i++)
-        d->series[d->nseries++].row = rows[i];
-    free(rows);
+    /* the rows straight into the series (one copy of ~2 KB per series) */
+    if (!rc)
+        rc = wc_store_exporter_series_fill(st, info->id, &d->series[0].row, sizeof *d->series,
+                                           nrows, &d->nseries, err);
     if (!rc)
         rc = load_samples(st, d, err);
     if (rc) {
@@ -235,28 +236,60 @@ static int track_merge(wc_xp_track *t, const wc_xp_series *s)
     return 0;
 }
 
+/* FNV-1a over what same_track compares (key, zone, and a process's name). */
+static size_t track_hash(const wc_xp_series *s)
+{
+    const char *part[3] = {s->row.key, s->row.zone, strcmp(s->row.level, "process") ? "" : s->row.name};
+    uint64_t h = 1469598103934665603u;
+    for (int k = 0; k < 3; k++) {
+        for (const unsigned char *p = (const unsigned char *)part[k]; *p; p++)
+            h = (h ^ *p) * 1099511628211u;
+        h = (h ^ 0xff) * 1099511628211u; /* "ab"+"c" is not "a"+"bc" */
+    }
+    return (size_t)h;
+}
+
+/* The track of series s among t[0..nt) through the open-addressing index
+ * slot[cap] (track index + 1, 0 empty): found, or appended as t[nt]. */
+static size_t track_find(wc_xp_track *t, size_t *nt, size_t *slot, size_t cap,
+                         const wc_xp_series *s)
+{
+    size_t h = track_hash(s) & (cap - 1);
+    while (slot[h] && !same_track(t[slot[h] - 1].s, s))
+        h = (h + 1) & (cap - 1);
+    if (!slot[h]) {
+        t[*nt].s = s;
+        slot[h] = ++*nt;
+    }
+    return slot[h] - 1;
+}
+
 int wc_xp_tracks(const wc_xp_data *d, const char *level, wc_xp_track **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
+    size_t cap = 16;
+    while (cap < 2 * d->nseries)
+        cap *= 2;
     wc_xp_track *t = calloc(d->nseries ? d->nseries : 1, sizeof *t);
-    if (!t)
+    size_t *slot = calloc(cap, sizeof *slot);
+    if (!t || !slot) {
+        free(t);
+        free(slot);
         return -ENOMEM;
+    }
     size_t nt = 0;
     for (size_t i = 0; i < d->nseries; i++) {
         const wc_xp_series *s = &d->series[i];
         if (!wc_xp_is(s, level, "joules", NULL) || strcmp(s->row.device, "cpu") || !s->row.key[0])
             continue;
-        size_t j = 0;
-        while (j < nt && !same_track(t[j].s, s))
-            j++;
-        if (j == nt)
-            t[nt++].s = s;
-        if (track_merge(&t[j], s)) {
+        if (track_merge(&t[track_find(t, &nt, slot, cap, s)], s)) {
+            free(slot);
             wc_xp_tracks_free(t, nt);
             return -ENOMEM;
         }
     }
+    free(slot);
     *out = t;
     *n = nt;
     return 0;

@@ -494,10 +494,28 @@ static void read_series(sqlite3_stmt *s, wc_exporter_series_row *r)
     wc_store_col_text(s, 14, r->meter, sizeof r->meter);
 }
 
-int wc_store_exporter_series(wc_store *st, int64_t exporter_id, wc_exporter_series_row **out,
-                             size_t *n, wc_error *err)
+int wc_store_exporter_series_count(wc_store *st, int64_t exporter_id, size_t *n, wc_error *err)
 {
-    *out = NULL;
+    *n = 0;
+    if (!has_tables(st))
+        return 0;
+    sqlite3_stmt *s = NULL;
+    int rc = wc_store_prepare(st, "SELECT COUNT(*) FROM exporter_series WHERE exporter_id=?", &s,
+                              err, "counting exporter series");
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(s, 1, exporter_id);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        *n = (size_t)sqlite3_column_int64(s, 0);
+    else
+        rc = wc_store_fail(st, err, "counting exporter series");
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int wc_store_exporter_series_fill(wc_store *st, int64_t exporter_id, wc_exporter_series_row *first,
+                                  size_t stride, size_t cap, size_t *n, wc_error *err)
+{
     *n = 0;
     if (!has_tables(st))
         return 0;
@@ -510,17 +528,36 @@ int wc_store_exporter_series(wc_store *st, int64_t exporter_id, wc_exporter_seri
     if (rc)
         return rc;
     sqlite3_bind_int64(s, 1, exporter_id);
-    size_t cap = 0;
     int step = SQLITE_DONE;
-    while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
-        if (wc_store_grow((void **)out, sizeof **out, *n, &cap, 256) != 0)
-            rc = wc_error_set(err, -ENOMEM, "%s: reading exporter series: out of memory", st->path);
-        else
-            read_series(s, &(*out)[(*n)++]);
-    }
-    if (!rc && step != SQLITE_DONE)
+    while (*n < cap && (step = sqlite3_step(s)) == SQLITE_ROW)
+        read_series(s, (wc_exporter_series_row *)((char *)first + (*n)++ * stride));
+    if (*n == cap && cap && (step = sqlite3_step(s)) == SQLITE_ROW)
+        rc = wc_error_set(err, -EAGAIN, "%s: reading exporter series: more rows than counted (the"
+                          " file changed while it was read)", st->path);
+    else if (step != SQLITE_DONE && step != SQLITE_ROW)
         rc = wc_store_fail(st, err, "reading exporter series");
     sqlite3_finalize(s);
+    return rc;
+}
+
+int wc_store_exporter_series(wc_store *st, int64_t exporter_id, wc_exporter_series_row **out,
+                             size_t *n, wc_error *err)
+{
+    size_t count = 0;
+    *out = NULL;
+    *n = 0;
+    int rc = wc_store_exporter_series_count(st, exporter_id, &count, err);
+    if (rc || !count)
+        return rc;
+    *out = malloc(count * sizeof **out);
+    if (!*out)
+        return wc_error_set(err, -ENOMEM, "%s: reading exporter series: out of memory", st->path);
+    rc = wc_store_exporter_series_fill(st, exporter_id, *out, sizeof **out, count, n, err);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
     return rc;
 }
 

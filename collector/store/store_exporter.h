@@ -106,6 +106,17 @@ typedef struct wc_exporter_series_row {
 int wc_store_exporter_series(wc_store *st, int64_t exporter_id, wc_exporter_series_row **out,
                              size_t *n, wc_error *err);
 
+/* How many series an exporter has (0 in a run without the tables). */
+int wc_store_exporter_series_count(wc_store *st, int64_t exporter_id, size_t *n, wc_error *err);
+
+/* The series of an exporter, by id, written at first, first + stride, ...
+ * (a caller's array of structs holding a row: no second copy of rows of
+ * ~2 KB each), at most cap of them; *n filled. More rows than cap (the file
+ * changed since the count: read both in one wc_store_read_begin) is -EAGAIN;
+ * else 0, -EIO. */
+int wc_store_exporter_series_fill(wc_store *st, int64_t exporter_id, wc_exporter_series_row *first,
+                                  size_t stride, size_t cap, size_t *n, wc_error *err);
+
 /* One stored sample with its scrape's time. */
 typedef struct wc_exporter_sample_row {
     int64_t series_id, scrape_id;
