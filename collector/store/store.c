@@ -19,23 +19,55 @@
 #include <unistd.h>
 
 #include "collector/store/store_internal.h"
+#include "common/wc_clock.h"
 #include "collector/store/store_schema.sql.h"
 
 /* ---- the helpers of store_internal.h ------------------------------------ */
 
+/* What a lock held too long says (wc_store_fail, wc_store_exec). */
+#define BUSY_HINT                                                                                \
+    " (another process held the file for 5 s: a validate or report reading it holds it until" \
+    " it ends; nothing was written, run again when it has)"
+
 int wc_store_fail(wc_store *st, wc_error *err, const char *what)
 {
     int code = sqlite3_errcode(st->db);
-    int rc = (code == SQLITE_FULL) ? -ENOSPC : -EIO;
+    int busy = code == SQLITE_BUSY || code == SQLITE_LOCKED;
+    int rc = code == SQLITE_FULL ? -ENOSPC : busy ? -EBUSY : -EIO;
     return wc_error_set(err, rc, "%s: %s: %s%s", st->path, what, sqlite3_errmsg(st->db),
-                        code == SQLITE_FULL ? " (disk full: nothing already committed to the file is lost)" : "");
+                        code == SQLITE_FULL ? " (disk full: nothing already committed to the file is lost)"
+                        : busy ? BUSY_HINT
+                               : "");
+}
+
+/* SQLite's busy handler: waits for a lock in 10 ms steps, at most 5 s in
+ * all per episode of waiting. Calls less than 1 s apart are one episode: a
+ * writer whose page cache spills retries its lock at every spill, and with
+ * a plain busy timeout each retry waited anew, so a writer behind a reader
+ * that never ends (a stopped validate) waited for ever. Returns 1 to retry,
+ * 0 to give up (the statement then fails with SQLITE_BUSY). */
+static int busy_wait(void *arg, int count)
+{
+    wc_store *st = arg;
+    int64_t now = wc_mono_ns();
+    if (count == 0 && now - st->busy_last_ns > 1000000000LL)
+        st->busy_until_ns = now + 5000000000LL;
+    st->busy_last_ns = now;
+    if (now >= st->busy_until_ns)
+        return 0;
+    usleep(10000);
+    st->busy_last_ns = wc_mono_ns();
+    return 1;
 }
 
 int wc_store_exec(wc_store *st, const char *sql, wc_error *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        int rc = wc_error_set(err, -EIO, "%s: %s", st->path, msg ? msg : "SQL error");
+        int code = sqlite3_errcode(st->db);
+        int busy = code == SQLITE_BUSY || code == SQLITE_LOCKED;
+        int rc = wc_error_set(err, busy ? -EBUSY : -EIO, "%s: %s%s", st->path,
+                              msg ? msg : "SQL error", busy ? BUSY_HINT : "");
         sqlite3_free(msg);
         return rc;
     }
@@ -318,7 +350,7 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
         wc_store_discard(st);
         return NULL;
     }
-    sqlite3_busy_timeout(st->db, 5000);
+    sqlite3_busy_handler(st->db, busy_wait, st);
     if (stat(path, &sb) == 0)
         st->dev = sb.st_dev, st->ino = sb.st_ino;
     int rc = 0;

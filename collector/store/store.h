@@ -65,9 +65,10 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err);
 
 /* Holds one read transaction on st until wc_store_read_end: every read of
  * st in between sees the file as it was at the call (WAL: one snapshot;
- * rollback journal: a shared lock no writer commits past, so a writer waits
- * for it up to the busy timeout). Calls nest: an inner one keeps the outer
- * moment. Returns 0 or < 0 with err. */
+ * rollback journal: a shared lock no writer commits past: a writer waits
+ * for it at most 5 s in all, then fails with -EBUSY, store.c busy_wait).
+ * Calls nest: an inner one keeps the outer moment. Returns 0 or < 0 with
+ * err. */
 int wc_store_read_begin(wc_store *st, wc_error *err);
 
 /* Ends one wc_store_read_begin; the outermost ends the transaction (safe

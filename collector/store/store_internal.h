@@ -43,6 +43,7 @@ struct wc_store {
     struct wc_work_energy *we;   /* store_work_energy.c: the compact workload layout (its
                                     zones, key cache, statements; NULL until first use) */
     int reading;                 /* wc_store_read_begin's read transaction (its depth) */
+    int64_t busy_until_ns, busy_last_ns; /* store.c busy_wait: the episode's end, the last call */
     int live;                    /* ... on a file in WAL mode (a recording still writes it) */
     dev_t dev;                   /* the file's (device, inode) when opened: a second */
     ino_t ino;                   /* connection (wc_store_open_reader) must find the same */

@@ -65,4 +65,24 @@ ln -s new2.json "$T/dangling"
 [ $rc -eq 2 ] || fail "--json a dangling link to --junit's new file: exit $rc"
 "$BIN" validate --db "$T/run.db" --json /dev/null --junit /dev/null >/dev/null 2>"$T/e"; rc=$?
 [ $rc -le 1 ] || [ $rc -eq 3 ] || { cat "$T/e"; fail "--json and --junit both /dev/null: exit $rc"; }
+# a writer behind a reader that holds the finished run (a stopped validate:
+# a read transaction that never ends) gives up after its 5 s wait, saying
+# why, and writes nothing; it used to retry at every page-cache spill, for
+# ever
+python3 -c "import sqlite3, time, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute('BEGIN'); c.execute('SELECT COUNT(*) FROM tick').fetchall()
+time.sleep(30)" "$T/run.db" &
+RD=$!
+sleep 0.5
+t0=$(date +%s)
+timeout 60 "$BIN" attribute --db "$T/run.db" --model kepler-main >/dev/null 2>"$T/e"; rc=$?
+t1=$(date +%s)
+kill $RD 2>/dev/null; wait $RD 2>/dev/null
+[ $rc -eq 2 ] || { cat "$T/e"; fail "attribute behind a held reader: exit $rc"; }
+[ $((t1 - t0)) -le 20 ] || fail "attribute waited $((t1 - t0)) s behind a held reader"
+expect_contains "$T/e" "held the file for 5 s"
+[ "$(sum "$T/run.db")" = "$before" ] || fail "the refused attribute changed the run"
+"$BIN" attribute --db "$T/run.db" --model kepler-main >/dev/null 2>"$T/e" ||
+    { cat "$T/e"; fail "attribute once the reader is gone"; }
 exit 0
