@@ -44,13 +44,14 @@ int wc_store_fail(wc_store *st, wc_error *err, const char *what)
  * all per episode of waiting. Calls less than 1 s apart are one episode: a
  * writer whose page cache spills retries its lock at every spill, and with
  * a plain busy timeout each retry waited anew, so a writer behind a reader
- * that never ends (a stopped validate) waited for ever. Returns 1 to retry,
- * 0 to give up (the statement then fails with SQLITE_BUSY). */
+ * that never ends (a stopped validate) waited for ever. The end of a
+ * transaction (busy_reset) starts a new episode. Returns 1 to retry, 0 to
+ * give up (the statement then fails with SQLITE_BUSY). */
 static int busy_wait(void *arg, int count)
 {
     wc_store *st = arg;
     int64_t now = wc_mono_ns();
-    if (count == 0 && now - st->busy_last_ns > 1000000000LL)
+    if (count == 0 && (!st->busy_last_ns || now - st->busy_last_ns > 1000000000LL))
         st->busy_until_ns = now + 5000000000LL;
     st->busy_last_ns = now;
     if (now >= st->busy_until_ns)
@@ -58,6 +59,19 @@ static int busy_wait(void *arg, int count)
     usleep(10000);
     st->busy_last_ns = wc_mono_ns();
     return 1;
+}
+
+/* A transaction ended (committed or rolled back): the next wait is a new
+ * episode of busy_wait. As a commit hook it returns 0 (let it commit). */
+static int busy_reset(void *arg)
+{
+    ((wc_store *)arg)->busy_last_ns = 0;
+    return 0;
+}
+
+static void busy_reset_rollback(void *arg)
+{
+    busy_reset(arg);
 }
 
 int wc_store_exec(wc_store *st, const char *sql, wc_error *err)
@@ -351,6 +365,8 @@ wc_store *wc_store_open(const char *path, wc_store_mode mode, wc_error *err)
         return NULL;
     }
     sqlite3_busy_handler(st->db, busy_wait, st);
+    sqlite3_commit_hook(st->db, busy_reset, st);
+    sqlite3_rollback_hook(st->db, busy_reset_rollback, st);
     if (stat(path, &sb) == 0)
         st->dev = sb.st_dev, st->ino = sb.st_ino;
     int rc = 0;
@@ -475,8 +491,10 @@ int wc_store_read_begin(wc_store *st, wc_error *err)
 
 void wc_store_read_end(wc_store *st)
 {
-    if (st && st->reading && --st->reading == 0)
+    if (st && st->reading && --st->reading == 0) {
         wc_store_exec(st, "COMMIT", NULL);
+        busy_reset(st); /* a read-only commit calls no commit hook */
+    }
 }
 
 int wc_store_readers_agree(const wc_store *st)

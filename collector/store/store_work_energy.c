@@ -597,7 +597,8 @@ static int room(void **arr, size_t size, size_t n, size_t *cap);
  * the model saw: NULL out of memory. */
 static slot_val *queue_row(wc_work_energy *we, const int64_t key[5])
 {
-    if (room((void **)&we->rows, sizeof *we->rows, we->nrows, &we->cap_rows) ||
+    /* map_zones gave every tick's zone a slot before any row is queued */
+    if (!we->nslot || room((void **)&we->rows, sizeof *we->rows, we->nrows, &we->cap_rows) ||
         room((void **)&we->val, sizeof *we->val, (we->nrows + 1) * we->nslot - 1, &we->cap_val))
         return NULL;
     queued *q = &we->rows[we->nrows];
