@@ -8,12 +8,21 @@
 
 CC      ?= cc
 PKGS    := sqlite3 libcurl libcjson yaml-0.1 gsl libmicrohttpd libxcrypt
+# libcurl and libmicrohttpd are loaded at run time by the part that needs
+# them (common/wc_dl.h): their headers come from pkg-config, they are not
+# linked, and the soname loaded is the one the build's .so names.
+DL_PKGS := libcurl libmicrohttpd
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(filter-out $(DL_PKGS),$(PKGS)) 2>/dev/null)
+soname_of  = $(shell readelf -d $(shell pkg-config --variable=libdir $(1) 2>/dev/null)/$(1).so \
+               2>/dev/null | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+WC_CURL_SONAME := $(or $(WC_CURL_SONAME),$(call soname_of,libcurl),libcurl.so.4)
+WC_MHD_SONAME  := $(or $(WC_MHD_SONAME),$(call soname_of,libmicrohttpd),libmicrohttpd.so.12)
 VERSION := 0.1.0
 CFLAGS  ?= -O2 -g
 WARN    := -std=c17 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
-CPPFLAGS_ALL = -I. -D_GNU_SOURCE -DWATTCAL_VERSION=\"$(VERSION)\" $(PKG_CFLAGS)
+CPPFLAGS_ALL = -I. -D_GNU_SOURCE -DWATTCAL_VERSION=\"$(VERSION)\" $(PKG_CFLAGS) \
+               -DWC_CURL_SONAME=\"$(WC_CURL_SONAME)\" -DWC_MHD_SONAME=\"$(WC_MHD_SONAME)\"
 LDLIBS_ALL   = $(PKG_LIBS) -lm -lpthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
@@ -79,8 +88,10 @@ $(B)/unit-tests: $(TEST_OBJ) $(B)/libwattcal-cli.a $(B)/libwattcal.a
 $(S)/unit-tests: $(STEST_OBJ) $(S)/libwattcal-cli.a $(S)/libwattcal.a
 	$(CC) $(SAN) -o $@ $^ -lcriterion $(LDLIBS_ALL)
 
+# bench_sampler scrapes the process exporter with libcurl itself: linked.
 $(B)/bench-%: bench/%.c $(B)/libwattcal.a
-	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(B)/libwattcal.a $(LDLIBS_ALL)
+	$(CC) $(WARN) $(CFLAGS) $(CPPFLAGS_ALL) -o $@ $< $(B)/libwattcal.a $(LDLIBS_ALL) \
+	    $(shell pkg-config --libs libcurl)
 
 # ---- fuzzing (tests/fuzz/README.md) ---------------------------------------
 # One libFuzzer harness per parser entry point, tests/fuzz/fuzz_<name>.c,

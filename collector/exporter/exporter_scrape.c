@@ -506,7 +506,7 @@ static int on_progress(void *userp, curl_off_t dt, curl_off_t dn, curl_off_t ut,
 /* The reason a transfer failed, naming the URL. */
 static void transfer_error(worker *w, CURLcode c, wc_scrape *sc)
 {
-    const char *detail = w->errbuf[0] ? w->errbuf : curl_easy_strerror(c);
+    const char *detail = w->errbuf[0] ? w->errbuf : wc_curl()->easy_strerror(c);
     const wc_exporter_config *cfg = &w->owner->cfg;
     char *e = sc->error;
     size_t cap = sizeof sc->error;
@@ -562,7 +562,7 @@ static int worker_set(worker *w)
 static void answer(worker *w, wc_scrape *sc)
 {
     long status = 0;
-    curl_easy_getinfo(w->curl, CURLINFO_RESPONSE_CODE, &status);
+    wc_curl()->easy_getinfo(w->curl, CURLINFO_RESPONSE_CODE, &status);
     sc->http_status = (int)status;
     if (status != 200) {
         sc->status = WC_SCRAPE_ERROR;
@@ -570,7 +570,7 @@ static void answer(worker *w, wc_scrape *sc)
         return;
     }
     char *ct = NULL;
-    curl_easy_getinfo(w->curl, CURLINFO_CONTENT_TYPE, &ct);
+    wc_curl()->easy_getinfo(w->curl, CURLINFO_CONTENT_TYPE, &ct);
     if (worker_set(w) != 0 ||
         wc_scrape_parse_body(sc, w->body, w->len, ct, w->url, w->kind->classify, w->set,
                              w->owner->cfg.max_body) != 0) {
@@ -592,7 +592,7 @@ static wc_scrape *scrape_once(worker *w)
     w->errbuf[0] = '\0';
     sc->req_mono_ns = wc_mono_ns();
     sc->req_wall_ns = wc_wall_ns();
-    CURLcode c = curl_easy_perform(w->curl);
+    CURLcode c = wc_curl()->easy_perform(w->curl);
     sc->resp_mono_ns = wc_mono_ns();
     sc->resp_wall_ns = wc_wall_ns();
     sc->bytes = (int64_t)w->len;
@@ -663,8 +663,8 @@ static void curl_options(worker *w, const wc_exporter_scraper *s)
 {
     CURL *c = w->curl;
     const wc_exporter_config *cfg = &s->cfg;
-    curl_easy_setopt(c, CURLOPT_URL, w->url);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, w->headers);
+    wc_curl()->easy_setopt(c, CURLOPT_URL, w->url);
+    wc_curl()->easy_setopt(c, CURLOPT_HTTPHEADER, w->headers);
     /* a node-local exporter over http: never via a proxy */
     wc_http_cfg h = {.errbuf = w->errbuf, .insecure = cfg->insecure,
                      .no_proxy = strncmp(w->url, "http://", 7) == 0, .accept_encoding = 1,
@@ -673,9 +673,9 @@ static void curl_options(worker *w, const wc_exporter_scraper *s)
                      .user = s->user[0] ? s->user : NULL, .password = s->password,
                      .write = on_body, .write_data = w};
     wc_http_setup(c, &h);
-    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(c, CURLOPT_XFERINFODATA, w);
+    wc_curl()->easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    wc_curl()->easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    wc_curl()->easy_setopt(c, CURLOPT_XFERINFODATA, w);
 }
 
 /* One exporter's handle and headers. */
@@ -685,14 +685,14 @@ static int worker_init(worker *w, wc_exporter_scraper *s, size_t i, const char *
     w->owner = s;
     w->index = i;
     w->kind = wc_exporter_kind_find(spec, &w->url);
-    w->curl = curl_easy_init();
-    w->headers = curl_slist_append(NULL, "Accept: text/plain;version=0.0.4;q=1,"
+    w->curl = wc_curl()->easy_init();
+    w->headers = wc_curl()->slist_append(NULL, "Accept: text/plain;version=0.0.4;q=1,"
                                          "application/openmetrics-text;version=1.0.0;q=0.5,"
                                          "*/*;q=0.1");
     if (w->headers && s->auth[0]) {
-        struct curl_slist *h = curl_slist_append(w->headers, s->auth);
+        struct curl_slist *h = wc_curl()->slist_append(w->headers, s->auth);
         if (!h) { /* the list stays as it was: free it */
-            curl_slist_free_all(w->headers);
+            wc_curl()->slist_free_all(w->headers);
             w->headers = NULL;
         }
     }
@@ -728,8 +728,9 @@ static int scraper_init(wc_exporter_scraper *s, const char *const *specs, size_t
         if (rc)
             return rc;
     }
-    if (wc_http_global_init())
-        return wc_error_set(err, -EIO, "--exporter: libcurl initialisation failed");
+    int hrc = wc_http_global_init("--exporter", err);
+    if (hrc)
+        return hrc;
     int rc = load_credentials(s, err);
     for (size_t i = 0; i < n && !rc; i++) {
         rc = worker_init(&s->workers[i], s, i, specs[i], err);
@@ -804,8 +805,9 @@ void wc_exporter_scraper_free(wc_exporter_scraper *s)
     for (size_t i = 0; i < s->n; i++) {
         worker *w = &s->workers[i];
         if (w->curl)
-            curl_easy_cleanup(w->curl);
-        curl_slist_free_all(w->headers);
+            wc_curl()->easy_cleanup(w->curl);
+        if (w->headers)
+            wc_curl()->slist_free_all(w->headers);
         free(w->body);
         set_unref(w->set);
     }

@@ -184,9 +184,10 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 /* The options every request shares. */
 static int curl_setup(wc_prom *p, const wc_prom_config *cfg, wc_error *err)
 {
-    if (wc_http_global_init())
-        return wc_error_set(err, -EIO, "prometheus: libcurl initialisation failed");
-    CURL *c = p->curl = curl_easy_init();
+    int hrc = wc_http_global_init("prometheus", err);
+    if (hrc)
+        return hrc;
+    CURL *c = p->curl = wc_curl()->easy_init();
     if (!c)
         return wc_error_set(err, -ENOMEM, "prometheus: out of memory setting up libcurl");
     int64_t to = cfg->timeout_ns > 0 ? cfg->timeout_ns : WC_PROM_DEFAULT_TIMEOUT_NS;
@@ -234,7 +235,7 @@ void wc_prom_close(wc_prom *p)
     if (!p)
         return;
     if (p->curl)
-        curl_easy_cleanup(p->curl);
+        wc_curl()->easy_cleanup(p->curl);
     free(p->body.buf);
     explicit_bzero(p->secret, sizeof p->secret);
     free(p);
@@ -249,11 +250,11 @@ void wc_prom_get_counts(const wc_prom *p, wc_prom_counts *out) { *out = p->count
 /* A failed transfer as -errno and a message naming the request. */
 static int transfer_error(wc_prom *p, CURLcode c, const char *what, wc_error *err)
 {
-    const char *detail = p->errbuf[0] ? p->errbuf : curl_easy_strerror(c);
+    const char *detail = p->errbuf[0] ? p->errbuf : wc_curl()->easy_strerror(c);
     long sent = 0; /* bytes of the request sent: 0 while still connecting */
     switch (c) {
     case CURLE_OPERATION_TIMEDOUT:
-        curl_easy_getinfo(p->curl, CURLINFO_REQUEST_SIZE, &sent);
+        wc_curl()->easy_getinfo(p->curl, CURLINFO_REQUEST_SIZE, &sent);
         if (sent == 0)
             return wc_error_set(err, -ETIMEDOUT, "%s: connect timed out after %g s", what,
                                 p->connect_timeout_s);
@@ -291,16 +292,16 @@ static int http_get(wc_prom *p, const char *path, const char *params, const char
     p->body.len = 0;
     p->body.overflow = 0;
     p->errbuf[0] = '\0';
-    curl_easy_setopt(p->curl, CURLOPT_URL, url);
-    curl_easy_setopt(p->curl, CURLOPT_HTTPGET, 1L);
-    CURLcode c = curl_easy_perform(p->curl);
+    wc_curl()->easy_setopt(p->curl, CURLOPT_URL, url);
+    wc_curl()->easy_setopt(p->curl, CURLOPT_HTTPGET, 1L);
+    CURLcode c = wc_curl()->easy_perform(p->curl);
     free(url);
     p->counts.requests++;
     if (c != CURLE_OK)
         return transfer_error(p, c, what, err);
     p->counts.bytes += (int64_t)p->body.len;
     *status = 0;
-    curl_easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, status);
+    wc_curl()->easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, status);
     if (!p->body.buf && !(p->body.buf = calloc(1, 1)))
         return wc_error_set(err, -ENOMEM, "%s: out of memory", what);
     return 0;
@@ -346,7 +347,7 @@ static int request(wc_prom *p, const char *path, const char *params, wc_prom_ans
 /* Appends "&name=<escaped value>" (or without '&' first) to a growing text. */
 static int add_param(wc_prom *p, char **params, size_t *len, const char *name, const char *value)
 {
-    char *esc = curl_easy_escape(p->curl, value, 0);
+    char *esc = wc_curl()->easy_escape(p->curl, value, 0);
     if (!esc)
         return -ENOMEM;
     size_t n = *len + strlen(name) + strlen(esc) + 3;
@@ -356,7 +357,7 @@ static int add_param(wc_prom *p, char **params, size_t *len, const char *name, c
         *len += strlen(np + *len);
         *params = np;
     }
-    curl_free(esc);
+    wc_curl()->free(esc);
     return np ? 0 : -ENOMEM;
 }
 

@@ -82,27 +82,28 @@ static size_t on_body(char *p, size_t size, size_t n, void *ctx)
 /* One GET of the pod list into the state. 0 or -errno with err. */
 static int read_once(wc_kubelet *k, wc_error *err)
 {
-    if (wc_http_global_init())
-        return wc_error_set(err, -EIO, "--kubelet: libcurl initialisation failed");
-    CURL *c = curl_easy_init();
+    int hrc = wc_http_global_init("--kubelet", err);
+    if (hrc)
+        return hrc;
+    CURL *c = wc_curl()->easy_init();
     if (!c)
         return wc_error_set(err, -ENOMEM, "--kubelet: out of memory");
     body b = {0};
     char errbuf[CURL_ERROR_SIZE] = "";
-    curl_easy_setopt(c, CURLOPT_URL, k->url);
+    wc_curl()->easy_setopt(c, CURLOPT_URL, k->url);
     wc_http_cfg h = {.errbuf = errbuf, .insecure = k->insecure,
                      .connect_timeout_ns = 3 * WC_NS_PER_S, .timeout_ns = 10 * WC_NS_PER_S,
                      .bearer = k->token[0] ? k->token : NULL, .write = on_body, .write_data = &b};
     wc_http_setup(c, &h);
-    CURLcode cc = curl_easy_perform(c);
+    CURLcode cc = wc_curl()->easy_perform(c);
     long status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_cleanup(c);
+    wc_curl()->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    wc_curl()->easy_cleanup(c);
     int rc = 0;
     if (cc != CURLE_OK)
         rc = wc_error_set(err, -EIO, "--kubelet %s: %s", k->url,
                           b.too_big ? "answer above 64 MiB" : errbuf[0] ? errbuf
-                                                                         : curl_easy_strerror(cc));
+                                                                         : wc_curl()->easy_strerror(cc));
     else if (status != 200)
         rc = wc_error_set(err, -EIO, "--kubelet %s: HTTP %ld", k->url, status);
     else
@@ -195,7 +196,6 @@ wc_kubelet *wc_kubelet_start(const wc_kubelet_config *cfg, wc_serve_state *st, w
     k->insecure = cfg->insecure;
     k->interval_ns = cfg->interval_ns >= WC_NS_PER_S ? cfg->interval_ns : WC_NS_PER_S;
     k->st = st;
-    curl_global_init(CURL_GLOBAL_DEFAULT);
     int rc = load_token(k, cfg->token_file, err);
     if (!rc)
         rc = read_once(k, err);

@@ -1,7 +1,9 @@
 /*
  * serve_http.c — /metrics and /healthz on libmicrohttpd (see serve_http.h).
  * The socket is bound here (so a bad --listen gets errno's own words) and
- * handed to the daemon.
+ * handed to the daemon. libmicrohttpd (and the TLS libraries it links) is
+ * loaded when the endpoint starts (common/wc_dl.h), so a `record` never maps
+ * it; every call goes through the mhd table below.
  */
 #include "collector/serve/serve_http.h"
 
@@ -10,13 +12,64 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/wc_clock.h"
+#include "common/wc_dl.h"
 #include "common/wc_text.h"
+
+/* The soname loaded (the Makefile's WC_MHD_SONAME: the one the build's
+ * libmicrohttpd.so names). */
+#ifndef WC_MHD_SONAME
+#define WC_MHD_SONAME "libmicrohttpd.so.12"
+#endif
+
+/* The libmicrohttpd entry points used: field, then the library's name. */
+#define MHD_FUNCS(X)                                                                     \
+    X(create_response_from_buffer, MHD_create_response_from_buffer)                      \
+    X(add_response_header, MHD_add_response_header) X(queue_response, MHD_queue_response) \
+    X(destroy_response, MHD_destroy_response)                                             \
+    X(basic_auth_get_username_password, MHD_basic_auth_get_username_password)             \
+    X(free, MHD_free) X(queue_basic_auth_fail_response, MHD_queue_basic_auth_fail_response) \
+    X(start_daemon, MHD_start_daemon) X(stop_daemon, MHD_stop_daemon)                     \
+    X(is_feature_supported, MHD_is_feature_supported)
+
+/* libmicrohttpd's functions as loaded, each with its own prototype. */
+static struct {
+#define MHD_FIELD(field, sym) __typeof__(sym) *field;
+    MHD_FUNCS(MHD_FIELD)
+#undef MHD_FIELD
+} mhd;
+
+static const wc_dl_sym mhd_syms[] = {
+#define MHD_SYM(field, sym) {#sym, offsetof(__typeof__(mhd), field)},
+    MHD_FUNCS(MHD_SYM)
+#undef MHD_SYM
+};
+
+static pthread_once_t mhd_once = PTHREAD_ONCE_INIT;
+static int mhd_rc = -EIO;
+static wc_error mhd_err;
+
+static void mhd_load_once(void)
+{
+    mhd_rc = wc_dl_load(WC_MHD_SONAME, mhd_syms, sizeof mhd_syms / sizeof mhd_syms[0], &mhd,
+                        &mhd_err);
+}
+
+/* Loads libmicrohttpd once per process. 0, or -EIO with err saying why. */
+static int mhd_load(const char *listen_spec, wc_error *err)
+{
+    pthread_once(&mhd_once, mhd_load_once);
+    if (mhd_rc)
+        return wc_error_set(err, -EIO, "--listen %s: %s", listen_spec, mhd_err.msg);
+    return 0;
+}
 
 struct wc_serve_http {
     struct MHD_Daemon *daemon;
@@ -89,12 +142,12 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
                              const char *text)
 {
     struct MHD_Response *r =
-        MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_MUST_COPY);
+        mhd.create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_MUST_COPY);
     if (!r)
         return MHD_NO;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    enum MHD_Result ok = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
+    mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    enum MHD_Result ok = mhd.queue_response(c, status, r);
+    mhd.destroy_response(r);
     return ok;
 }
 
@@ -105,15 +158,15 @@ static enum MHD_Result metrics(wc_serve_http *h, struct MHD_Connection *c)
         wc_expow_buf_free(&b);
         return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", "out of memory\n");
     }
-    struct MHD_Response *r = MHD_create_response_from_buffer(b.len, b.data, MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *r = mhd.create_response_from_buffer(b.len, b.data, MHD_RESPMEM_MUST_FREE);
     if (!r) {
         wc_expow_buf_free(&b);
         return MHD_NO;
     }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+    mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
                             "text/plain; version=0.0.4; charset=utf-8");
-    enum MHD_Result ok = MHD_queue_response(c, MHD_HTTP_OK, r);
-    MHD_destroy_response(r);
+    enum MHD_Result ok = mhd.queue_response(c, MHD_HTTP_OK, r);
+    mhd.destroy_response(r);
     return ok;
 }
 
@@ -139,12 +192,12 @@ static int authorised(wc_serve_http *h, struct MHD_Connection *c)
     if (!h->web || h->web->nusers == 0)
         return 1;
     char *pass = NULL;
-    char *user = MHD_basic_auth_get_username_password(c, &pass);
+    char *user = mhd.basic_auth_get_username_password(c, &pass);
     int ok = wc_web_config_check(h->web, user, pass);
     if (pass)
         explicit_bzero(pass, strlen(pass));
-    MHD_free(user);
-    MHD_free(pass);
+    mhd.free(user);
+    mhd.free(pass);
     return ok;
 }
 
@@ -157,12 +210,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
         return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "only GET and HEAD\n");
     if (!authorised(h, c)) {
-        struct MHD_Response *r = MHD_create_response_from_buffer(
+        struct MHD_Response *r = mhd.create_response_from_buffer(
             13, (void *)"unauthorized\n", MHD_RESPMEM_PERSISTENT);
         if (!r)
             return MHD_NO;
-        enum MHD_Result ok = MHD_queue_basic_auth_fail_response(c, "wattcal", r);
-        MHD_destroy_response(r);
+        enum MHD_Result ok = mhd.queue_basic_auth_fail_response(c, "wattcal", r);
+        mhd.destroy_response(r);
         return ok;
     }
     if (strcmp(url, "/metrics") == 0)
@@ -180,12 +233,12 @@ static struct MHD_Daemon *start_daemon(wc_serve_http *h)
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
     int tls = h->web && h->web->cert_pem;
     if (tls)
-        return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handle, h,
+        return mhd.start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handle, h,
                                 MHD_OPTION_LISTEN_SOCKET, h->fd, MHD_OPTION_CONNECTION_LIMIT,
                                 (unsigned)32, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)15,
                                 MHD_OPTION_HTTPS_MEM_CERT, h->web->cert_pem,
                                 MHD_OPTION_HTTPS_MEM_KEY, h->web->key_pem, MHD_OPTION_END);
-    return MHD_start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_LISTEN_SOCKET, h->fd,
+    return mhd.start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_LISTEN_SOCKET, h->fd,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)15, MHD_OPTION_END);
 }
@@ -194,7 +247,10 @@ int wc_serve_http_start(const char *listen_spec, const wc_web_config *web, wc_se
                         int64_t interval_ns, wc_serve_http **out, wc_error *err)
 {
     *out = NULL;
-    if (web && web->cert_pem && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+    int lrc = mhd_load(listen_spec, err);
+    if (lrc)
+        return lrc;
+    if (web && web->cert_pem && mhd.is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
         return wc_error_set(err, -ENOTSUP, "--web-config: this libmicrohttpd has no TLS "
                             "support; terminate TLS in a sidecar instead");
     wc_serve_http *h = calloc(1, sizeof *h);
@@ -229,6 +285,6 @@ void wc_serve_http_stop(wc_serve_http *h)
 {
     if (!h)
         return;
-    MHD_stop_daemon(h->daemon); /* closes the listening socket it was given */
+    mhd.stop_daemon(h->daemon); /* closes the listening socket it was given */
     free(h);
 }

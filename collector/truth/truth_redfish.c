@@ -473,11 +473,11 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 /* Maps a failed transfer to -errno and a message naming the URL. */
 static int transfer_error(redfish_priv *p, CURLcode c, const char *url, wc_error *err)
 {
-    const char *detail = p->errbuf[0] ? p->errbuf : curl_easy_strerror(c);
+    const char *detail = p->errbuf[0] ? p->errbuf : wc_curl()->easy_strerror(c);
     switch (c) {
     case CURLE_OPERATION_TIMEDOUT: {
         curl_off_t connect_us = 0;
-        curl_easy_getinfo(p->curl, CURLINFO_CONNECT_TIME_T, &connect_us);
+        wc_curl()->easy_getinfo(p->curl, CURLINFO_CONNECT_TIME_T, &connect_us);
         if (connect_us == 0)
             return wc_error_set(err, -ETIMEDOUT, "%s: connect timed out after %g s", url,
                                 p->connect_timeout_s);
@@ -486,7 +486,7 @@ static int transfer_error(redfish_priv *p, CURLcode c, const char *url, wc_error
     }
     case CURLE_COULDNT_CONNECT: {
         long os_errno = 0;
-        curl_easy_getinfo(p->curl, CURLINFO_OS_ERRNO, &os_errno);
+        wc_curl()->easy_getinfo(p->curl, CURLINFO_OS_ERRNO, &os_errno);
         if (os_errno == ECONNREFUSED || os_errno == 0)
             return wc_error_set(err, -ECONNREFUSED, "%s: connection refused (%s)", url, detail);
         return wc_error_set(err, -(int)os_errno, "%s: connection failed: %s (%s)", url,
@@ -525,15 +525,15 @@ static int http_fetch(void *ctx, const char *path, wc_redfish_response *resp, wc
     p->body.len = p->body.cap = 0;
     p->body.overflow = 0;
     p->errbuf[0] = '\0';
-    curl_easy_setopt(p->curl, CURLOPT_URL, url);
-    CURLcode c = curl_easy_perform(p->curl);
+    wc_curl()->easy_setopt(p->curl, CURLOPT_URL, url);
+    CURLcode c = wc_curl()->easy_perform(p->curl);
     if (c != CURLE_OK) {
         free(p->body.buf);
         p->body.buf = NULL;
         return transfer_error(p, c, url, err);
     }
     long status = 0;
-    curl_easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
+    wc_curl()->easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
     resp->http_status = status;
     resp->body = p->body.buf;
     resp->len = p->body.len;
@@ -544,15 +544,16 @@ static int http_fetch(void *ctx, const char *path, wc_redfish_response *resp, wc
 /* Options that stay the same for every request of this source. */
 static int curl_setup(wc_truth_source *s, redfish_priv *p, wc_error *err)
 {
-    if (wc_http_global_init())
-        return wc_error_set(err, -EIO, "redfish: libcurl initialisation failed");
-    p->curl = curl_easy_init();
-    p->headers = curl_slist_append(NULL, "Accept: application/json");
-    p->headers = p->headers ? curl_slist_append(p->headers, "OData-Version: 4.0") : NULL;
+    int hrc = wc_http_global_init("redfish", err);
+    if (hrc)
+        return hrc;
+    p->curl = wc_curl()->easy_init();
+    p->headers = wc_curl()->slist_append(NULL, "Accept: application/json");
+    p->headers = p->headers ? wc_curl()->slist_append(p->headers, "OData-Version: 4.0") : NULL;
     if (!p->curl || !p->headers)
         return wc_error_set(err, -ENOMEM, "redfish: out of memory setting up libcurl");
     CURL *c = p->curl;
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, p->headers);
+    wc_curl()->easy_setopt(c, CURLOPT_HTTPHEADER, p->headers);
     /* plain http is loopback only: never hand the clear-text request to a proxy */
     wc_http_cfg h = {.errbuf = p->errbuf, .insecure = s->cfg.insecure, .no_proxy = p->plain_http,
                      .connect_timeout_ns = s->cfg.connect_timeout_ns,
@@ -666,8 +667,9 @@ static void redfish_close(wc_truth_source *s)
     if (!p)
         return;
     if (p->curl)
-        curl_easy_cleanup(p->curl);
-    curl_slist_free_all(p->headers);
+        wc_curl()->easy_cleanup(p->curl);
+    if (p->headers)
+        wc_curl()->slist_free_all(p->headers);
     free(p->body.buf);
     explicit_bzero(p->password, sizeof p->password);
     free(p);
