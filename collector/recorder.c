@@ -864,8 +864,9 @@ static int import_truth_files(recording *r, wc_error *err)
 
 /* Ends the run in its file: the end row, indexes and journal (a run that
  * already failed is still finished, as not clean, and keeps its own error),
- * then the file: logs. A failed finish says which step and that every tick
- * is kept. */
+ * the file: logs, then the file compacted (a failure there is a warning:
+ * the run is whole). A failed finish says which step and that every tick is
+ * kept. */
 static int finish_run(recording *r, int rc, wc_error *err)
 {
     wc_error ferr = {{0}};
@@ -874,7 +875,11 @@ static int finish_run(recording *r, int rc, wc_error *err)
     if (!rc && frc)
         return wc_error_set(err, frc, "%s (all %lld ticks of the run are in the file)",
                             ferr.msg, (long long)r->res->ticks);
-    return rc ? rc : import_truth_files(r, err);
+    if (!rc)
+        rc = import_truth_files(r, err);
+    if (!frc && wc_store_compact(r->store, &ferr))
+        fprintf(stderr, "wattcal record: warning: %s\n", ferr.msg);
+    return rc;
 }
 
 /* A run that failed before its first tick: the file it created is removed,

@@ -622,11 +622,45 @@ int wc_store_ensure_calibration(wc_store *st, wc_error *err)
     return upgrade_schema(st, err);
 }
 
+/* 1 when the run has its end row (wc_store_finish_run step 1), 0 when not
+ * (recording, or killed), -EIO with err. */
+static int run_ended(wc_store *st, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = wc_store_prepare(st, "SELECT ended_mono_ns IS NOT NULL FROM run WHERE id = 1", &s,
+                              err, "reading the run's end");
+    if (rc)
+        return rc;
+    int step = sqlite3_step(s);
+    int ended = step == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+    sqlite3_finalize(s);
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        return wc_store_fail(st, err, "reading the run's end");
+    return ended;
+}
+
+/* An ended run's process_cpu summary (built once), else proc_sample's
+ * process index (WC_PROCESS_CPU_SQL says why). 0 or -EIO with err. */
+static int ensure_process_cpu(wc_store *st, wc_error *err)
+{
+    int ended = run_ended(st, err);
+    if (ended < 0)
+        return ended;
+    if (!ended)
+        return wc_store_exec(st, WC_PROC_SAMPLE_INDEX_SQL, err);
+    int have = wc_store_has_object(st, "process_cpu");
+    if (have < 0)
+        return wc_store_fail(st, err, "looking for process_cpu");
+    return have ? 0 : wc_store_exec(st, WC_PROCESS_CPU_SQL, err);
+}
+
 int wc_store_ensure_indexes(wc_store *st, wc_error *err)
 {
     if (st->read_only)
         return 0; /* queries still work, only slower */
     int rc = wc_store_exec(st, WC_INDEX_SQL, err);
+    if (!rc)
+        rc = ensure_process_cpu(st, err);
     int compact = rc ? 0 : wc_store_attr_compact(st, err); /* the view, or a work_attr table */
     if (compact < 0)
         return compact;
@@ -694,6 +728,7 @@ static int finish_indexes(wc_store *st, wc_error *err)
     const char *attr_sql = compact ? WC_COMPACT_TIDY_SQL : WC_WORK_ATTR_INDEX_SQL;
     if (has_exporter >= 0 && compact >= 0 &&
         sqlite3_exec(st->db, WC_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK &&
+        ensure_process_cpu(st, NULL) == 0 &&
         sqlite3_exec(st->db, attr_sql, NULL, NULL, NULL) == SQLITE_OK &&
         (has_exporter == 0 ||
          sqlite3_exec(st->db, WC_EXPORTER_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK) &&
@@ -732,6 +767,19 @@ int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_
     if (!rc)
         rc = finish_journal(st, err);
     return rc;
+}
+
+int wc_store_compact(wc_store *st, wc_error *err)
+{
+    if (sqlite3_exec(st->db, "VACUUM", NULL, NULL, NULL) == SQLITE_OK)
+        return 0;
+    int code = sqlite3_errcode(st->db);
+    int rc = code == SQLITE_FULL ? -ENOSPC : code == SQLITE_BUSY ? -EBUSY : -EIO;
+    return wc_error_set(err, rc, "%s: compacting the finished run (VACUUM) failed: %s%s. The run "
+                        "is complete and unchanged, only larger (the free space inside its "
+                        "pages stays); `sqlite3 %s VACUUM` compacts it later, when no other "
+                        "process reads it and the disk has room for a copy", st->path,
+                        sqlite3_errmsg(st->db), rc == -ENOSPC ? " (disk full)" : "", st->path);
 }
 
 int wc_store_set_cache_kib(wc_store *st, int kib, wc_error *err)

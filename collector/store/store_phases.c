@@ -40,6 +40,19 @@ static const char *const PHASE_SQL[] = {
     " FROM process pr JOIN tick t ON t.id = pr.first_tick_id"                                 \
     " JOIN proc_sample ps ON ps.process_id = pr.id WHERE pr.pgid = " PGID                     \
     " AND t.mono_ns >= " LO " AND t.mono_ns <= " HI " GROUP BY pr.id)"
+/* The same sum from an ended run's process_cpu summary (store_schema.sql.h
+ * WC_PROCESS_CPU_SQL: the same MAX per process, taken once). */
+#define SEEN_CPU_SUMMARY_SQL(PGID, LO, HI)                                                     \
+    "SELECT COALESCE(SUM(c.cpu_ticks_max), 0) / 100.0 FROM process pr"                        \
+    " JOIN tick t ON t.id = pr.first_tick_id JOIN process_cpu c ON c.process_id = pr.id"      \
+    " WHERE pr.pgid = " PGID " AND t.mono_ns >= " LO " AND t.mono_ns <= " HI
+
+/* 1 when the run has the process_cpu summary, 0 when not, -EIO with err. */
+static int has_summary(wc_store *st, wc_error *err)
+{
+    int have = wc_store_has_object(st, "process_cpu");
+    return have < 0 ? wc_store_fail(st, err, "looking for process_cpu") : have;
+}
 
 static void read_phase(sqlite3_stmt *s, wc_phase_set set, wc_phase_row *p)
 {
@@ -96,23 +109,28 @@ static void read_coverage(sqlite3_stmt *s, wc_workload_coverage *w)
     w->j_per_cpu_s = wc_store_col_real(s, 7);
 }
 
+/* The coverage table's query around one SEEN_CPU text. */
+#define COVERAGE_SQL(SEEN)                                                                     \
+    "SELECT ph.name, ph.repetition, w.class, w.workers, w.crashed,"                           \
+    " (w.true_user_ns + w.true_sys_ns) / 1e9,"                                                \
+    " (" SEEN("w.pgid", "ph.start_mono_ns - 2000000000", "ph.end_mono_ns + 10000000000") ")"  \
+    " , (SELECT SUM(n.active_uj) / 1e6 / NULLIF(SUM(n.node_busy_s), 0) FROM node_attr n"      \
+    "    JOIN tick t2 ON t2.id = n.tick_id WHERE n.zone = 'package'"                          \
+    "    AND n.model_id = (SELECT MIN(id) FROM model)"                                         \
+    "    AND t2.mono_ns > ph.start_mono_ns AND t2.mono_ns <= ph.end_mono_ns)"                 \
+    " FROM workload w JOIN phase ph ON ph.id = w.phase_id ORDER BY w.id"
+
 int wc_store_workload_coverage(wc_store *st, wc_workload_coverage *out, size_t max, size_t *n,
                                wc_error *err)
 {
     sqlite3_stmt *s = NULL;
     *n = 0;
-    int rc = wc_store_prepare(
-        st,
-        "SELECT ph.name, ph.repetition, w.class, w.workers, w.crashed,"
-        " (w.true_user_ns + w.true_sys_ns) / 1e9,"
-        " (" SEEN_CPU_SQL("w.pgid", "ph.start_mono_ns - 2000000000",
-                          "ph.end_mono_ns + 10000000000") ")"
-        " , (SELECT SUM(n.active_uj) / 1e6 / NULLIF(SUM(n.node_busy_s), 0) FROM node_attr n"
-        "    JOIN tick t2 ON t2.id = n.tick_id WHERE n.zone = 'package'"
-        "    AND n.model_id = (SELECT MIN(id) FROM model)"
-        "    AND t2.mono_ns > ph.start_mono_ns AND t2.mono_ns <= ph.end_mono_ns)"
-        " FROM workload w JOIN phase ph ON ph.id = w.phase_id ORDER BY w.id",
-        &s, err, "reading workloads");
+    int summary = has_summary(st, err);
+    if (summary < 0)
+        return summary;
+    int rc = wc_store_prepare(st, summary ? COVERAGE_SQL(SEEN_CPU_SUMMARY_SQL)
+                                          : COVERAGE_SQL(SEEN_CPU_SQL),
+                              &s, err, "reading workloads");
     if (rc)
         return rc;
     int step;
@@ -160,8 +178,11 @@ int wc_store_group_seen_cpu(wc_store *st, int64_t pgid, int64_t lo_ns, int64_t h
 {
     sqlite3_stmt *s = NULL;
     *cpu_s = 0;
-    int rc = wc_store_prepare(st,
-                              SEEN_CPU_SQL("?1", "?2", "?3"),
+    int summary = has_summary(st, err);
+    if (summary < 0)
+        return summary;
+    int rc = wc_store_prepare(st, summary ? SEEN_CPU_SUMMARY_SQL("?1", "?2", "?3")
+                                          : SEEN_CPU_SQL("?1", "?2", "?3"),
                               &s, err, "reading workload CPU");
     if (rc)
         return rc;

@@ -146,9 +146,45 @@ static const char WC_EXPORTER_INDEX_SQL[] =
  * no tick index (replay reads it in rowid order; older runs keep theirs). */
 static const char WC_INDEX_SQL[] =
     "CREATE INDEX IF NOT EXISTS zone_sample_tick ON zone_sample(tick_id);"
-    "CREATE INDEX IF NOT EXISTS proc_sample_process ON proc_sample(process_id);"
     "CREATE INDEX IF NOT EXISTS node_attr_model ON node_attr(model_id, tick_id);"
     "CREATE INDEX IF NOT EXISTS truth_sample_source ON truth_sample(source_id, poll_mono_ns);";
+
+/* The one reader of proc_sample by process (the workload coverage table:
+ * each process's largest utime + stime, store_phases.c) takes, on a run
+ * that has ended, a summary built once from every sample: one row per
+ * process instead of an index entry per sample (40 MiB on the 24 h bench
+ * run). A run not ended (still recording, or killed) gets the index, which
+ * stays right while ticks are added; runs of earlier releases keep theirs. */
+/* Triggers keep it equal to that MAX after any later write to proc_sample
+ * (a test's or a user's SQL): an insert raises a process's value; an update
+ * or delete that touches the process's largest sample recomputes it (a scan
+ * of proc_sample: hand edits only, never the recording path). */
+#define PROCESS_CPU_OF(ID)                                                                     \
+    "DELETE FROM process_cpu WHERE process_id = " ID ";"                                      \
+    " INSERT INTO process_cpu(process_id, cpu_ticks_max) SELECT process_id,"                  \
+    " MAX(utime + stime) FROM proc_sample WHERE process_id = " ID " GROUP BY process_id"      \
+    " HAVING MAX(utime + stime) IS NOT NULL;"
+#define PROCESS_CPU_TOUCHED(ID, V)                                                             \
+    " WHEN " V " IS NULL OR " V " >= COALESCE((SELECT cpu_ticks_max FROM process_cpu"        \
+    " WHERE process_id = " ID "), " V ")"
+static const char WC_PROCESS_CPU_SQL[] =
+    "CREATE TABLE process_cpu(process_id INTEGER PRIMARY KEY,"
+    " cpu_ticks_max INTEGER NOT NULL);"
+    "INSERT INTO process_cpu(process_id, cpu_ticks_max) SELECT process_id,"
+    " MAX(utime + stime) FROM proc_sample GROUP BY process_id"
+    " HAVING MAX(utime + stime) IS NOT NULL;"
+    "CREATE TRIGGER process_cpu_insert AFTER INSERT ON proc_sample"
+    " WHEN NEW.utime + NEW.stime IS NOT NULL BEGIN"
+    " INSERT INTO process_cpu(process_id, cpu_ticks_max)"
+    " VALUES (NEW.process_id, NEW.utime + NEW.stime) ON CONFLICT(process_id) DO UPDATE"
+    " SET cpu_ticks_max = MAX(cpu_ticks_max, excluded.cpu_ticks_max); END;"
+    "CREATE TRIGGER process_cpu_delete AFTER DELETE ON proc_sample"
+    PROCESS_CPU_TOUCHED("OLD.process_id", "OLD.utime + OLD.stime") " BEGIN "
+    PROCESS_CPU_OF("OLD.process_id") " END;"
+    "CREATE TRIGGER process_cpu_update AFTER UPDATE ON proc_sample BEGIN "
+    PROCESS_CPU_OF("OLD.process_id") PROCESS_CPU_OF("NEW.process_id") " END;";
+static const char WC_PROC_SAMPLE_INDEX_SQL[] =
+    "CREATE INDEX IF NOT EXISTS proc_sample_process ON proc_sample(process_id);";
 
 /* Version 6 (issue 15, the compact workload rows of store_work_energy.c),
  * run after WC_SCHEMA_SQL in a new run: the run's attribution zones (slot

@@ -7,6 +7,14 @@
 kill $burner 2>/dev/null; wait $burner 2>/dev/null
 [ "$(sql "$T/run.db" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"
 [ "$(sql "$T/run.db" 'PRAGMA user_version')" = 6 ] || fail "user_version"
+# the run ends compacted (VACUUM): a copy SQLite compacts again is no smaller,
+# and the process summary stands in for proc_sample's process index
+sql "$T/run.db" "VACUUM INTO '$T/again.db'" || fail "VACUUM INTO"
+[ "$(sql "$T/run.db" 'PRAGMA page_count')" = "$(sql "$T/again.db" 'PRAGMA page_count')" ] \
+    || fail "the run is not compacted: $(sql "$T/run.db" 'PRAGMA page_count') pages, $(sql "$T/again.db" 'PRAGMA page_count') once compacted"
+[ "$(sql "$T/run.db" "SELECT COUNT(*) FROM sqlite_master WHERE name = 'process_cpu'")" = 1 ] || fail "no process_cpu"
+[ "$(sql "$T/run.db" "SELECT COUNT(*) FROM sqlite_master WHERE name = 'proc_sample_process'")" = 0 ] \
+    || fail "an ended run kept proc_sample's process index"
 ticks=$(sql "$T/run.db" 'SELECT COUNT(*) FROM tick')
 [ "$ticks" -ge 6 ] && [ "$ticks" -le 10 ] || fail "expected 9 ticks (6 on a loaded machine), got $ticks"
 [ "$(sql "$T/run.db" 'SELECT provenance FROM run')" = simulated ] || fail "provenance"

@@ -408,3 +408,52 @@ Test(store_compact, a_tick_with_more_rows_than_the_queue)
                  10 * NK + NK * (NK - 1) / 2);
     wc_store_close(st);
 }
+
+/* The workload rows a finished run keeps, as one checksum of the view. */
+static int64_t view_sum(wc_store *st)
+{
+    return q_i64(st, "SELECT SUM(tick_id * 7 + process_id * 3 + energy_uj + total_uj"
+                     " + CAST(power_uw * 1000 AS INTEGER) + flags) FROM work_attr");
+}
+
+Test(store_compact, compacting_a_finished_run_frees_its_pages_and_keeps_its_rows)
+{
+    enum { NP = 1500, NT = 12 };
+    wc_store *st = new_run(db_path("compact_vacuum.db"));
+    wc_error err = {{0}};
+    int64_t model_id = 0;
+    cr_assert_eq(wc_store_model_id(st, "kepler-0.11", &model_id, &err), 0);
+    wc_cpu_times cpu = {.cpu = -1};
+    wc_attr_node_out node[1] = {{.zone = "package", .delta_uj = 9000000, .active_uj = 6000000,
+                                 .active_uw = 6000000}};
+    static wc_attr_work_out w[NP];
+    static int64_t procs[NP];
+    for (int t = 1; t <= NT; t++) {
+        int64_t tick = 0;
+        cr_assert_eq(wc_store_begin(st, &err), 0);
+        cr_assert_eq(wc_store_put_tick(st, t, (int64_t)t * 1000000000, 0, 0, &cpu, 1, 2, 0, &tick,
+                                       &err), 0, "%s", err.msg);
+        for (int i = 0; i < NP; i++) {
+            procs[i] = i + 1;
+            double c = 0.01 * ((i + t) % 50 + 1);
+            w[i] = (wc_attr_work_out){.level = WC_LEVEL_PROCESS, .proc_index = (size_t)i,
+                                      .cpu_delta_s = c, .energy_uj = 1000 + (uint64_t)(i * t),
+                                      .total_uj = 5000000000 + (uint64_t)(i * t), .power_uw = 3.5};
+        }
+        wc_attr_out out = {.node = node, .nnode = 1, .work = w, .nwork = NP, .cpu_delta_sum_s = 7};
+        cr_assert_eq(wc_store_put_attribution(st, model_id, tick, &out, procs, &err), 0, "%s",
+                     err.msg);
+        cr_assert_eq(wc_store_commit(st, &err), 0, "%s", err.msg);
+    }
+    cr_assert_eq(wc_store_finish_run(st, 1, 1, NT, 1, &err), 0, "%s", err.msg);
+    int64_t pages = q_i64(st, "PRAGMA page_count"), sum = view_sum(st);
+    int64_t rows = q_i64(st, "SELECT COUNT(*) FROM work_attr");
+    cr_assert_eq(wc_store_compact(st, &err), 0, "%s", err.msg);
+    int64_t after = q_i64(st, "PRAGMA page_count");
+    cr_assert_lt(after, pages, "no page freed: %lld of %lld", (long long)after, (long long)pages);
+    cr_assert_eq(q_i64(st, "PRAGMA freelist_count"), 0);
+    cr_assert_eq(q_i64(st, "SELECT COUNT(*) FROM work_attr"), rows);
+    cr_assert_eq(rows, (int64_t)NP * NT);
+    cr_assert_eq(view_sum(st), sum, "the rows changed");
+    wc_store_close(st);
+}

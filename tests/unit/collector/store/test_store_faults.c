@@ -134,8 +134,9 @@ Test(store_faults, finishing_keeps_the_indexes_all_or_none)
                   strstr(err.msg, "Kept: every committed tick and the run's end"),
               "%s", err.msg);
     wc_store_close(st);
-    cr_assert_eq(count(db, "SELECT COUNT(*) FROM sqlite_master WHERE type='index' AND name IN "
-                           "('zone_sample_tick','proc_sample_tick','node_attr_model')"),
+    cr_assert_eq(count(db, "SELECT COUNT(*) FROM sqlite_master WHERE (type='index' AND name IN "
+                           "('zone_sample_tick','proc_sample_process','node_attr_model')) OR "
+                           "name = 'process_cpu'"),
                  0, "some indexes were built");
     cr_assert_eq(count(db, "SELECT COUNT(*) FROM tick"), 3);
     cr_assert_eq(count(db, "SELECT ticks FROM run"), 3);
@@ -186,4 +187,34 @@ Test(store_faults, finishing_names_the_journal_step)
     wc_store_close(st);
     cr_assert_eq(count(db, "SELECT COUNT(*) FROM tick"), 3);
     cr_assert_eq(count(db, "SELECT clean_stop FROM run"), 1);
+}
+
+Test(store_faults, compacting_behind_a_reader_fails_and_keeps_the_run)
+{
+    char db[2100];
+    snprintf(db, sizeof db, "%s", path_in(wc_test_tmpdir(), "run.db"));
+    wc_store *st = three_ticks(db);
+    wc_error err = {{0}};
+    cr_assert_eq(wc_store_finish_run(st, 5, 6, 3, 1, &err), 0, "%s", err.msg);
+    sqlite3 *reader = NULL; /* a reader in a read transaction: VACUUM needs the file alone */
+    sqlite3_stmt *s = NULL;
+    cr_assert_eq(sqlite3_open_v2(db, &reader, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(reader, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_prepare_v2(reader, "SELECT COUNT(*) FROM tick", -1, &s, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+    sqlite3_busy_timeout(st->db, 10);
+    int rc = wc_store_compact(st, &err);
+    cr_assert_eq(rc, -EBUSY, "%s", err.msg);
+    cr_assert(strstr(err.msg, "run.db: compacting the finished run (VACUUM) failed: ") &&
+                  strstr(err.msg, "The run is complete and unchanged"),
+              "%s", err.msg);
+    sqlite3_finalize(s);
+    sqlite3_exec(reader, "COMMIT", NULL, NULL, NULL);
+    sqlite3_close(reader);
+    cr_assert_eq(wc_store_compact(st, &err), 0, "alone, it compacts: %s", err.msg);
+    wc_store_close(st);
+    cr_assert_eq(count(db, "SELECT COUNT(*) FROM tick"), 3);
+    cr_assert_eq(count(db, "SELECT clean_stop FROM run"), 1);
+    cr_assert_eq(count(db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'process_cpu'"), 1);
+    cr_assert_eq(count(db, "PRAGMA freelist_count"), 0);
 }
