@@ -39,4 +39,16 @@ expect_contains "$T/val.out" "Top"
 # node energy = idle + attributed + unattributed for the package zone (to 1 mJ)
 sql "$T/run.db" "SELECT ABS(SUM(delta_uj) - SUM(idle_uj) - SUM(active_uj)) FROM node_attr WHERE zone='package'" >"$T/bal"
 [ "$(cat "$T/bal")" = 0 ] || fail "node energy != idle + active"
+# a run that speaks no HTTP never maps libcurl or libmicrohttpd (and their TLS
+# libraries): they are loaded when a source needs them (common/wc_dl.h)
+"$BIN" record --db "$T/plain.db" --meter sim --interval 200ms --duration 3s --quiet 2>"$T/plain.err" &
+rec=$!
+i=0
+while [ $i -lt 40 ] && ! [ -s "$T/plain.db" ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+maps=$(cat /proc/$rec/maps 2>/dev/null)
+wait $rec || { cat "$T/plain.err"; fail "record (no HTTP) exited $?"; }
+[ -n "$maps" ] || fail "could not read the recorder's maps"
+echo "$maps" | grep -Eq 'libcurl|libmicrohttpd|libgnutls|libssl' \
+    && fail "a run without HTTP mapped: $(echo "$maps" | grep -Eo 'lib(curl|microhttpd|gnutls|ssl)[^ ]*' | sort -u | tr '\n' ' ')"
 exit 0

@@ -1,14 +1,17 @@
 /*
- * test_common.c — durations, root-relative paths and file reads (common/).
+ * test_common.c — durations, root-relative paths and file reads, and a
+ * library's entry points loaded by name (common/).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/wc_clock.h"
+#include "common/wc_dl.h"
 #include "common/wc_error.h"
 #include "common/wc_fs.h"
 #include "tests/unit/support/test_support.h"
@@ -177,4 +180,28 @@ Test(duration, compound_parts_and_days)
     cr_assert_eq(wc_parse_duration_ns("1w", &ns), -EINVAL);
     cr_assert_eq(wc_parse_duration_ns("inf", &ns), -EINVAL);
     cr_assert_eq(wc_parse_duration_ns("1h ", &ns), -EINVAL);
+}
+
+/* wc_dl: a table of two entry points resolved from libc by name. */
+typedef struct dl_table {
+    __typeof__(strlen) *len;
+    __typeof__(strcmp) *cmp;
+} dl_table;
+
+Test(dl, resolves_a_table_and_names_what_is_missing)
+{
+    const wc_dl_sym ok[] = {{"strlen", offsetof(dl_table, len)}, {"strcmp", offsetof(dl_table, cmp)}};
+    dl_table t = {0};
+    wc_error err = {{0}};
+    cr_assert_eq(wc_dl_load("libc.so.6", ok, 2, &t, &err), 0, "%s", err.msg);
+    cr_assert_eq(t.len("watts"), 5);
+    cr_assert_eq(t.cmp("a", "a"), 0);
+    cr_assert_eq(wc_dl_load("libwattcal-nowhere.so.9", ok, 2, &t, &err), -ENOENT);
+    cr_assert(strstr(err.msg, "libwattcal-nowhere.so.9 could not be loaded (") &&
+                  strstr(err.msg, "install it (make deps)"),
+              "%s", err.msg);
+    const wc_dl_sym bad[] = {{"strlen", offsetof(dl_table, len)},
+                             {"wattcal_no_such_symbol", offsetof(dl_table, cmp)}};
+    cr_assert_eq(wc_dl_load("libc.so.6", bad, 2, &t, &err), -ENOENT);
+    cr_assert(strstr(err.msg, "libc.so.6 has no wattcal_no_such_symbol ("), "%s", err.msg);
 }
