@@ -16,7 +16,8 @@
  *    --meter sim. CPU per tick = (CPU of a long run − CPU of a short run) /
  *    (their tick difference), from wait4's rusage and the runs' tick rows,
  *    so start-up (every process's cgroup and exe read once) cancels out;
- *    RECORD_REPS pairs. Also the long run's peak RSS and the CPU share of one
+ *    RECORD_REPS pairs. Also the long run's peak RSS (its VmHWM, polled
+ *    every 5 ms: run_quiet says why not ru_maxrss) and the CPU share of one
  *    core it would take at a 1 s interval;
  *  - one scrape of prometheus-process-exporter (/usr/bin, Debian's package)
  *    with every process grouped by comm, started on a free 127.0.0.1 port
@@ -34,6 +35,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -41,6 +44,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -52,6 +56,7 @@
 #include "collector/store/store.h"
 #include "collector/store/store_read.h"
 #include "common/wc_clock.h"
+#include "common/wc_tmptree.h"
 
 extern char **environ;
 
@@ -240,9 +245,35 @@ static const char *wattcal_bin(void)
     return b && *b ? b : "./wattcal";
 }
 
-/* Spawns argv with stdout and stderr to /dev/null; waits; rusage into *ru.
- * Returns the exit status, or -1. */
-static int run_quiet(char *const argv[], struct rusage *ru)
+/* VmHWM of pid in KiB (its address space's peak resident set), or -1. */
+static long vm_hwm_kib(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+/* The fixture powercap tree ($WATTCAL_BENCH_SYSFS, else the repository's). */
+static const char *sysfs_root(void)
+{
+    const char *s = getenv("WATTCAL_BENCH_SYSFS");
+    return s && *s ? s : "tests/fixtures/sysfs/node";
+}
+
+/* Spawns argv with stdout and stderr to /dev/null; waits; rusage into *ru
+ * and the child's peak RSS into *hwm_kib: its VmHWM, read every 5 ms until
+ * it exits (at most 10 min). Not ru_maxrss: posix_spawn runs the child in
+ * this process's address space until exec, and Linux keeps that space's
+ * peak as the child's ru_maxrss, so a child smaller than this benchmark
+ * would read as its size. Returns the exit status, or -1. */
+static int run_quiet(char *const argv[], struct rusage *ru, long *hwm_kib)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -254,9 +285,21 @@ static int run_quiet(char *const argv[], struct rusage *ru)
     if (rc)
         return -1;
     int status = 0;
-    if (wait4(pid, &status, 0, ru) != pid)
-        return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    *hwm_kib = 0;
+    for (int i = 0; i < 120000; i++) {
+        pid_t w = wait4(pid, &status, WNOHANG, ru);
+        if (w == pid)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        if (w < 0)
+            return -1;
+        long k = vm_hwm_kib(pid);
+        *hwm_kib = k > *hwm_kib ? k : *hwm_kib;
+        struct timespec ts = {0, 5000000};
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL);
+    wait4(pid, &status, 0, ru);
+    return -1;
 }
 
 static int64_t tv_ns(struct timeval t) { return (int64_t)t.tv_sec * 1000000000 + t.tv_usec * 1000; }
@@ -276,24 +319,22 @@ static int bench_tmpfile(char *buf, size_t cap, const char *what)
     return 0;
 }
 
-/* One `wattcal record` of dur on meter: its CPU (ns), ticks and peak RSS (KiB). */
-static int record_once(const char *meter, const char *dur, int64_t *cpu, int64_t *ticks,
-                       long *rss_kib)
+/* One `wattcal record` of dur on meter: its CPU (ns), ticks and peak RSS
+ * (KiB, VmHWM: run_quiet). */
+static int record_once(const char *meter, const char *sysfs, const char *dur, int64_t *cpu,
+                       int64_t *ticks, long *rss_kib)
 {
     char db[4096];
     if (bench_tmpfile(db, sizeof db, "rec"))
         return -1;
     unlink(db);
-    const char *sysfs = getenv("WATTCAL_BENCH_SYSFS");
     char *argv[] = {(char *)wattcal_bin(), "record", "--db", db, "--meter", (char *)meter,
                     "--interval", "200ms", "--duration", (char *)dur, "--quiet",
-                    "--sysfs-root", (char *)(sysfs && *sysfs ? sysfs : "tests/fixtures/sysfs/node"),
-                    NULL};
+                    "--sysfs-root", (char *)sysfs, NULL};
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
-    int rc = run_quiet(argv, &ru) == 0 ? 0 : -1;
+    int rc = run_quiet(argv, &ru, rss_kib) == 0 ? 0 : -1;
     *cpu = tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime);
-    *rss_kib = ru.ru_maxrss;
     wc_error err = {{0}};
     wc_store *st = rc ? NULL : wc_store_open(db, WC_STORE_READ, &err);
     if (!st || wc_store_count_rows(st, WC_TABLE_TICK, ticks, &err))
@@ -304,7 +345,7 @@ static int record_once(const char *meter, const char *dur, int64_t *cpu, int64_t
 }
 
 /* The recorder's CPU per tick on meter (RECORD_REPS short/long pairs). */
-static figure bench_record(const char *meter, long *rss_kib)
+static figure bench_record(const char *meter, const char *sysfs, long *rss_kib)
 {
     int64_t v[RECORD_REPS];
     int n = 0;
@@ -312,7 +353,8 @@ static figure bench_record(const char *meter, long *rss_kib)
     for (int r = 0; r < RECORD_REPS; r++) {
         int64_t c1 = 0, t1 = 0, c2 = 0, t2 = 0;
         long rss1 = 0, rss2 = 0;
-        if (record_once(meter, "1s", &c1, &t1, &rss1) || record_once(meter, "4s", &c2, &t2, &rss2) ||
+        if (record_once(meter, sysfs, "1s", &c1, &t1, &rss1) ||
+            record_once(meter, sysfs, "4s", &c2, &t2, &rss2) ||
             t2 <= t1)
             continue;
         v[n++] = (c2 - c1) / (t2 - t1);
@@ -431,6 +473,138 @@ static int bench_exporter(figure *cpu, figure *wall)
     return up && n ? 0 : -1;
 }
 
+/* ---- a powercap tree whose counters advance ---------------------------- */
+
+/* The fixture's counters never move, so on it every tick's zone energy is 0:
+ * Kepler's models flag each tick SKIPPED (no active energy to share) and
+ * every workload, busy or not, gets a row. On a real node RAPL advances
+ * and an idle process has none. The live tree is the fixture's powercap
+ * files copied to $TMPDIR with a thread adding LIVE_W watts to each
+ * counter every LIVE_STEP_MS (written to a temporary file, then renamed:
+ * the recorder opens energy_uj afresh each read), wrapping at the zone's
+ * max_energy_range_uj; its cost is this process's, not the recorder's. */
+#define LIVE_W 40
+#define LIVE_STEP_MS 20
+#define LIVE_MAX_ZONES 16
+
+typedef struct live_tree {
+    char root[4096];
+    char energy[LIVE_MAX_ZONES][8300];
+    uint64_t value[LIVE_MAX_ZONES], range[LIVE_MAX_ZONES];
+    int nzones;
+    volatile int stop;
+    pthread_t thread;
+} live_tree;
+
+/* Copies one regular file (at most 256 bytes, as every powercap file is). */
+static int copy_small(const char *from, const char *to)
+{
+    char buf[256];
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    ssize_t n = in < 0 ? -1 : read(in, buf, sizeof buf);
+    if (in >= 0)
+        close(in);
+    int out = n < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int rc = out >= 0 && write(out, buf, (size_t)n) == n ? 0 : -1;
+    if (out >= 0)
+        close(out);
+    return rc;
+}
+
+static uint64_t read_u64_file(const char *path)
+{
+    char buf[64] = "";
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+    if (fd >= 0)
+        close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return strtoull(buf, NULL, 10);
+}
+
+/* One zone directory of src/class/powercap copied under lt->root. */
+static int live_copy_zone(live_tree *lt, const char *src, const char *zone)
+{
+    static const char *const files[] = {"name", "enabled", "energy_uj", "max_energy_range_uj"};
+    char from[8300], to[8300];
+    snprintf(to, sizeof to, "%s/class/powercap/%s", lt->root, zone);
+    if (mkdir(to, 0755))
+        return -1;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        snprintf(from, sizeof from, "%s/class/powercap/%s/%s", src, zone, files[f]);
+        snprintf(to, sizeof to, "%s/class/powercap/%s/%s", lt->root, zone, files[f]);
+        if (access(from, R_OK) == 0 && copy_small(from, to))
+            return -1;
+    }
+    snprintf(to, sizeof to, "%s/class/powercap/%s/energy_uj", lt->root, zone);
+    if (access(to, R_OK) == 0 && lt->nzones < LIVE_MAX_ZONES) {
+        int z = lt->nzones++;
+        snprintf(lt->energy[z], sizeof lt->energy[z], "%s", to);
+        lt->value[z] = read_u64_file(to);
+        snprintf(to, sizeof to, "%s/class/powercap/%s/max_energy_range_uj", lt->root, zone);
+        lt->range[z] = read_u64_file(to);
+    }
+    return 0;
+}
+
+static void *live_loop(void *arg)
+{
+    live_tree *lt = arg;
+    char tmp[8400], text[32];
+    for (long i = 0; !lt->stop && i < 3600L * 1000 / LIVE_STEP_MS; i++) { /* at most 1 h */
+        for (int z = 0; z < lt->nzones; z++) {
+            lt->value[z] += (uint64_t)LIVE_W * LIVE_STEP_MS * 1000;
+            if (lt->range[z])
+                lt->value[z] %= lt->range[z];
+            snprintf(tmp, sizeof tmp, "%s.tmp", lt->energy[z]);
+            int n = snprintf(text, sizeof text, "%llu\n", (unsigned long long)lt->value[z]);
+            int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            if (fd >= 0 && write(fd, text, (size_t)n) == n) {
+                close(fd);
+                rename(tmp, lt->energy[z]);
+            } else if (fd >= 0)
+                close(fd);
+        }
+        struct timespec ts = {0, LIVE_STEP_MS * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+/* The live copy of src's powercap tree, its thread running. 0 or -1. */
+static int live_start(live_tree *lt, const char *src)
+{
+    memset(lt, 0, sizeof *lt);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(lt->root, sizeof lt->root, "%s/wattcal-bench-sysfs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    char dir[4200], pc[4300];
+    if (!mkdtemp(lt->root))
+        return -1;
+    snprintf(dir, sizeof dir, "%s/class", lt->root);
+    snprintf(pc, sizeof pc, "%s/class/powercap", lt->root);
+    int rc = mkdir(dir, 0755) || mkdir(pc, 0755) ? -1 : 0;
+    snprintf(dir, sizeof dir, "%s/class/powercap", src);
+    DIR *d = rc ? NULL : opendir(dir);
+    struct dirent *e;
+    while (d && !rc && (e = readdir(d)))
+        if (e->d_name[0] != '.')
+            rc = live_copy_zone(lt, src, e->d_name);
+    if (d)
+        closedir(d);
+    if (!d || rc || !lt->nzones || pthread_create(&lt->thread, NULL, live_loop, lt)) {
+        wc_remove_tree(lt->root);
+        return -1;
+    }
+    return 0;
+}
+
+static void live_stop(live_tree *lt)
+{
+    lt->stop = 1;
+    pthread_join(lt->thread, NULL);
+    wc_remove_tree(lt->root);
+}
+
 static void print_fig(const char *what, figure f, int64_t floor_ns, const char *extra)
 {
     if (!f.ok) {
@@ -457,16 +631,27 @@ static int bench_ticks(size_t target)
     printf("  %zu processes (CPU per tick or scrape: median (min-max), ratio to the floor)\n", seen);
     print_fig("floor: open+read+close each stat", fo, fo.med, "");
     print_fig("floor: pread of kept-open stat", fp, fo.med, "");
-    static const char *const meters[2] = {"rapl", "sim"};
-    for (int m = 0; m < 2; m++) {
+    live_tree *lt = calloc(1, sizeof *lt);
+    const char *fixed = sysfs_root();
+    int live = lt && live_start(lt, fixed) == 0;
+    static const char *const meters[3] = {"rapl", "rapl", "sim"};
+    static const char *const what[3] = {"wattcal record --meter rapl", "  the same, counters frozen",
+                                        "wattcal record --meter sim"};
+    for (int m = 0; m < 3; m++) {
         long rss = 0;
-        figure r = bench_record(meters[m], &rss);
-        char what[64], more[96];
-        snprintf(what, sizeof what, "wattcal record --meter %s", meters[m]);
+        if (m == 0 && !live) {
+            printf("    %-34s (could not build the live powercap tree in TMPDIR)\n", what[0]);
+            continue;
+        }
+        figure r = bench_record(meters[m], m == 0 ? lt->root : fixed, &rss);
+        char more[96];
         snprintf(more, sizeof more, "  peak RSS %.1f MiB, %.2f %% of a core at 1 s", rss / 1024.0,
                  r.med / 1e7);
-        print_fig(what, r, fo.med, more);
+        print_fig(what[m], r, fo.med, more);
     }
+    if (live)
+        live_stop(lt);
+    free(lt);
     if (access(PE_BIN, X_OK) != 0)
         printf("    process-exporter: skipped (%s not installed)\n", PE_BIN);
     else if (bench_exporter(&cpu, &wall) == 0) {
