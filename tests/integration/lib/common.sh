@@ -1,6 +1,10 @@
 # Sourced by tests/integration/*.sh. WATTCAL_BIN is the CLI under test
 # (./wattcal or build/asan/wattcal); T is a fresh temp dir removed on exit.
 BIN=${WATTCAL_BIN:-./wattcal}
+# A sanitizer report ends the ASan build with 86, never one of wattcal's own
+# exits (0-3): a script accepting "0 or 1" must not pass an abort through.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=86"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=86"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
