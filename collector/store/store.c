@@ -640,8 +640,11 @@ static int run_ended(wc_store *st, wc_error *err)
 }
 
 /* An ended run's process_cpu summary (built once), else proc_sample's
- * process index (WC_PROCESS_CPU_SQL says why). 0 or -EIO with err. */
-static int ensure_process_cpu(wc_store *st, wc_error *err)
+ * process index (WC_PROCESS_CPU_SQL says why). Finishing, the summary
+ * replaces an index a reader built while the run was recorded; a reader
+ * leaves an ended run that has the index as it is (a run of an earlier
+ * release: not rewritten, nor slowed by a scan). 0 or -EIO with err. */
+static int ensure_process_cpu(wc_store *st, int finishing, wc_error *err)
 {
     int ended = run_ended(st, err);
     if (ended < 0)
@@ -649,9 +652,13 @@ static int ensure_process_cpu(wc_store *st, wc_error *err)
     if (!ended)
         return wc_store_exec(st, WC_PROC_SAMPLE_INDEX_SQL, err);
     int have = wc_store_has_object(st, "process_cpu");
-    if (have < 0)
+    int indexed = have ? 0 : wc_store_has_object(st, "proc_sample_process");
+    if (have < 0 || indexed < 0)
         return wc_store_fail(st, err, "looking for process_cpu");
-    return have ? 0 : wc_store_exec(st, WC_PROCESS_CPU_SQL, err);
+    if (have || (indexed && !finishing))
+        return 0;
+    int rc = wc_store_exec(st, WC_PROCESS_CPU_SQL, err);
+    return rc || !indexed ? rc : wc_store_exec(st, "DROP INDEX proc_sample_process", err);
 }
 
 int wc_store_ensure_indexes(wc_store *st, wc_error *err)
@@ -660,7 +667,7 @@ int wc_store_ensure_indexes(wc_store *st, wc_error *err)
         return 0; /* queries still work, only slower */
     int rc = wc_store_exec(st, WC_INDEX_SQL, err);
     if (!rc)
-        rc = ensure_process_cpu(st, err);
+        rc = ensure_process_cpu(st, 0, err);
     int compact = rc ? 0 : wc_store_attr_compact(st, err); /* the view, or a work_attr table */
     if (compact < 0)
         return compact;
@@ -728,7 +735,7 @@ static int finish_indexes(wc_store *st, wc_error *err)
     const char *attr_sql = compact ? WC_COMPACT_TIDY_SQL : WC_WORK_ATTR_INDEX_SQL;
     if (has_exporter >= 0 && compact >= 0 &&
         sqlite3_exec(st->db, WC_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK &&
-        ensure_process_cpu(st, NULL) == 0 &&
+        ensure_process_cpu(st, 1, NULL) == 0 &&
         sqlite3_exec(st->db, attr_sql, NULL, NULL, NULL) == SQLITE_OK &&
         (has_exporter == 0 ||
          sqlite3_exec(st->db, WC_EXPORTER_INDEX_SQL, NULL, NULL, NULL) == SQLITE_OK) &&

@@ -122,3 +122,43 @@ Test(process_cpu, a_run_not_ended_gets_the_index_and_reads_the_same)
     cr_assert(!has(path, "process_cpu"));
     cr_assert_float_eq(seen_cpu(path), (340 + 50 + 10) / 100.0, 1e-12);
 }
+
+Test(process_cpu, an_earlier_release_s_ended_run_keeps_its_index_untouched)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/pcpu_old.db", wc_test_tmpdir());
+    run_with_samples(path, 1);
+    /* as an earlier release finished it: the index, no summary */
+    trun_exec(path, "DROP TRIGGER process_cpu_insert; DROP TRIGGER process_cpu_delete;"
+                    " DROP TRIGGER process_cpu_update; DROP TABLE process_cpu;"
+                    " CREATE INDEX proc_sample_process ON proc_sample(process_id);");
+    wc_error err = {{0}};
+    wc_store *st = wc_store_open(path, WC_STORE_WRITE, &err);
+    cr_assert_not_null(st, "%s", err.msg);
+    cr_assert_eq(wc_store_ensure_indexes(st, &err), 0, "%s", err.msg);
+    wc_store_close(st);
+    cr_assert(has(path, "proc_sample_process"));
+    cr_assert(!has(path, "process_cpu"), "a reader rewrote an earlier release's run");
+    cr_assert_float_eq(seen_cpu(path), (340 + 50 + 10) / 100.0, 1e-12);
+}
+
+Test(process_cpu, an_index_built_while_recording_gives_way_at_the_finish)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/pcpu_live.db", wc_test_tmpdir());
+    trun t;
+    trun_create(&t, path, NULL, 0);
+    for (int k = 0; k < 4; k++)
+        trun_tick(&t, (int64_t)(k + 1) * 1000000000, 0, 0, NULL, 0.5);
+    wc_error err = {{0}};
+    cr_assert_eq(wc_store_ensure_indexes(t.st, &err), 0, "%s", err.msg); /* a live validate */
+    cr_assert(has(path, "proc_sample_process"));
+    trun_exec(path, "INSERT INTO process(id, pid, starttime, comm, container_id, pod_uid,"
+                    " first_tick_id, pgid) VALUES (1, 100, 1, 'a', '', '', 2, 77);"
+                    "INSERT INTO proc_sample VALUES (2, 1, 100, 20, 1), (3, 1, 130, 20, 1);");
+    trun_finish(&t);
+    cr_assert(has(path, "process_cpu"));
+    cr_assert(!has(path, "proc_sample_process"), "the finished run kept the index");
+    cr_assert_eq(stale_rows(path), 0);
+    cr_assert_float_eq(seen_cpu(path), 150 / 100.0, 1e-12);
+}
