@@ -79,6 +79,16 @@ static int64_t stale_rows(const char *path)
                          " (SELECT * FROM c EXCEPT SELECT * FROM g))");
 }
 
+/* What a reader that can write does first (validate): wc_store_ensure_indexes. */
+static void ensure_indexes(const char *path)
+{
+    wc_error err = {{0}};
+    wc_store *st = wc_store_open(path, WC_STORE_WRITE, &err);
+    cr_assert_not_null(st, "%s", err.msg);
+    cr_assert_eq(wc_store_ensure_indexes(st, &err), 0, "%s", err.msg);
+    wc_store_close(st);
+}
+
 Test(process_cpu, an_ended_run_has_the_summary_and_no_process_index)
 {
     char path[512];
@@ -113,11 +123,7 @@ Test(process_cpu, a_run_not_ended_gets_the_index_and_reads_the_same)
     char path[512];
     snprintf(path, sizeof path, "%s/pcpu_killed.db", wc_test_tmpdir());
     run_with_samples(path, 0);
-    wc_error err = {{0}};
-    wc_store *st = wc_store_open(path, WC_STORE_WRITE, &err);
-    cr_assert_not_null(st, "%s", err.msg);
-    cr_assert_eq(wc_store_ensure_indexes(st, &err), 0, "%s", err.msg);
-    wc_store_close(st);
+    ensure_indexes(path);
     cr_assert(has(path, "proc_sample_process"));
     cr_assert(!has(path, "process_cpu"));
     cr_assert_float_eq(seen_cpu(path), (340 + 50 + 10) / 100.0, 1e-12);
@@ -132,11 +138,7 @@ Test(process_cpu, an_earlier_release_s_ended_run_keeps_its_index_untouched)
     trun_exec(path, "DROP TRIGGER process_cpu_insert; DROP TRIGGER process_cpu_delete;"
                     " DROP TRIGGER process_cpu_update; DROP TABLE process_cpu;"
                     " CREATE INDEX proc_sample_process ON proc_sample(process_id);");
-    wc_error err = {{0}};
-    wc_store *st = wc_store_open(path, WC_STORE_WRITE, &err);
-    cr_assert_not_null(st, "%s", err.msg);
-    cr_assert_eq(wc_store_ensure_indexes(st, &err), 0, "%s", err.msg);
-    wc_store_close(st);
+    ensure_indexes(path);
     cr_assert(has(path, "proc_sample_process"));
     cr_assert(!has(path, "process_cpu"), "a reader rewrote an earlier release's run");
     cr_assert_float_eq(seen_cpu(path), (340 + 50 + 10) / 100.0, 1e-12);

@@ -163,17 +163,35 @@ Test(store_faults, finishing_names_the_end_row_step)
     cr_assert_eq(count(db, "SELECT clean_stop FROM run"), 0);
 }
 
+/* Another connection inside a read transaction on db (a snapshot held). */
+typedef struct reader {
+    sqlite3 *db;
+    sqlite3_stmt *s;
+} reader;
+
+static reader hold_read(const char *db)
+{
+    reader r = {NULL, NULL};
+    cr_assert_eq(sqlite3_open_v2(db, &r.db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(r.db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_prepare_v2(r.db, "SELECT COUNT(*) FROM tick", -1, &r.s, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(r.s), SQLITE_ROW);
+    return r;
+}
+
+static void release_read(reader r)
+{
+    sqlite3_finalize(r.s);
+    sqlite3_exec(r.db, "COMMIT", NULL, NULL, NULL);
+    sqlite3_close(r.db);
+}
+
 Test(store_faults, finishing_names_the_journal_step)
 {
     char db[2100];
     snprintf(db, sizeof db, "%s", path_in(wc_test_tmpdir(), "run.db"));
     wc_store *st = three_ticks(db);
-    sqlite3 *reader = NULL; /* a reader holding a snapshot: WAL cannot be switched off */
-    sqlite3_stmt *s = NULL;
-    cr_assert_eq(sqlite3_open_v2(db, &reader, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(reader, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_prepare_v2(reader, "SELECT COUNT(*) FROM tick", -1, &s, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+    reader r = hold_read(db); /* a snapshot held: WAL cannot be switched off */
     sqlite3_busy_timeout(st->db, 10);
     wc_error err = {{0}};
     int rc = wc_store_finish_run(st, 5, 6, 3, 1, &err);
@@ -181,9 +199,7 @@ Test(store_faults, finishing_names_the_journal_step)
     cr_assert(strstr(err.msg, "step 3 of 3, moving the WAL journal into the file failed") &&
                   strstr(err.msg, "keep and copy the two files together"),
               "%s", err.msg);
-    sqlite3_finalize(s);
-    sqlite3_exec(reader, "COMMIT", NULL, NULL, NULL);
-    sqlite3_close(reader);
+    release_read(r);
     wc_store_close(st);
     cr_assert_eq(count(db, "SELECT COUNT(*) FROM tick"), 3);
     cr_assert_eq(count(db, "SELECT clean_stop FROM run"), 1);
@@ -196,21 +212,14 @@ Test(store_faults, compacting_behind_a_reader_fails_and_keeps_the_run)
     wc_store *st = three_ticks(db);
     wc_error err = {{0}};
     cr_assert_eq(wc_store_finish_run(st, 5, 6, 3, 1, &err), 0, "%s", err.msg);
-    sqlite3 *reader = NULL; /* a reader in a read transaction: VACUUM needs the file alone */
-    sqlite3_stmt *s = NULL;
-    cr_assert_eq(sqlite3_open_v2(db, &reader, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(reader, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_prepare_v2(reader, "SELECT COUNT(*) FROM tick", -1, &s, NULL), SQLITE_OK);
-    cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+    reader r = hold_read(db); /* a read transaction: VACUUM needs the file alone */
     sqlite3_busy_timeout(st->db, 10);
     int rc = wc_store_compact(st, &err);
     cr_assert_eq(rc, -EBUSY, "%s", err.msg);
     cr_assert(strstr(err.msg, "run.db: compacting the finished run (VACUUM) failed: ") &&
                   strstr(err.msg, "The run is complete and unchanged"),
               "%s", err.msg);
-    sqlite3_finalize(s);
-    sqlite3_exec(reader, "COMMIT", NULL, NULL, NULL);
-    sqlite3_close(reader);
+    release_read(r);
     cr_assert_eq(wc_store_compact(st, &err), 0, "alone, it compacts: %s", err.msg);
     wc_store_close(st);
     cr_assert_eq(count(db, "SELECT COUNT(*) FROM tick"), 3);
