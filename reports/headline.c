@@ -121,24 +121,24 @@ const char *wc_headline_counts(size_t passed, size_t failed, size_t skipped, cha
 }
 
 const char *wc_headline_showback(wc_answer a, double bias_pct, double threshold, const char *unit,
-                                 const char *truth_noun, char *buf, size_t cap)
+                                 const char *truth_noun, const char *who, char *buf, size_t cap)
 {
     char thr[48];
     amount(threshold, unit, thr, sizeof thr);
     if (a == WC_ANSWER_NO && isfinite(bias_pct))
-        snprintf(buf, cap, "every pod's joules are shares of this node total, so at this level they read"
-                 " about %.0f %% %s against %s, however the total is split between pods (the split is"
-                 " checked by the attribution gap and the invariants).", fabs(bias_pct),
-                 bias_pct < 0 ? "low" : "high", truth_noun);
+        snprintf(buf, cap, "every %s's joules are shares of this node total, so at this level they read"
+                 " about %.0f %% %s against %s, however the total is split between %ss (the split is"
+                 " checked by the attribution gap and the invariants).", who, fabs(bias_pct),
+                 bias_pct < 0 ? "low" : "high", truth_noun, who);
     else if (a == WC_ANSWER_NO)
-        snprintf(buf, cap, "every pod's joules are shares of this node total, which is off by more than"
-                 " %s against %s.", thr, truth_noun);
+        snprintf(buf, cap, "every %s's joules are shares of this node total, which is off by more than"
+                 " %s against %s.", who, thr, truth_noun);
     else if (a == WC_ANSWER_YES)
-        snprintf(buf, cap, "every pod's joules are shares of this node total, which agrees with %s within"
-                 " %s over the run (the split between pods is checked by the attribution gap and the"
-                 " invariants).", truth_noun, thr);
+        snprintf(buf, cap, "every %s's joules are shares of this node total, which agrees with %s within"
+                 " %s over the run (the split between %ss is checked by the attribution gap and the"
+                 " invariants).", who, truth_noun, thr, who);
     else
-        snprintf(buf, cap, "the level of per-pod joules is unchecked: no node total was scored against"
-                 " ground truth, so nothing here says how far a pod's showback is off.");
+        snprintf(buf, cap, "the level of per-%s joules is unchecked: no node total was scored against"
+                 " ground truth, so nothing here says how far a %s's showback is off.", who, who);
     return buf;
 }

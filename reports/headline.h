@@ -66,9 +66,9 @@ const char *wc_headline_counts(size_t passed, size_t failed, size_t skipped, cha
 /* What the answer means for showback (per-pod joules are shares of the node
  * total): NO with a finite bias "every pod's joules are shares of this node
  * total, so at this level they read about 41 % low against the BMC …";
- * YES "… within ±5 % of the BMC …"; NOT EVALUATED "… unchecked …".
- * Returns buf. */
+ * YES "… within ±5 % of the BMC …"; NOT EVALUATED "… unchecked …". who:
+ * "pod", or "workload" for a run without pods. Returns buf. */
 const char *wc_headline_showback(wc_answer a, double bias_pct, double threshold, const char *unit,
-                                 const char *truth_noun, char *buf, size_t cap);
+                                 const char *truth_noun, const char *who, char *buf, size_t cap);
 
 #endif

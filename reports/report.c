@@ -416,7 +416,8 @@ static void lead(wc_doc *d, const wc_validation *v, const run_meta *m)
     double thr = L.c ? L.c->threshold : NAN;
     wc_doc_verdict_item(d, "Showback:", "%s", wc_headline_showback(L.cell ? L.answer : WC_ANSWER_NOT_EVALUATED,
                         L.cell ? L.cell->acc.bias_pct.est : NAN, thr, L.c ? L.c->unit : "",
-                        L.truth_spec ? truth_noun(L.truth_spec) : "ground truth", show, sizeof show));
+                        L.truth_spec ? truth_noun(L.truth_spec) : "ground truth",
+                        v->showback.npods ? "pod" : "workload", show, sizeof show));
     lead_design(d, v, &L);
     wc_doc_verdict_end(d);
 }

@@ -87,14 +87,18 @@ Test(headline, counts)
 Test(headline, showback)
 {
     char b[600];
-    wc_headline_showback(WC_ANSWER_NO, -41.3, 5, "%", "the BMC", b, sizeof b);
+    wc_headline_showback(WC_ANSWER_NO, -41.3, 5, "%", "the BMC", "pod", b, sizeof b);
     cr_assert(strstr(b, "read about 41 % low against the BMC"), "%s", b);
-    wc_headline_showback(WC_ANSWER_NO, 12.6, 5, "%", "the BMC", b, sizeof b);
+    wc_headline_showback(WC_ANSWER_NO, 12.6, 5, "%", "the BMC", "pod", b, sizeof b);
     cr_assert(strstr(b, "about 13 % high"), "%s", b);
-    wc_headline_showback(WC_ANSWER_YES, 1.2, 5, "%", "the BMC", b, sizeof b);
+    wc_headline_showback(WC_ANSWER_YES, 1.2, 5, "%", "the BMC", "pod", b, sizeof b);
     cr_assert(strstr(b, "agrees with the BMC within 5 %"), "%s", b);
-    wc_headline_showback(WC_ANSWER_NOT_EVALUATED, NAN, NAN, "", "ground truth", b, sizeof b);
+    wc_headline_showback(WC_ANSWER_NOT_EVALUATED, NAN, NAN, "", "ground truth", "pod", b, sizeof b);
     cr_assert(strstr(b, "unchecked"), "%s", b);
+    /* a run without pods speaks of workloads, never of pods it does not have */
+    wc_headline_showback(WC_ANSWER_NO, -41.3, 5, "%", "the BMC", "workload", b, sizeof b);
+    cr_assert(strstr(b, "every workload's joules") && strstr(b, "split between workloads") &&
+                  !strstr(b, "pod"), "%s", b);
 }
 
 Test(headline, signed_terms)
