@@ -639,6 +639,26 @@ static int run_ended(wc_store *st, wc_error *err)
     return ended;
 }
 
+/* Rebuilds a process_cpu summary a hand edit marked stale (schema.sql.h). */
+static int rebuild_if_stale(wc_store *st, wc_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = wc_store_prepare(st, "SELECT EXISTS (SELECT 1 FROM process_cpu_stale)", &s, err,
+                              "reading process_cpu_stale");
+    if (rc)
+        return rc;
+    int step = sqlite3_step(s), stale = step == SQLITE_ROW && sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    if (step != SQLITE_ROW)
+        return wc_store_fail(st, err, "reading process_cpu_stale");
+    if (!stale)
+        return 0;
+    rc = wc_store_exec(st, WC_PROCESS_CPU_REBUILD_SQL, err);
+    if (rc && !sqlite3_get_autocommit(st->db))
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
 /* An ended run's process_cpu summary (built once), else proc_sample's
  * process index (WC_PROCESS_CPU_SQL says why). Finishing, the summary
  * replaces an index a reader built while the run was recorded; a reader
@@ -655,7 +675,9 @@ static int ensure_process_cpu(wc_store *st, int finishing, wc_error *err)
     int indexed = have ? 0 : wc_store_has_object(st, "proc_sample_process");
     if (have < 0 || indexed < 0)
         return wc_store_fail(st, err, "looking for process_cpu");
-    if (have || (indexed && !finishing))
+    if (have)
+        return rebuild_if_stale(st, err);
+    if (indexed && !finishing)
         return 0;
     int rc = wc_store_exec(st, WC_PROCESS_CPU_SQL, err);
     return rc || !indexed ? rc : wc_store_exec(st, "DROP INDEX proc_sample_process", err);

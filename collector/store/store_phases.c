@@ -47,11 +47,23 @@ static const char *const PHASE_SQL[] = {
     " JOIN tick t ON t.id = pr.first_tick_id JOIN process_cpu c ON c.process_id = pr.id"      \
     " WHERE pr.pgid = " PGID " AND t.mono_ns >= " LO " AND t.mono_ns <= " HI
 
-/* 1 when the run has the process_cpu summary, 0 when not, -EIO with err. */
+/* 1 when the run has a process_cpu summary that no hand edit made stale
+ * (store_schema.sql.h), 0 when not (the samples are read), -EIO with err. */
 static int has_summary(wc_store *st, wc_error *err)
 {
     int have = wc_store_has_object(st, "process_cpu");
-    return have < 0 ? wc_store_fail(st, err, "looking for process_cpu") : have;
+    if (have > 0)
+        have = wc_store_has_object(st, "process_cpu_stale");
+    if (have <= 0)
+        return have < 0 ? wc_store_fail(st, err, "looking for process_cpu") : 0;
+    sqlite3_stmt *s = NULL;
+    int rc = wc_store_prepare(st, "SELECT NOT EXISTS (SELECT 1 FROM process_cpu_stale)", &s, err,
+                              "reading process_cpu_stale");
+    if (rc)
+        return rc;
+    int step = sqlite3_step(s), fresh = step == SQLITE_ROW && sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    return step == SQLITE_ROW ? fresh : wc_store_fail(st, err, "reading process_cpu_stale");
 }
 
 static void read_phase(sqlite3_stmt *s, wc_phase_set set, wc_phase_row *p)

@@ -155,34 +155,38 @@ static const char WC_INDEX_SQL[] =
  * process instead of an index entry per sample (40 MiB on the 24 h bench
  * run). A run not ended (still recording, or killed) gets the index, which
  * stays right while ticks are added; runs of earlier releases keep theirs. */
-/* Triggers keep it equal to that MAX after any later write to proc_sample
- * (a test's or a user's SQL): an insert raises a process's value; an update
- * or delete that touches the process's largest sample recomputes it (a scan
- * of proc_sample: hand edits only, never the recording path). */
-#define PROCESS_CPU_OF(ID)                                                                     \
-    "DELETE FROM process_cpu WHERE process_id = " ID ";"                                      \
-    " INSERT INTO process_cpu(process_id, cpu_ticks_max) SELECT process_id,"                  \
-    " MAX(utime + stime) FROM proc_sample WHERE process_id = " ID " GROUP BY process_id"      \
-    " HAVING MAX(utime + stime) IS NOT NULL;"
-#define PROCESS_CPU_TOUCHED(ID, V)                                                             \
-    " WHEN " V " IS NULL OR " V " >= COALESCE((SELECT cpu_ticks_max FROM process_cpu"        \
-    " WHERE process_id = " ID "), " V ")"
+/* Triggers keep it honest after any later write to proc_sample (a test's or
+ * a user's SQL), at a constant cost per row: an insert raises its process's
+ * value; a delete of a process's largest sample, or an update of
+ * process_id, utime or stime, marks the summary stale (the one row of
+ * process_cpu_stale). A stale summary is not read: readers take the samples
+ * themselves until a command that can write rebuilds it, once
+ * (wc_store_ensure_indexes). Only integer process ids count: a text or
+ * real one matches no process, as in the join it stands for. */
+#define PROCESS_CPU_STALE " INSERT OR IGNORE INTO process_cpu_stale(id) VALUES (1); END;"
+#define PROCESS_CPU_FILL                                                                       \
+    "INSERT INTO process_cpu(process_id, cpu_ticks_max) SELECT process_id,"                   \
+    " MAX(utime + stime) FROM proc_sample WHERE typeof(process_id) = 'integer'"               \
+    " GROUP BY process_id HAVING MAX(utime + stime) IS NOT NULL;"
 static const char WC_PROCESS_CPU_SQL[] =
     "CREATE TABLE process_cpu(process_id INTEGER PRIMARY KEY,"
     " cpu_ticks_max INTEGER NOT NULL);"
-    "INSERT INTO process_cpu(process_id, cpu_ticks_max) SELECT process_id,"
-    " MAX(utime + stime) FROM proc_sample GROUP BY process_id"
-    " HAVING MAX(utime + stime) IS NOT NULL;"
+    "CREATE TABLE process_cpu_stale(id INTEGER PRIMARY KEY);"
+    PROCESS_CPU_FILL
     "CREATE TRIGGER process_cpu_insert AFTER INSERT ON proc_sample"
-    " WHEN NEW.utime + NEW.stime IS NOT NULL BEGIN"
+    " WHEN typeof(NEW.process_id) = 'integer' AND NEW.utime + NEW.stime IS NOT NULL"
+    " AND NOT EXISTS (SELECT 1 FROM process_cpu_stale) BEGIN"
     " INSERT INTO process_cpu(process_id, cpu_ticks_max)"
     " VALUES (NEW.process_id, NEW.utime + NEW.stime) ON CONFLICT(process_id) DO UPDATE"
     " SET cpu_ticks_max = MAX(cpu_ticks_max, excluded.cpu_ticks_max); END;"
     "CREATE TRIGGER process_cpu_delete AFTER DELETE ON proc_sample"
-    PROCESS_CPU_TOUCHED("OLD.process_id", "OLD.utime + OLD.stime") " BEGIN "
-    PROCESS_CPU_OF("OLD.process_id") " END;"
-    "CREATE TRIGGER process_cpu_update AFTER UPDATE ON proc_sample BEGIN "
-    PROCESS_CPU_OF("OLD.process_id") PROCESS_CPU_OF("NEW.process_id") " END;";
+    " WHEN OLD.utime + OLD.stime >= (SELECT cpu_ticks_max FROM process_cpu"
+    " WHERE process_id = OLD.process_id) BEGIN" PROCESS_CPU_STALE
+    "CREATE TRIGGER process_cpu_update AFTER UPDATE OF process_id, utime, stime ON proc_sample"
+    " BEGIN" PROCESS_CPU_STALE;
+/* A stale summary rebuilt (one pass over the samples). */
+static const char WC_PROCESS_CPU_REBUILD_SQL[] =
+    "BEGIN; DELETE FROM process_cpu;" PROCESS_CPU_FILL "DELETE FROM process_cpu_stale; COMMIT;";
 static const char WC_PROC_SAMPLE_INDEX_SQL[] =
     "CREATE INDEX IF NOT EXISTS proc_sample_process ON proc_sample(process_id);";
 

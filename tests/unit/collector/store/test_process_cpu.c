@@ -69,10 +69,12 @@ static int has(const char *path, const char *name)
     return sql_int(path, sql) == 1;
 }
 
-/* Rows in which the summary and a GROUP BY of the samples differ. */
+/* Rows in which the summary and a GROUP BY of the samples differ (samples
+ * whose process_id is an integer: no other can join a process). */
 static int64_t stale_rows(const char *path)
 {
     return sql_int(path, "WITH g AS (SELECT process_id, MAX(utime + stime) AS m FROM proc_sample"
+                         " WHERE typeof(process_id) = 'integer'"
                          " GROUP BY process_id HAVING m IS NOT NULL), c AS (SELECT process_id,"
                          " cpu_ticks_max AS m FROM process_cpu) SELECT (SELECT COUNT(*) FROM"
                          " (SELECT * FROM g EXCEPT SELECT * FROM c)) + (SELECT COUNT(*) FROM"
@@ -100,22 +102,34 @@ Test(process_cpu, an_ended_run_has_the_summary_and_no_process_index)
     cr_assert_float_eq(seen_cpu(path), (340 + 50 + 10) / 100.0, 1e-12);
 }
 
-Test(process_cpu, stays_equal_to_the_samples_after_later_writes)
+static int64_t stale(const char *path)
+{
+    return sql_int(path, "SELECT COUNT(*) FROM process_cpu_stale");
+}
+
+Test(process_cpu, later_writes_raise_it_or_mark_it_stale_and_coverage_stays_right)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/pcpu_edits.db", wc_test_tmpdir());
     run_with_samples(path, 1);
-    trun_exec(path, "INSERT INTO proc_sample VALUES (6, 1, 500, 0, 1), (6, 2, 1, 1, 1);");
+    trun_exec(path, "INSERT INTO proc_sample VALUES (6, 1, 500, 0, 1), (6, 2, 1, 1, 1),"
+                    " (7, NULL, 900, 0, 1), (7, 'x', 900, 0, 1), (7, 3, NULL, 0, 1);");
+    cr_assert_eq(stale(path), 0, "inserts keep it current");
     cr_assert_eq(stale_rows(path), 0, "after inserts");
     cr_assert_float_eq(seen_cpu(path), (500 + 50 + 10) / 100.0, 1e-12);
+    trun_exec(path, "DELETE FROM proc_sample WHERE tick_id = 2 AND process_id = 1;"
+                    "UPDATE proc_sample SET num_threads = 9;");
+    cr_assert_eq(stale(path), 0, "a smaller sample deleted, a thread count changed: still current");
     trun_exec(path, "DELETE FROM proc_sample WHERE tick_id = 6 AND process_id = 1;");
-    cr_assert_eq(stale_rows(path), 0, "after deleting a largest sample");
-    trun_exec(path, "UPDATE proc_sample SET utime = 900 WHERE process_id = 2 AND tick_id = 3;"
-                    "UPDATE proc_sample SET process_id = 3 WHERE process_id = 1 AND tick_id = 2;");
-    cr_assert_eq(stale_rows(path), 0, "after updates");
-    trun_exec(path, "DELETE FROM proc_sample WHERE process_id = 3;");
-    cr_assert_eq(stale_rows(path), 0, "after deleting a process's samples");
-    cr_assert_float_eq(seen_cpu(path), (340 + 900) / 100.0, 1e-12);
+    cr_assert_eq(stale(path), 1, "a largest sample deleted: stale");
+    /* a stale summary is not read: the samples are, with the same answer */
+    cr_assert_float_eq(seen_cpu(path), (340 + 50 + 10) / 100.0, 1e-12);
+    trun_exec(path, "UPDATE proc_sample SET utime = 900 WHERE process_id = 2 AND tick_id = 3;");
+    cr_assert_float_eq(seen_cpu(path), (340 + 900 + 10) / 100.0, 1e-12);
+    ensure_indexes(path); /* a command that can write rebuilds it once */
+    cr_assert_eq(stale(path), 0);
+    cr_assert_eq(stale_rows(path), 0, "after the rebuild");
+    cr_assert_float_eq(seen_cpu(path), (340 + 900 + 10) / 100.0, 1e-12);
 }
 
 Test(process_cpu, a_run_not_ended_gets_the_index_and_reads_the_same)
@@ -137,6 +151,7 @@ Test(process_cpu, an_earlier_release_s_ended_run_keeps_its_index_untouched)
     /* as an earlier release finished it: the index, no summary */
     trun_exec(path, "DROP TRIGGER process_cpu_insert; DROP TRIGGER process_cpu_delete;"
                     " DROP TRIGGER process_cpu_update; DROP TABLE process_cpu;"
+                    " DROP TABLE process_cpu_stale;"
                     " CREATE INDEX proc_sample_process ON proc_sample(process_id);");
     ensure_indexes(path);
     cr_assert(has(path, "proc_sample_process"));
