@@ -39,7 +39,9 @@ int cmd_report(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 
-/* Set by SIGINT/SIGTERM/SIGHUP once wc_cli_install_stop_handlers has run. */
+/* The number of SIGINT/SIGTERM/SIGHUP received (capped at 100) once
+ * wc_cli_install_stop_handlers has run: non-zero stops a command; a later
+ * one stops the recorder's compaction of its file. */
 extern volatile sig_atomic_t wc_cli_stop;
 
 /* Installs SIGINT/SIGTERM/SIGHUP handlers (no SA_RESTART, so sleeps wake up)

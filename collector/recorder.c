@@ -862,12 +862,26 @@ static int import_truth_files(recording *r, wc_error *err)
     return first_rc;
 }
 
+/* Compacts the finished run, saying so on a terminal (seconds on a long
+ * run); a failure, or a further signal that stops it, is a warning: the run
+ * stays whole. */
+static void compact(recording *r, volatile sig_atomic_t *stop)
+{
+    struct stat sb;
+    if (!r->opts->quiet && isatty(STDERR_FILENO) && stat(r->opts->db_path, &sb) == 0)
+        fprintf(stderr, "\r\033[Kwattcal record: compacting the run file (%.1f MiB; another"
+                " Ctrl-C stops it, the run stays whole)", sb.st_size / 1048576.0);
+    wc_error cerr = {{0}};
+    if (wc_store_compact(r->store, stop, &cerr))
+        fprintf(stderr, "\nwattcal record: warning: %s\n", cerr.msg);
+}
+
 /* Ends the run in its file: the end row, indexes and journal (a run that
  * already failed is still finished, as not clean, and keeps its own error),
  * the file: logs, then the file compacted (a failure there is a warning:
  * the run is whole). A failed finish says which step and that every tick is
  * kept. */
-static int finish_run(recording *r, int rc, wc_error *err)
+static int finish_run(recording *r, volatile sig_atomic_t *stop, int rc, wc_error *err)
 {
     wc_error ferr = {{0}};
     int frc = wc_store_finish_run(r->store, wc_wall_ns(), wc_mono_ns(), r->res->ticks, rc == 0,
@@ -877,8 +891,8 @@ static int finish_run(recording *r, int rc, wc_error *err)
                             ferr.msg, (long long)r->res->ticks);
     if (!rc)
         rc = import_truth_files(r, err);
-    if (!frc && wc_store_compact(r->store, &ferr))
-        fprintf(stderr, "wattcal record: warning: %s\n", ferr.msg);
+    if (!frc)
+        compact(r, stop);
     return rc;
 }
 
@@ -913,7 +927,7 @@ int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record
         else if (rc && res->ticks == 0) /* a failed start: no file left (when it made one) */
             discard_unstarted(&r, err);
         else
-            rc = finish_run(&r, rc, err);
+            rc = finish_run(&r, stop, rc, err);
         if (!opts->quiet && isatty(STDERR_FILENO))
             fputc('\n', stderr);
     }

@@ -798,17 +798,37 @@ int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_
     return rc;
 }
 
-int wc_store_compact(wc_store *st, wc_error *err)
+/* The progress handler of a compaction: stop when the signal count moved. */
+typedef struct compact_watch {
+    volatile sig_atomic_t *stop;
+    sig_atomic_t at_start;
+} compact_watch;
+
+static int compact_progress(void *arg)
 {
-    if (sqlite3_exec(st->db, "VACUUM", NULL, NULL, NULL) == SQLITE_OK)
-        return 0;
+    const compact_watch *w = arg;
+    return *w->stop != w->at_start;
+}
+
+int wc_store_compact(wc_store *st, volatile sig_atomic_t *stop, wc_error *err)
+{
+    compact_watch w = {stop, stop ? *stop : 0};
+    if (stop)
+        sqlite3_progress_handler(st->db, 10000, compact_progress, &w);
+    int ok = sqlite3_exec(st->db, "VACUUM", NULL, NULL, NULL) == SQLITE_OK;
     int code = sqlite3_errcode(st->db);
-    int rc = code == SQLITE_FULL ? -ENOSPC : code == SQLITE_BUSY ? -EBUSY : -EIO;
-    return wc_error_set(err, rc, "%s: compacting the finished run (VACUUM) failed: %s%s. The run "
-                        "is complete and unchanged, only larger (the free space inside its "
-                        "pages stays); `sqlite3 %s VACUUM` compacts it later, when no other "
-                        "process reads it and the disk has room for a copy", st->path,
-                        sqlite3_errmsg(st->db), rc == -ENOSPC ? " (disk full)" : "", st->path);
+    sqlite3_progress_handler(st->db, 0, NULL, NULL);
+    if (ok)
+        return 0;
+    int rc = code == SQLITE_FULL ? -ENOSPC : code == SQLITE_BUSY ? -EBUSY
+             : code == SQLITE_INTERRUPT ? -EINTR : -EIO;
+    return wc_error_set(err, rc, "%s: compacting the finished run (VACUUM) %s%s. The run is "
+                        "complete and unchanged, only larger (the free space inside its pages "
+                        "stays); `sqlite3 %s VACUUM` compacts it later, when no other process "
+                        "reads it and the disk has room for a copy", st->path,
+                        rc == -EINTR ? "stopped by a signal" : "failed: ",
+                        rc == -EINTR ? "" : rc == -ENOSPC ? "database or disk is full (disk full)"
+                                                           : sqlite3_errstr(code), st->path);
 }
 
 int wc_store_set_cache_kib(wc_store *st, int kib, wc_error *err)

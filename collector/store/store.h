@@ -20,6 +20,7 @@
 #ifndef WC_STORE_H
 #define WC_STORE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -137,10 +138,11 @@ int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_
  * 24 h bench run). Needs the rollback journal (after wc_store_finish_run),
  * room for a copy of the file in SQLite's temporary directory, and no other
  * connection reading. Row ids are kept (SQLite's transfer of an empty
- * table's rows), so readers' rowid order is unchanged. Returns 0, or
- * -ENOSPC / -EBUSY / -EIO with err saying the run is complete and unchanged
- * (a failed VACUUM rolls back). */
-int wc_store_compact(wc_store *st, wc_error *err);
+ * table's rows), so readers' rowid order is unchanged. stop (or NULL): a
+ * signal counter; the compaction stops when it changes (a second Ctrl-C).
+ * Returns 0, or -ENOSPC / -EBUSY / -EINTR / -EIO with err saying the run is
+ * complete and unchanged (a failed or stopped VACUUM rolls back). */
+int wc_store_compact(wc_store *st, volatile sig_atomic_t *stop, wc_error *err);
 
 /* ---- the run row (store_run.c) ------------------------------------------ */
 
