@@ -326,13 +326,26 @@ static int reset_to_zero(const zone_ctx *c, const wc_xp_track *t, size_t j)
            zone_all_within(c, t->s->row.zone, t->scrape[j], limit);
 }
 
+/* One counter delta, prev to next (J): a fall from (or to) a value of
+ * Kepler's ~2^64 µJ wraps (a pid-reuse negative share, an idle underflow:
+ * WC_XP_PID_REUSE_J or more) is a violation counted in *wraps, never a worst
+ * figure in joules (it is no energy). */
+static void monotonic_item(wc_xp_invariant *v, double prev, double next, wc_xp_dkind kind,
+                           const char *where, size_t *wraps)
+{
+    int bad = kind != WC_XP_D_OK;
+    int wrap = bad && (fabs(prev) >= WC_XP_PID_REUSE_J || fabs(next) >= WC_XP_PID_REUSE_J);
+    *wraps += wrap;
+    inv_item(v, !bad ? 0 : wrap ? NAN : next - prev, bad, where);
+}
+
 /* Counters monotonic except resets: node active/idle and every workload track. */
 static void check_monotonic(const wc_xp_data *d, const zone_ctx *c, wc_xp_one *x)
 {
     wc_xp_invariant *v = inv_new(x, "counters monotonic except resets", NULL, "J");
     if (!v)
         return;
-    size_t resets = 0, zero_resets = 0;
+    size_t resets = 0, zero_resets = 0, wraps = 0;
     for (size_t i = 0; i < d->nseries; i++) {
         const wc_xp_series *s = &d->series[i];
         if (!wc_xp_is(s, "node", "active_joules", NULL) && !wc_xp_is(s, "node", "idle_joules", NULL))
@@ -342,8 +355,7 @@ static void check_monotonic(const wc_xp_data *d, const zone_ctx *c, wc_xp_one *x
             wc_xp_delta(d, s, j, &kind);
             resets += kind == WC_XP_D_RESET;
             if (kind == WC_XP_D_OK || kind == WC_XP_D_DECREASE)
-                inv_item(v, kind == WC_XP_D_OK ? 0 : s->v[j] - s->v[j - 1], kind != WC_XP_D_OK,
-                         s->row.metric);
+                monotonic_item(v, s->v[j - 1], s->v[j], kind, s->row.metric, &wraps);
         }
     }
     const wc_xp_track *sets[3] = {c->procs, c->conts, c->pods};
@@ -359,15 +371,15 @@ static void check_monotonic(const wc_xp_data *d, const zone_ctx *c, wc_xp_one *x
                 }
                 resets += kind == WC_XP_D_RESET;
                 if (kind == WC_XP_D_OK || kind == WC_XP_D_DECREASE)
-                    inv_item(v, kind == WC_XP_D_OK ? 0 : sets[l][i].v[j] - sets[l][i].v[j - 1],
-                             kind != WC_XP_D_OK, sets[l][i].s->row.labels);
+                    monotonic_item(v, sets[l][i].v[j - 1], sets[l][i].v[j], kind,
+                                   sets[l][i].s->row.labels, &wraps);
             }
     inv_decide(v, WC_XP_MIN_INTERVALS, "too few counter deltas");
     if (v->verdict != WC_XP_NO_VERDICT)
         wc_textf(v->note, sizeof v->note,
                  "%zu restart(s), %zu deltas across them resets; %zu totals reset to 0 "
-                 "(Kepler, no active energy: a reset to rate()); %zu raw node wraps",
-                 d->nrestarts, resets, zero_resets, x->nwraps);
+                 "(Kepler: no active energy); %zu raw node wraps; %zu ~2^64 uJ wraps (no "
+                 "energy: not in J)", d->nrestarts, resets, zero_resets, x->nwraps, wraps);
 }
 
 /* Usage ratio in [0, 1]. */

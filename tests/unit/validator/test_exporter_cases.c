@@ -245,6 +245,21 @@ Test(exporter_cases, a_total_reset_to_zero_is_no_decrease)
     wc_xp_free(&d);
 }
 
+/* A fall from Kepler's pid-reuse wrap (~2^64 µJ) is a violation but never a
+ * worst figure in joules: validate printed -18446744073709.535 J (the
+ * new-user run; tests/fixtures/exporter/README.md, pid-reuse-wrap-6scrapes). */
+Test(exporter_cases, a_fall_from_a_wrap_is_counted_not_shown_in_joules)
+{
+    wc_xp_data d;
+    wc_xp_one x;
+    load_from(&d, &x, "exporter/pid-reuse-wrap-6scrapes.prom", "w.db");
+    const wc_xp_invariant *m = inv(&x, "counters monotonic except resets");
+    cr_assert_eq(m->verdict, WC_XP_FAIL, "%s", m->note);
+    cr_assert(isfinite(m->worst) && fabs(m->worst) < 1e6, "worst %g at %s", m->worst, m->worst_at);
+    cr_assert(strstr(m->note, "1 ~2^64 uJ wraps"), "%s", m->note);
+    wc_xp_free(&d);
+}
+
 /* An error bar whose class bias comes from phases below the idle baseline
  * says so in its basis; no error bar: nothing said (the new-user run saw
  * +-739 % beside a class-bias table marked not trustworthy, unwarned). */
