@@ -10,13 +10,14 @@
 #include <errno.h>
 #include <string.h>
 
-int wc_dl_load(const char *soname, const wc_dl_sym *syms, size_t n, void *table, wc_error *err)
+int wc_dl_load(const char *soname, const char *package, const wc_dl_sym *syms, size_t n,
+               void *table, wc_error *err)
 {
     void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *why = dlerror();
-        return wc_error_set(err, -ENOENT, "%s could not be loaded (%s); install it (make deps)",
-                            soname, why ? why : "no reason given");
+        return wc_error_set(err, -ENOENT, "%s could not be loaded (%s): install %s", soname,
+                            why ? why : "no reason given", package);
     }
     for (size_t i = 0; i < n; i++) {
         dlerror();
@@ -24,8 +25,8 @@ int wc_dl_load(const char *soname, const wc_dl_sym *syms, size_t n, void *table,
         if (!p) {
             const char *why = dlerror();
             return wc_error_set(err, -ENOENT, "%s has no %s (%s): it is older than the headers "
-                                "wattcal was built with", soname, syms[i].name,
-                                why ? why : "symbol is NULL");
+                                "wattcal was built with; install a newer %s", soname,
+                                syms[i].name, why ? why : "symbol is NULL", package);
         }
         /* POSIX: a function's address from dlsym is used through a pointer
          * of the function's own type, written here byte for byte. */

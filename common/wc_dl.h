@@ -29,8 +29,10 @@ typedef struct wc_dl_sym {
  * the dynamic linker does) and writes each syms[i]'s address into table at
  * syms[i].offset. The library is never closed: its pointers stay valid for
  * the process. Returns 0, or -ENOENT with err naming the library, or the
- * first missing symbol, and dlerror's text. Not thread-safe: callers load
- * once (pthread_once). */
-int wc_dl_load(const char *soname, const wc_dl_sym *syms, size_t n, void *table, wc_error *err);
+ * first missing symbol, dlerror's text and package, what to install (e.g.
+ * "Debian package libcurl4"). Not thread-safe: callers load once
+ * (pthread_once). */
+int wc_dl_load(const char *soname, const char *package, const wc_dl_sym *syms, size_t n,
+               void *table, wc_error *err);
 
 #endif

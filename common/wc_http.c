@@ -27,8 +27,8 @@ static const wc_dl_sym curl_syms[] = {
 
 static void http_global(void)
 {
-    if (wc_dl_load(WC_CURL_SONAME, curl_syms, sizeof curl_syms / sizeof curl_syms[0], &curl_api,
-                   &http_init_err))
+    if (wc_dl_load(WC_CURL_SONAME, "the libcurl runtime (Debian 12 package libcurl4)", curl_syms,
+                   sizeof curl_syms / sizeof curl_syms[0], &curl_api, &http_init_err))
         return;
     CURLcode c = curl_api.global_init(CURL_GLOBAL_DEFAULT);
     if (c != CURLE_OK) {

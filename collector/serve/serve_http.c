@@ -58,7 +58,8 @@ static wc_error mhd_err;
 
 static void mhd_load_once(void)
 {
-    mhd_rc = wc_dl_load(WC_MHD_SONAME, mhd_syms, sizeof mhd_syms / sizeof mhd_syms[0], &mhd,
+    mhd_rc = wc_dl_load(WC_MHD_SONAME, "the libmicrohttpd runtime (Debian 12 package libmicrohttpd12)",
+                        mhd_syms, sizeof mhd_syms / sizeof mhd_syms[0], &mhd,
                         &mhd_err);
 }
 

@@ -193,15 +193,15 @@ Test(dl, resolves_a_table_and_names_what_is_missing)
     const wc_dl_sym ok[] = {{"strlen", offsetof(dl_table, len)}, {"strcmp", offsetof(dl_table, cmp)}};
     dl_table t = {0};
     wc_error err = {{0}};
-    cr_assert_eq(wc_dl_load("libc.so.6", ok, 2, &t, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_dl_load("libc.so.6", "libc6", ok, 2, &t, &err), 0, "%s", err.msg);
     cr_assert_eq(t.len("watts"), 5);
     cr_assert_eq(t.cmp("a", "a"), 0);
-    cr_assert_eq(wc_dl_load("libwattcal-nowhere.so.9", ok, 2, &t, &err), -ENOENT);
+    cr_assert_eq(wc_dl_load("libwattcal-nowhere.so.9", "the nowhere runtime", ok, 2, &t, &err), -ENOENT);
     cr_assert(strstr(err.msg, "libwattcal-nowhere.so.9 could not be loaded (") &&
-                  strstr(err.msg, "install it (make deps)"),
+                  strstr(err.msg, "): install the nowhere runtime"),
               "%s", err.msg);
     const wc_dl_sym bad[] = {{"strlen", offsetof(dl_table, len)},
                              {"wattcal_no_such_symbol", offsetof(dl_table, cmp)}};
-    cr_assert_eq(wc_dl_load("libc.so.6", bad, 2, &t, &err), -ENOENT);
+    cr_assert_eq(wc_dl_load("libc.so.6", "libc6", bad, 2, &t, &err), -ENOENT);
     cr_assert(strstr(err.msg, "libc.so.6 has no wattcal_no_such_symbol ("), "%s", err.msg);
 }
