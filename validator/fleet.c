@@ -25,6 +25,7 @@
 #include "validator/align.h"
 #include "validator/series.h"
 #include "validator/stat_table.h"
+#include "validator/validation.h"
 
 #define MAX_TARGETS 8
 #define MAX_SERIES 32
@@ -654,7 +655,9 @@ static void verdict(const wc_fleet_opts *o, wc_fleet_node *n)
     else if (strcmp(n->power_source, "measured"))
         reason(n, WC_FLEET_UNKNOWN_SOURCE, "power source unknown (path labels wattcal cannot "
                "classify): not a known measurement");
-    if (n->have_accuracy)
+    /* as validate: fewer than WC_CHECK_MIN_N pairs give no accuracy verdict */
+    int enough = n->have_accuracy && n->npairs >= WC_CHECK_MIN_N;
+    if (enough)
         check_accuracy(o, n);
     if (n->nversions > 1)
         reason(n, WC_FLEET_VERSION_CHANGED, "exporter version changed in the range (%s -> %s): "
@@ -665,12 +668,17 @@ static void verdict(const wc_fleet_opts *o, wc_fleet_node *n)
             if (isfinite(n->gap_pct[z]) && fabs(n->gap_pct[z]) > o->tol[i].threshold)
                 reason(n, WC_FLEET_GAP, "pod gap (energy outside pods) %s %.1f%% beyond %s", ZONES[z],
                        n->gap_pct[z], o->tol[i].text);
-    if (n->status == WC_CHECK_PASS && !n->have_accuracy) {
+    if (n->status == WC_CHECK_PASS && !enough) {
         n->status = WC_CHECK_SKIP;
         n->risk = WC_FLEET_UNCHECKED;
-        snprintf(n->reasons, sizeof n->reasons, "%s", o->truth_template
-                 ? "no ground truth pairs (the truth query returned nothing for this node)"
-                 : "no --truth-query: node power unchecked");
+        if (n->have_accuracy)
+            snprintf(n->reasons, sizeof n->reasons, "INSUFFICIENT: %zu ground-truth pair(s) < %d:"
+                     " node power unchecked, no verdict (a longer range or a smaller --step)",
+                     n->npairs, WC_CHECK_MIN_N);
+        else
+            snprintf(n->reasons, sizeof n->reasons, "%s", o->truth_template
+                     ? "no ground truth pairs (the truth query returned nothing for this node)"
+                     : "no --truth-query: node power unchecked");
     }
 }
 
@@ -701,7 +709,7 @@ static void count(wc_fleet_summary *s, const wc_fleet_node *n)
     s->measured += !strcmp(n->power_source, "measured");
     s->not_measured += !strcmp(n->power_source, "not measured");
     s->unknown_source += !strcmp(n->power_source, "unknown");
-    s->checked += n->have_accuracy;
+    s->checked += n->have_accuracy && n->npairs >= WC_CHECK_MIN_N; /* as verdict() */
     s->within += n->status == WC_CHECK_PASS;
     s->failed += n->status == WC_CHECK_FAIL;
     s->skipped += n->status == WC_CHECK_SKIP;

@@ -105,6 +105,16 @@ fleet nobmc --nodes nobmc
 [ $rc -eq 3 ] || { cat "$T/out"; fail "nothing checked: exit $rc, expected 3"; }
 expect_contains "$T/out" "0 passed, 0 failed, 1 unchecked"
 
+# a good node over 90 s at the 30 s step: fewer than 5 ground-truth pairs
+# give no verdict, as validate's INSUFFICIENT (it judged one pair before)
+rc=0
+"$BIN" fleet --prometheus "$PROM_URL" --start $((END - 90)) --end $END --out "$T/short" \
+    --truth-query "$TQ" --bootstrap 200 --nodes node-0004 >"$T/out" 2>&1 || rc=$?
+[ $rc -eq 3 ] || { cat "$T/out"; fail "a node with too few pairs: exit $rc, expected 3"; }
+expect_contains "$T/out" "0 passed, 0 failed, 1 unchecked"
+grep -q "INSUFFICIENT: [0-4] ground-truth pair(s) &lt; 5: node power unchecked" "$T/short/fleet.md" ||
+    { cat "$T/short/fleet.md"; fail "the short node's reason"; }
+
 fleet none --nodes 'zzz.*'
 [ $rc -eq 2 ] || { cat "$T/out"; fail "no node: exit $rc, expected 2"; }
 expect_contains "$T/out" "node_name values there: "
