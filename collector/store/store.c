@@ -639,9 +639,13 @@ static int run_ended(wc_store *st, wc_error *err)
     return ended;
 }
 
-/* Rebuilds a process_cpu summary a hand edit marked stale (schema.sql.h). */
-static int rebuild_if_stale(wc_store *st, wc_error *err)
+int wc_store_process_cpu_state(wc_store *st, wc_error *err)
 {
+    int have = wc_store_has_object(st, "process_cpu");
+    if (have > 0)
+        have = wc_store_has_object(st, "process_cpu_stale");
+    if (have <= 0)
+        return have < 0 ? wc_store_fail(st, err, "looking for process_cpu") : WC_PCPU_NONE;
     sqlite3_stmt *s = NULL;
     int rc = wc_store_prepare(st, "SELECT EXISTS (SELECT 1 FROM process_cpu_stale)", &s, err,
                               "reading process_cpu_stale");
@@ -651,9 +655,16 @@ static int rebuild_if_stale(wc_store *st, wc_error *err)
     sqlite3_finalize(s);
     if (step != SQLITE_ROW)
         return wc_store_fail(st, err, "reading process_cpu_stale");
-    if (!stale)
-        return 0;
-    rc = wc_store_exec(st, WC_PROCESS_CPU_REBUILD_SQL, err);
+    return stale ? WC_PCPU_STALE : WC_PCPU_FRESH;
+}
+
+/* Rebuilds a process_cpu summary a hand edit marked stale (schema.sql.h). */
+static int rebuild_if_stale(wc_store *st, wc_error *err)
+{
+    int state = wc_store_process_cpu_state(st, err);
+    if (state != WC_PCPU_STALE)
+        return state < 0 ? state : 0;
+    int rc = wc_store_exec(st, WC_PROCESS_CPU_REBUILD_SQL, err);
     if (rc && !sqlite3_get_autocommit(st->db))
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
     return rc;

@@ -127,6 +127,13 @@ int wc_store_prepare(wc_store *st, const char *sql, sqlite3_stmt **out, wc_error
  * database (err untouched: the caller says what that means). */
 int wc_store_has_object(wc_store *st, const char *name);
 
+/* An ended run's process_cpu summary (store_schema.sql.h): none (a run not
+ * ended, or of an earlier release: proc_sample's index instead), fresh, or
+ * stale (a hand edit since: read the samples). Returns one of these, or
+ * -EIO with err. */
+enum { WC_PCPU_NONE = 0, WC_PCPU_FRESH = 1, WC_PCPU_STALE = 2 };
+int wc_store_process_cpu_state(wc_store *st, wc_error *err);
+
 /* 1 when table has the column (a run of an older schema may lack it), 0
  * when not, -1 when the schema cannot be read. */
 int wc_store_has_column(wc_store *st, const char *table, const char *column);

@@ -51,19 +51,8 @@ static const char *const PHASE_SQL[] = {
  * (store_schema.sql.h), 0 when not (the samples are read), -EIO with err. */
 static int has_summary(wc_store *st, wc_error *err)
 {
-    int have = wc_store_has_object(st, "process_cpu");
-    if (have > 0)
-        have = wc_store_has_object(st, "process_cpu_stale");
-    if (have <= 0)
-        return have < 0 ? wc_store_fail(st, err, "looking for process_cpu") : 0;
-    sqlite3_stmt *s = NULL;
-    int rc = wc_store_prepare(st, "SELECT NOT EXISTS (SELECT 1 FROM process_cpu_stale)", &s, err,
-                              "reading process_cpu_stale");
-    if (rc)
-        return rc;
-    int step = sqlite3_step(s), fresh = step == SQLITE_ROW && sqlite3_column_int(s, 0);
-    sqlite3_finalize(s);
-    return step == SQLITE_ROW ? fresh : wc_store_fail(st, err, "reading process_cpu_stale");
+    int state = wc_store_process_cpu_state(st, err);
+    return state < 0 ? state : state == WC_PCPU_FRESH;
 }
 
 static void read_phase(sqlite3_stmt *s, wc_phase_set set, wc_phase_row *p)
