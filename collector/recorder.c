@@ -868,12 +868,13 @@ static int import_truth_files(recording *r, wc_error *err)
 static void compact(recording *r, volatile sig_atomic_t *stop)
 {
     struct stat sb;
-    if (!r->opts->quiet && isatty(STDERR_FILENO) && stat(r->opts->db_path, &sb) == 0)
+    int line = !r->opts->quiet && isatty(STDERR_FILENO) && stat(r->opts->db_path, &sb) == 0;
+    if (line)
         fprintf(stderr, "\r\033[Kwattcal record: compacting the run file (%.1f MiB; another"
                 " Ctrl-C stops it, the run stays whole)", sb.st_size / 1048576.0);
     wc_error cerr = {{0}};
     if (wc_store_compact(r->store, stop, &cerr))
-        fprintf(stderr, "\nwattcal record: warning: %s\n", cerr.msg);
+        fprintf(stderr, "%swattcal record: warning: %s\n", line ? "\n" : "", cerr.msg);
 }
 
 /* Ends the run in its file: the end row, indexes and journal (a run that
