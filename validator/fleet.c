@@ -645,6 +645,15 @@ static void check_accuracy(const wc_fleet_opts *o, wc_fleet_node *n)
     }
 }
 
+/* Whether the node's accuracy can be judged: as validate, at least
+ * WC_CHECK_MIN_N pairs, and a finite 95 % interval of the bias (the block
+ * bootstrap gives none on a few pairs: a verdict would rest on one point). */
+static int judged(const wc_fleet_node *n)
+{
+    return n->have_accuracy && n->npairs >= WC_CHECK_MIN_N && isfinite(n->acc.bias_pct.lo) &&
+           isfinite(n->acc.bias_pct.hi);
+}
+
 static void verdict(const wc_fleet_opts *o, wc_fleet_node *n)
 {
     n->status = WC_CHECK_PASS;
@@ -655,8 +664,7 @@ static void verdict(const wc_fleet_opts *o, wc_fleet_node *n)
     else if (strcmp(n->power_source, "measured"))
         reason(n, WC_FLEET_UNKNOWN_SOURCE, "power source unknown (path labels wattcal cannot "
                "classify): not a known measurement");
-    /* as validate: fewer than WC_CHECK_MIN_N pairs give no accuracy verdict */
-    int enough = n->have_accuracy && n->npairs >= WC_CHECK_MIN_N;
+    int enough = judged(n);
     if (enough)
         check_accuracy(o, n);
     if (n->nversions > 1)
@@ -672,8 +680,9 @@ static void verdict(const wc_fleet_opts *o, wc_fleet_node *n)
         n->status = WC_CHECK_SKIP;
         n->risk = WC_FLEET_UNCHECKED;
         if (n->have_accuracy)
-            snprintf(n->reasons, sizeof n->reasons, "INSUFFICIENT: %zu ground-truth pair(s) < %d:"
-                     " node power unchecked, no verdict (a longer range or a smaller --step)",
+            snprintf(n->reasons, sizeof n->reasons, "INSUFFICIENT: %zu ground-truth pair(s), no 95 %%"
+                     " interval (at least %d and enough for the block bootstrap): node power"
+                     " unchecked, no verdict (a longer range or a smaller --step)",
                      n->npairs, WC_CHECK_MIN_N);
         else
             snprintf(n->reasons, sizeof n->reasons, "%s", o->truth_template
@@ -709,7 +718,7 @@ static void count(wc_fleet_summary *s, const wc_fleet_node *n)
     s->measured += !strcmp(n->power_source, "measured");
     s->not_measured += !strcmp(n->power_source, "not measured");
     s->unknown_source += !strcmp(n->power_source, "unknown");
-    s->checked += n->have_accuracy && n->npairs >= WC_CHECK_MIN_N; /* as verdict() */
+    s->checked += judged(n);
     s->within += n->status == WC_CHECK_PASS;
     s->failed += n->status == WC_CHECK_FAIL;
     s->skipped += n->status == WC_CHECK_SKIP;

@@ -105,15 +105,21 @@ fleet nobmc --nodes nobmc
 [ $rc -eq 3 ] || { cat "$T/out"; fail "nothing checked: exit $rc, expected 3"; }
 expect_contains "$T/out" "0 passed, 0 failed, 1 unchecked"
 
-# a good node over 90 s at the 30 s step: fewer than 5 ground-truth pairs
-# give no verdict, as validate's INSUFFICIENT (it judged one pair before)
+# a good node over 90 s (and 210 s) at the 30 s step: fewer than 5 ground-truth
+# pairs, or too few for a 95 % interval, give no verdict (it judged one before)
 rc=0
 "$BIN" fleet --prometheus "$PROM_URL" --start $((END - 90)) --end $END --out "$T/short" \
     --truth-query "$TQ" --bootstrap 200 --nodes node-0004 >"$T/out" 2>&1 || rc=$?
 [ $rc -eq 3 ] || { cat "$T/out"; fail "a node with too few pairs: exit $rc, expected 3"; }
 expect_contains "$T/out" "0 passed, 0 failed, 1 unchecked"
-grep -q "INSUFFICIENT: [0-4] ground-truth pair(s) &lt; 5: node power unchecked" "$T/short/fleet.md" ||
+grep -q "INSUFFICIENT: [0-4] ground-truth pair(s), no 95 % interval" "$T/short/fleet.md" ||
     { cat "$T/short/fleet.md"; fail "the short node's reason"; }
+rc=0
+"$BIN" fleet --prometheus "$PROM_URL" --start $((END - 210)) --end $END --out "$T/short7" \
+    --truth-query "$TQ" --bootstrap 200 --nodes 'node-0004|bad-off20' >"$T/out" 2>&1 || rc=$?
+[ $rc -eq 3 ] || { cat "$T/out"; fail "two nodes with 7 pairs: exit $rc, expected 3"; }
+expect_contains "$T/out" "0 passed, 0 failed, 2 unchecked"
+! grep -q "CI nan" "$T/out" || { cat "$T/out"; fail "a verdict on a NaN interval"; }
 
 fleet none --nodes 'zzz.*'
 [ $rc -eq 2 ] || { cat "$T/out"; fail "no node: exit $rc, expected 2"; }
