@@ -1115,7 +1115,7 @@ static int build_run(const char *db, wc_error *err)
                                  1, err);
         t3 = wc_mono_ns();
         if (!rc) /* as `wattcal record` ends its run (recorder.c finish_run) */
-            rc = wc_store_compact(st, NULL, err);
+            rc = wc_store_compact(st, NULL, 0, err);
         t4 = wc_mono_ns();
     }
     if (!rc) {

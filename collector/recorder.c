@@ -865,7 +865,7 @@ static int import_truth_files(recording *r, wc_error *err)
 /* Compacts the finished run, saying so on a terminal (seconds on a long
  * run); a failure, or a further signal that stops it, is a warning: the run
  * stays whole. */
-static void compact(recording *r, volatile sig_atomic_t *stop)
+static void compact(recording *r, volatile sig_atomic_t *stop, sig_atomic_t stop_at)
 {
     struct stat sb;
     int line = !r->opts->quiet && isatty(STDERR_FILENO) && stat(r->opts->db_path, &sb) == 0;
@@ -873,7 +873,7 @@ static void compact(recording *r, volatile sig_atomic_t *stop)
         fprintf(stderr, "\r\033[Kwattcal record: compacting the run file (%.1f MiB; another"
                 " Ctrl-C stops it, the run stays whole)", sb.st_size / 1048576.0);
     wc_error cerr = {{0}};
-    if (wc_store_compact(r->store, stop, &cerr))
+    if (wc_store_compact(r->store, stop, stop_at, &cerr))
         fprintf(stderr, "%swattcal record: warning: %s\n", line ? "\n" : "", cerr.msg);
 }
 
@@ -882,7 +882,8 @@ static void compact(recording *r, volatile sig_atomic_t *stop)
  * the file: logs, then the file compacted (a failure there is a warning:
  * the run is whole). A failed finish says which step and that every tick is
  * kept. */
-static int finish_run(recording *r, volatile sig_atomic_t *stop, int rc, wc_error *err)
+static int finish_run(recording *r, volatile sig_atomic_t *stop, sig_atomic_t stop_at, int rc,
+                      wc_error *err)
 {
     wc_error ferr = {{0}};
     int frc = wc_store_finish_run(r->store, wc_wall_ns(), wc_mono_ns(), r->res->ticks, rc == 0,
@@ -893,7 +894,7 @@ static int finish_run(recording *r, volatile sig_atomic_t *stop, int rc, wc_erro
     if (!rc)
         rc = import_truth_files(r, err);
     if (!frc)
-        compact(r, stop);
+        compact(r, stop, stop_at);
     return rc;
 }
 
@@ -920,6 +921,7 @@ int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record
     int rc = setup(&r, err);
     if (!rc) {
         rc = loop(&r, stop, err);
+        sig_atomic_t stop_at = stop ? *stop : 0; /* a later signal skips or stops the compaction */
         rc = finish_truth(&r, rc, err);
         rc = wc_rec_exporters_finish(r.exporters, r.store, res, rc, err);
         release_tick_state(&r);
@@ -928,7 +930,7 @@ int wc_record(const wc_record_opts *opts, volatile sig_atomic_t *stop, wc_record
         else if (rc && res->ticks == 0) /* a failed start: no file left (when it made one) */
             discard_unstarted(&r, err);
         else
-            rc = finish_run(&r, stop, rc, err);
+            rc = finish_run(&r, stop, stop_at, rc, err);
         if (!opts->quiet && isatty(STDERR_FILENO))
             fputc('\n', stderr);
     }

@@ -821,13 +821,15 @@ static int compact_progress(void *arg)
     return *w->stop != w->at_start;
 }
 
-int wc_store_compact(wc_store *st, volatile sig_atomic_t *stop, wc_error *err)
+int wc_store_compact(wc_store *st, volatile sig_atomic_t *stop, sig_atomic_t stop_at,
+                     wc_error *err)
 {
-    compact_watch w = {stop, stop ? *stop : 0};
+    compact_watch w = {stop, stop_at};
     if (stop)
         sqlite3_progress_handler(st->db, 10000, compact_progress, &w);
-    int ok = sqlite3_exec(st->db, "VACUUM", NULL, NULL, NULL) == SQLITE_OK;
-    int code = sqlite3_errcode(st->db);
+    int ok = stop && *stop != stop_at ? 0 /* a signal already came: not started */
+             : sqlite3_exec(st->db, "VACUUM", NULL, NULL, NULL) == SQLITE_OK;
+    int code = stop && *stop != stop_at ? SQLITE_INTERRUPT : sqlite3_errcode(st->db);
     sqlite3_progress_handler(st->db, 0, NULL, NULL);
     if (ok)
         return 0;

@@ -139,10 +139,12 @@ int wc_store_finish_run(wc_store *st, int64_t ended_wall_ns, int64_t ended_mono_
  * room for a copy of the file in SQLite's temporary directory, and no other
  * connection reading. Row ids are kept (SQLite's transfer of an empty
  * table's rows), so readers' rowid order is unchanged. stop (or NULL): a
- * signal counter; the compaction stops when it changes (a second Ctrl-C).
+ * signal counter; the compaction does not start, or stops, once it differs
+ * from stop_at (its value when the run's recording ended: a second Ctrl-C).
  * Returns 0, or -ENOSPC / -EBUSY / -EINTR / -EIO with err saying the run is
  * complete and unchanged (a failed or stopped VACUUM rolls back). */
-int wc_store_compact(wc_store *st, volatile sig_atomic_t *stop, wc_error *err);
+int wc_store_compact(wc_store *st, volatile sig_atomic_t *stop, sig_atomic_t stop_at,
+                     wc_error *err);
 
 /* ---- the run row (store_run.c) ------------------------------------------ */
 

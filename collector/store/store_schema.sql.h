@@ -157,8 +157,9 @@ static const char WC_INDEX_SQL[] =
  * stays right while ticks are added; runs of earlier releases keep theirs. */
 /* Triggers keep it honest after any later write to proc_sample (a test's or
  * a user's SQL), at a constant cost per row: an insert raises its process's
- * value; a delete of a process's largest sample, or an update of
- * process_id, utime or stime, marks the summary stale (the one row of
+ * value; a delete of a process's largest sample, an update of process_id,
+ * utime or stime, or an insert over an existing rowid (a REPLACE), marks
+ * the summary stale (the one row of
  * process_cpu_stale). A stale summary is not read: readers take the samples
  * themselves until a command that can write rebuilds it, once
  * (wc_store_ensure_indexes). Only integer process ids count: a text or
@@ -183,6 +184,11 @@ static const char WC_PROCESS_CPU_SQL[] =
     " WHEN OLD.utime + OLD.stime >= (SELECT cpu_ticks_max FROM process_cpu"
     " WHERE process_id = OLD.process_id) BEGIN" PROCESS_CPU_STALE
     "CREATE TRIGGER process_cpu_update AFTER UPDATE OF process_id, utime, stime ON proc_sample"
+    " BEGIN" PROCESS_CPU_STALE
+    /* INSERT OR REPLACE over an existing rowid deletes that row without a
+     * delete trigger (recursive_triggers is off by default): stale too */
+    "CREATE TRIGGER process_cpu_replace BEFORE INSERT ON proc_sample"
+    " WHEN NEW.rowid >= 0 AND EXISTS (SELECT 1 FROM proc_sample WHERE rowid = NEW.rowid)"
     " BEGIN" PROCESS_CPU_STALE;
 /* A stale summary rebuilt (one pass over the samples). */
 static const char WC_PROCESS_CPU_REBUILD_SQL[] =

@@ -130,6 +130,15 @@ Test(process_cpu, later_writes_raise_it_or_mark_it_stale_and_coverage_stays_righ
     cr_assert_eq(stale(path), 0);
     cr_assert_eq(stale_rows(path), 0, "after the rebuild");
     cr_assert_float_eq(seen_cpu(path), (340 + 900 + 10) / 100.0, 1e-12);
+    /* a REPLACE over a process's largest sample deletes it without a delete
+     * trigger (the re-attack): stale as well */
+    trun_exec(path, "INSERT OR REPLACE INTO proc_sample(rowid, tick_id, process_id, utime, stime,"
+                    " num_threads) SELECT rowid, tick_id, process_id, 0, 0, num_threads FROM"
+                    " proc_sample WHERE process_id = 2;");
+    cr_assert_eq(stale(path), 1, "a REPLACE left the summary current");
+    cr_assert_float_eq(seen_cpu(path), (340 + 0 + 10) / 100.0, 1e-12);
+    ensure_indexes(path);
+    cr_assert_eq(stale_rows(path), 0, "after the second rebuild");
 }
 
 Test(process_cpu, a_run_not_ended_gets_the_index_and_reads_the_same)
@@ -150,7 +159,8 @@ Test(process_cpu, an_earlier_release_s_ended_run_keeps_its_index_untouched)
     run_with_samples(path, 1);
     /* as an earlier release finished it: the index, no summary */
     trun_exec(path, "DROP TRIGGER process_cpu_insert; DROP TRIGGER process_cpu_delete;"
-                    " DROP TRIGGER process_cpu_update; DROP TABLE process_cpu;"
+                    " DROP TRIGGER process_cpu_update; DROP TRIGGER process_cpu_replace;"
+                    " DROP TABLE process_cpu;"
                     " DROP TABLE process_cpu_stale;"
                     " CREATE INDEX proc_sample_process ON proc_sample(process_id);");
     ensure_indexes(path);

@@ -460,7 +460,7 @@ Test(store_compact, compacting_a_finished_run_frees_its_pages_and_keeps_its_rows
     wc_error err = {{0}};
     int64_t pages = q_i64(st, "PRAGMA page_count"), sum = view_sum(st);
     int64_t rows = q_i64(st, "SELECT COUNT(*) FROM work_attr");
-    cr_assert_eq(wc_store_compact(st, NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(wc_store_compact(st, NULL, 0, &err), 0, "%s", err.msg);
     int64_t after = q_i64(st, "PRAGMA page_count");
     cr_assert_lt(after, pages, "no page freed: %lld of %lld", (long long)after, (long long)pages);
     cr_assert_eq(q_i64(st, "PRAGMA freelist_count"), 0);
@@ -495,7 +495,7 @@ Test(store_compact, a_further_signal_stops_the_compaction_and_keeps_the_run)
         presser p = {0, 0};
         pthread_t t;
         cr_assert_eq(pthread_create(&t, NULL, press, &p), 0);
-        int rc = wc_store_compact(st, &p.counter, &err);
+        int rc = wc_store_compact(st, &p.counter, p.counter, &err);
         p.done = 1;
         pthread_join(t, NULL);
         if (rc == 0) { /* the other thread did not run in time: compacted; again */

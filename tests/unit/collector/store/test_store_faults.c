@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pwd.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
@@ -214,13 +215,16 @@ Test(store_faults, compacting_behind_a_reader_fails_and_keeps_the_run)
     cr_assert_eq(wc_store_finish_run(st, 5, 6, 3, 1, &err), 0, "%s", err.msg);
     reader r = hold_read(db); /* a read transaction: VACUUM needs the file alone */
     sqlite3_busy_timeout(st->db, 10);
-    int rc = wc_store_compact(st, NULL, &err);
+    int rc = wc_store_compact(st, NULL, 0, &err);
     cr_assert_eq(rc, -EBUSY, "%s", err.msg);
     cr_assert(strstr(err.msg, "run.db: compacting the finished run (VACUUM) failed: ") &&
                   strstr(err.msg, "The run is complete and unchanged"),
               "%s", err.msg);
     release_read(r);
-    cr_assert_eq(wc_store_compact(st, NULL, &err), 0, "alone, it compacts: %s", err.msg);
+    volatile sig_atomic_t signals = 2; /* a second signal before the compaction began */
+    cr_assert_eq(wc_store_compact(st, &signals, 1, &err), -EINTR, "%s", err.msg);
+    cr_assert(strstr(err.msg, "(VACUUM) stopped by a signal. The run is complete"), "%s", err.msg);
+    cr_assert_eq(wc_store_compact(st, NULL, 0, &err), 0, "alone, it compacts: %s", err.msg);
     wc_store_close(st);
     cr_assert_eq(count(db, "SELECT COUNT(*) FROM tick"), 3);
     cr_assert_eq(count(db, "SELECT clean_stop FROM run"), 1);
